@@ -1,0 +1,388 @@
+/* Reading and validating one ELF file.
+
+   Everything elfpmd later relies on is checked here, once, with arithmetic that
+   cannot wrap: the ELF header, the place and entry size of both header tables,
+   every PT_LOAD (inside the file, sorted, not overlapping in memory) and
+   PT_DYNAMIC.  libelf reads and converts; the bounds are ours.  */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+
+#ifndef DF_1_PIE
+# define DF_1_PIE 0x08000000
+#endif
+
+size_t
+elf_phdr_size (int elfclass)
+{
+  return elfclass == ELFCLASS32 ? sizeof (Elf32_Phdr) : sizeof (Elf64_Phdr);
+}
+
+size_t
+elf_shdr_size (int elfclass)
+{
+  return elfclass == ELFCLASS32 ? sizeof (Elf32_Shdr) : sizeof (Elf64_Shdr);
+}
+
+size_t
+elf_ehdr_size (int elfclass)
+{
+  return elfclass == ELFCLASS32 ? sizeof (Elf32_Ehdr) : sizeof (Elf64_Ehdr);
+}
+
+const char *
+object_kind_name (enum object_kind kind)
+{
+  switch (kind)
+    {
+    case OBJECT_EXECUTABLE: return "executable";
+    case OBJECT_PIE: return "pie";
+    case OBJECT_SHARED: return "shared object";
+    default: return "other";
+    }
+}
+
+/* Whether COUNT entries of ENTSIZE bytes at OFFSET fit in a file of SIZE bytes.  */
+static bool
+table_fits (uint64_t offset, uint64_t count, uint64_t entsize, uint64_t size)
+{
+  if (offset > size)
+    return false;
+  return entsize == 0 || count <= (size - offset) / entsize;
+}
+
+/* Whether [OFFSET, OFFSET + LEN) lies inside a file of SIZE bytes.  */
+static bool
+range_fits (uint64_t offset, uint64_t len, uint64_t size)
+{
+  return offset <= size && len <= size - offset;
+}
+
+static const char *
+phdr_type_name (uint32_t type)
+{
+  switch (type)
+    {
+    case PT_LOAD: return "PT_LOAD";
+    case PT_DYNAMIC: return "PT_DYNAMIC";
+    case PT_INTERP: return "PT_INTERP";
+    case PT_NOTE: return "PT_NOTE";
+    case PT_PHDR: return "PT_PHDR";
+    case PT_TLS: return "PT_TLS";
+    case PT_GNU_EH_FRAME: return "PT_GNU_EH_FRAME";
+    case PT_GNU_RELRO: return "PT_GNU_RELRO";
+    case PT_GNU_PROPERTY: return "PT_GNU_PROPERTY";
+    default: return "segment";
+    }
+}
+
+/* Check the ELF identification bytes of the open file, before libelf sees it,
+   so that the common refusals read well.  */
+static int
+check_ident (struct elf_file *file, struct diag *err)
+{
+  unsigned char ident[EI_NIDENT];
+  ssize_t n = pread (file->fd, ident, sizeof ident, 0);
+  if (n < 0)
+    return diag_set (err, "cannot read: %s", strerror (errno));
+  if (n < SELFMAG || memcmp (ident, ELFMAG, SELFMAG) != 0)
+    return diag_set (err, "not an ELF file");
+  if (n < EI_NIDENT)
+    return diag_set (err, "truncated ELF header");
+  if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64)
+    return diag_set (err, "invalid ELF class %u", ident[EI_CLASS]);
+  if (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB)
+    return diag_set (err, "invalid ELF byte order %u", ident[EI_DATA]);
+  if (ident[EI_VERSION] != EV_CURRENT)
+    return diag_set (err, "unsupported ELF version %u", ident[EI_VERSION]);
+  file->elfclass = ident[EI_CLASS];
+  file->data = ident[EI_DATA];
+  if ((uint64_t) file->st.st_size < elf_ehdr_size (file->elfclass))
+    return diag_set (err, "truncated ELF header");
+  return 0;
+}
+
+/* Check the section header table's place.  elfpmd never needs the sections'
+   contents, only that their headers can be found and later rewritten.  */
+static int
+check_section_table (struct elf_file *file, struct diag *err)
+{
+  uint64_t size = (uint64_t) file->st.st_size;
+  const GElf_Ehdr *eh = &file->ehdr;
+  if (eh->e_shoff == 0)
+    {
+      file->shnum = 0;
+      return 0;
+    }
+  if (eh->e_shentsize != elf_shdr_size (file->elfclass))
+    return diag_set (err, "e_shentsize is %u, expected %zu", eh->e_shentsize,
+		     elf_shdr_size (file->elfclass));
+  /* With e_shnum 0, the real count is in the first section header.  */
+  if (!table_fits (eh->e_shoff, 1, eh->e_shentsize, size))
+    return diag_set (err, "section header table (e_shoff %#" PRIx64 ") lies outside the file",
+		     (uint64_t) eh->e_shoff);
+  if (elf_getshdrnum (file->elf, &file->shnum) != 0)
+    return diag_set (err, "invalid section header count: %s", elf_errmsg (-1));
+  if (!table_fits (eh->e_shoff, file->shnum, eh->e_shentsize, size))
+    return diag_set (err, "section header table (%zu entries at %#" PRIx64 ") extends past the end of the file",
+		     file->shnum, (uint64_t) eh->e_shoff);
+  return 0;
+}
+
+/* Whether the file is a separate debug file (objcopy --only-keep-debug): its
+   allocated sections have no contents, so its PT_LOADs point past its end.  */
+static bool
+is_debug_only_file (struct elf_file *file)
+{
+  if (file->shnum == 0)
+    return false;
+  bool any_alloc = false;
+  Elf_Scn *scn = NULL;
+  while ((scn = elf_nextscn (file->elf, scn)) != NULL)
+    {
+      GElf_Shdr shdr;
+      if (gelf_getshdr (scn, &shdr) == NULL)
+	return false;
+      if (!(shdr.sh_flags & SHF_ALLOC))
+	continue;
+      any_alloc = true;
+      if (shdr.sh_type != SHT_NOBITS && shdr.sh_type != SHT_NOTE)
+	return false;
+    }
+  return any_alloc;
+}
+
+/* Read the dynamic section at program header INDEX for DF_1_PIE and DT_SONAME.  */
+static int
+read_dynamic (struct elf_file *file, size_t index, bool *pie, bool *soname, struct diag *err)
+{
+  const GElf_Phdr *ph = &file->phdrs[index];
+  *pie = *soname = false;
+  if (ph->p_filesz == 0)
+    return 0;
+  Elf_Data *data = elf_getdata_rawchunk (file->elf, (int64_t) ph->p_offset,
+					 ph->p_filesz, ELF_T_DYN);
+  if (data == NULL)
+    return diag_set (err, "PT_DYNAMIC (program header %zu) cannot be read: %s", index,
+		     elf_errmsg (-1));
+  size_t n = data->d_size / gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
+  for (size_t i = 0; i < n; i++)
+    {
+      GElf_Dyn dyn;
+      if (gelf_getdyn (data, (int) i, &dyn) == NULL || dyn.d_tag == DT_NULL)
+	break;
+      if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+	*pie = true;
+      else if (dyn.d_tag == DT_SONAME)
+	*soname = true;
+    }
+  return 0;
+}
+
+/* Read and check the program header table and every segment elfpmd relies on.  */
+static int
+check_segments (struct elf_file *file, struct diag *err)
+{
+  uint64_t size = (uint64_t) file->st.st_size;
+  const GElf_Ehdr *eh = &file->ehdr;
+  uint64_t addr_limit = file->elfclass == ELFCLASS32 ? UINT32_MAX : UINT64_MAX;
+
+  /* Check what the header says before libelf reads the table, so that the
+     reason names the table; only with PN_XNUM does the count live elsewhere.  */
+  if (eh->e_phnum == 0)
+    return 0;
+  if (eh->e_phentsize != elf_phdr_size (file->elfclass))
+    return diag_set (err, "e_phentsize is %u, expected %zu", eh->e_phentsize,
+		     elf_phdr_size (file->elfclass));
+  if (eh->e_phnum != PN_XNUM
+      && !table_fits (eh->e_phoff, eh->e_phnum, eh->e_phentsize, size))
+    return diag_set (err, "program header table (%u entries at %#" PRIx64 ") extends past the end of the file",
+		     eh->e_phnum, (uint64_t) eh->e_phoff);
+  if (eh->e_phnum == PN_XNUM && check_section_table (file, err) != 0)
+    return -1;
+  if (elf_getphdrnum (file->elf, &file->phnum) != 0)
+    return diag_set (err, "invalid program header count: %s", elf_errmsg (-1));
+  if (!table_fits (eh->e_phoff, file->phnum, eh->e_phentsize, size))
+    return diag_set (err, "program header table (%zu entries at %#" PRIx64 ") extends past the end of the file",
+		     file->phnum, (uint64_t) eh->e_phoff);
+
+  file->phdrs = calloc (file->phnum, sizeof *file->phdrs);
+  if (file->phdrs == NULL)
+    return diag_set (err, "out of memory");
+  for (size_t i = 0; i < file->phnum; i++)
+    if (gelf_getphdr (file->elf, (int) i, &file->phdrs[i]) == NULL)
+      return diag_set (err, "program header %zu cannot be read: %s", i, elf_errmsg (-1));
+
+  bool beyond_eof = false;
+  const GElf_Phdr *prev = NULL;
+  size_t prev_index = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (ph->p_type == PT_INTERP)
+	file->has_interp = true;
+      if (ph->p_type != PT_LOAD)
+	continue;
+      file->nloads++;
+      if (ph->p_filesz > ph->p_memsz)
+	return diag_set (err, "PT_LOAD %zu: p_filesz %#" PRIx64 " exceeds p_memsz %#" PRIx64,
+			 i, (uint64_t) ph->p_filesz, (uint64_t) ph->p_memsz);
+      if (ph->p_vaddr > addr_limit || ph->p_memsz > addr_limit - ph->p_vaddr)
+	return diag_set (err, "PT_LOAD %zu: p_vaddr %#" PRIx64 " + p_memsz %#" PRIx64
+			 " wraps around the address space", i, (uint64_t) ph->p_vaddr,
+			 (uint64_t) ph->p_memsz);
+      if (!range_fits (ph->p_offset, ph->p_filesz, size))
+	beyond_eof = true;
+      if (prev != NULL)
+	{
+	  if (ph->p_vaddr < prev->p_vaddr)
+	    return diag_set (err, "PT_LOAD %zu is not sorted by address after PT_LOAD %zu", i,
+			     prev_index);
+	  if (ph->p_vaddr - prev->p_vaddr < prev->p_memsz)
+	    return diag_set (err, "PT_LOAD %zu overlaps PT_LOAD %zu in memory", i, prev_index);
+	}
+      prev = ph;
+      prev_index = i;
+    }
+
+  if (beyond_eof)
+    {
+      check_section_table (file, err);
+      if (err->msg[0] == '\0' && is_debug_only_file (file))
+	{
+	  file->skip_reason = "separate debug file: its segments have no contents";
+	  return 0;
+	}
+      diag_clear (err);
+    }
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (!range_fits (ph->p_offset, ph->p_filesz, size))
+	return diag_set (err, "%s %zu: contents [%#" PRIx64 ", +%#" PRIx64 ") extend past the end of the file (%#" PRIx64 " bytes)",
+			 phdr_type_name (ph->p_type), i, (uint64_t) ph->p_offset,
+			 (uint64_t) ph->p_filesz, size);
+    }
+
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_DYNAMIC)
+      {
+	bool pie, soname;
+	if (read_dynamic (file, i, &pie, &soname, err) != 0)
+	  return -1;
+	file->has_dynamic = true;
+	if (file->ehdr.e_type == ET_DYN)
+	  file->kind = (pie || (file->has_interp && !soname)) ? OBJECT_PIE : OBJECT_SHARED;
+	break;
+      }
+  if (file->ehdr.e_type == ET_DYN && !file->has_dynamic)
+    file->kind = file->has_interp ? OBJECT_PIE : OBJECT_SHARED;
+  if (file->nloads == 0)
+    file->skip_reason = "no PT_LOAD segments";
+  return 0;
+}
+
+int
+elf_file_open (struct elf_file *file, const char *name, struct diag *err)
+{
+  memset (file, 0, sizeof *file);
+  file->name = name;
+  file->fd = open (name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (file->fd < 0)
+    return diag_set (err, "cannot open: %s", strerror (errno));
+  if (fstat (file->fd, &file->st) != 0)
+    {
+      diag_set (err, "cannot stat: %s", strerror (errno));
+      goto fail;
+    }
+  if (!S_ISREG (file->st.st_mode))
+    {
+      diag_set (err, S_ISDIR (file->st.st_mode) ? "is a directory" : "not a regular file");
+      goto fail;
+    }
+  if (check_ident (file, err) != 0)
+    goto fail;
+
+  file->elf = elf_begin (file->fd, ELF_C_READ_MMAP, NULL);
+  if (file->elf == NULL)
+    {
+      diag_set (err, "cannot read ELF: %s", elf_errmsg (-1));
+      goto fail;
+    }
+  if (elf_kind (file->elf) != ELF_K_ELF)
+    {
+      diag_set (err, "not an ELF file");
+      goto fail;
+    }
+  if (gelf_getehdr (file->elf, &file->ehdr) == NULL)
+    {
+      diag_set (err, "invalid ELF header: %s", elf_errmsg (-1));
+      goto fail;
+    }
+
+  switch (file->ehdr.e_type)
+    {
+    case ET_EXEC:
+      file->kind = OBJECT_EXECUTABLE;
+      break;
+    case ET_DYN:
+      file->kind = OBJECT_SHARED;
+      break;
+    case ET_REL:
+      file->kind = OBJECT_OTHER;
+      file->skip_reason = "relocatable object: nothing is loaded from it";
+      return 0;
+    case ET_CORE:
+      file->kind = OBJECT_OTHER;
+      file->skip_reason = "core file";
+      return 0;
+    default:
+      file->kind = OBJECT_OTHER;
+      file->skip_reason = "not an executable or shared object";
+      return 0;
+    }
+
+  if (check_segments (file, err) != 0)
+    goto fail;
+  if (file->skip_reason == NULL && check_section_table (file, err) != 0)
+    goto fail;
+  return 0;
+
+fail:
+  elf_file_close (file);
+  return -1;
+}
+
+void
+elf_file_close (struct elf_file *file)
+{
+  if (file->elf != NULL)
+    elf_end (file->elf);
+  if (file->fd >= 0)
+    close (file->fd);
+  free (file->phdrs);
+  file->elf = NULL;
+  file->fd = -1;
+  file->phdrs = NULL;
+}
+
+struct load_segment
+elf_file_load (const struct elf_file *file, size_t index)
+{
+  const GElf_Phdr *ph = &file->phdrs[index];
+  return (struct load_segment) {
+    .offset = ph->p_offset,
+    .vaddr = ph->p_vaddr,
+    .filesz = ph->p_filesz,
+    .memsz = ph->p_memsz,
+    .align = ph->p_align,
+    .flags = ph->p_flags,
+  };
+}

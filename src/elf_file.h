@@ -1,0 +1,61 @@
+/* Reading and validating one ELF file.  */
+#ifndef ELFPMD_ELF_FILE_H
+#define ELFPMD_ELF_FILE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+#include "phdr_align.h"
+
+/* What kind of object a file is, as far as loading goes.  */
+enum object_kind
+{
+  OBJECT_EXECUTABLE,		/* ET_EXEC: fixed addresses */
+  OBJECT_PIE,			/* ET_DYN run as a program (DF_1_PIE, or PT_INTERP without DT_SONAME) */
+  OBJECT_SHARED,		/* ET_DYN loaded by ld.so */
+  OBJECT_OTHER,			/* ET_REL, ET_CORE, ...: nothing elfpmd aligns */
+};
+
+struct elf_file
+{
+  const char *name;		/* as given by the user, for messages */
+  int fd;
+  struct stat st;
+  Elf *elf;
+
+  int elfclass;			/* ELFCLASS32 or ELFCLASS64 */
+  int data;			/* ELFDATA2LSB or ELFDATA2MSB */
+  GElf_Ehdr ehdr;
+  size_t phnum;			/* real count, also when e_phnum is PN_XNUM */
+  size_t shnum;			/* real count, also when e_shnum is 0 and shdr[0] holds it */
+  GElf_Phdr *phdrs;		/* PHNUM entries in native form */
+
+  enum object_kind kind;
+  bool has_interp;		/* PT_INTERP present */
+  bool has_dynamic;		/* PT_DYNAMIC present */
+  size_t nloads;		/* number of PT_LOADs */
+  const char *skip_reason;	/* set when the file is valid but nothing applies */
+};
+
+/* Open NAME read-only and validate everything elfpmd relies on: the ELF
+   header, the program header table, every PT_LOAD and PT_DYNAMIC, the section
+   header table's place.  Return 0, or -1 with the reason in *ERR (the file is
+   then closed).  */
+int elf_file_open (struct elf_file *file, const char *name, struct diag *err);
+
+void elf_file_close (struct elf_file *file);
+
+/* The PT_LOAD fields of program header INDEX.  */
+struct load_segment elf_file_load (const struct elf_file *file, size_t index);
+
+/* Size in the file of one program header / section header / the ELF header.  */
+size_t elf_phdr_size (int elfclass);
+size_t elf_shdr_size (int elfclass);
+size_t elf_ehdr_size (int elfclass);
+
+const char *object_kind_name (enum object_kind kind);
+
+#endif

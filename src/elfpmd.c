@@ -1,0 +1,186 @@
+/* elfpmd: align read-only ELF segments so that their text can be mapped with
+   PMD-sized pages.  The command line; everything else is in the library.  */
+#include <config.h>
+
+#include <argp.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "process.h"
+#include "sizes.h"
+
+/* Long-only options.  */
+enum
+{
+  OPT_JSON = 0x100,
+  OPT_RULE,
+  OPT_PMD_SIZE,
+  OPT_PAGE_SIZE,
+  OPT_NO_SYNC,
+};
+
+static const struct argp_option options[] = {
+  { NULL, 0, NULL, 0, "Output:", 1 },
+  { "output", 'o', "FILE", 0, "Write the result to FILE instead of rewriting the input (one input only)", 0 },
+  { "dry-run", 'n', NULL, 0, "Print the full report, write nothing", 0 },
+  { "check", 0, NULL, OPTION_ALIAS, NULL, 0 },
+  { "no-sync", OPT_NO_SYNC, NULL, 0, "Do not fsync the new file before and after renaming it", 0 },
+
+  { NULL, 0, NULL, 0, "Alignment:", 2 },
+  { "rule", OPT_RULE, "RULE", 0,
+    "Which segments to align: 'relaxed' (default: read-only, congruent, holding a whole PMD chunk) "
+    "or 'kernel' (exactly the rule of the Linux patch)", 0 },
+  { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
+    "Align to SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
+  { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
+    "Base page size of the target kernel (e.g. 64K), when the machine has several", 0 },
+
+  { NULL, 0, NULL, 0, "Report:", 3 },
+  { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
+  { "verbose", 'v', NULL, 0, "Print the full report also when rewriting", 0 },
+  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char doc[] =
+  "Align eligible read-only PT_LOAD segments of ELF executables and shared "
+  "objects to the PMD size, so that Linux can map their text with huge pages."
+  "\v"
+  "Each FILE is rewritten in place, atomically: a temporary file beside it is "
+  "written, synced and renamed over it; owner, mode and extended attributes "
+  "are kept.  Addresses never change.\n\n"
+  "SIZE is a number (decimal, 0x hexadecimal) optionally followed by K, M, G "
+  "(powers of 1024), e.g. 4K, 64K, 2M, 0x200000.\n\n"
+  "Exit status:\n"
+  "  0   every file was processed: changed, already aligned, or nothing eligible\n"
+  "  1   at least one file failed; each failed file is left untouched and the\n"
+  "      others are still processed\n"
+  "  64  usage error";
+
+struct cmdline
+{
+  struct run_options run;
+  bool verbose, quiet, json;
+  bool seen_rule, seen_pmd, seen_page;
+  char **files;
+  int nfiles;
+};
+
+static uint64_t
+size_argument (struct argp_state *state, const char *option, const char *arg)
+{
+  uint64_t size;
+  const char *why = parse_size (arg, &size);
+  if (why != NULL)
+    argp_error (state, "%s: invalid size '%s': %s", option, arg, why);
+  if (!is_power_of_2 (size))
+    argp_error (state, "%s: %s is not a power of two", option, arg);
+  if (size < 1024)
+    argp_error (state, "%s: %s is smaller than 1K", option, arg);
+  return size;
+}
+
+static error_t
+parse_opt (int key, char *arg, struct argp_state *state)
+{
+  struct cmdline *c = state->input;
+  switch (key)
+    {
+    case 'o':
+      if (c->run.output != NULL)
+	argp_error (state, "--output given twice");
+      if (*arg == '\0')
+	argp_error (state, "--output needs a file name");
+      c->run.output = arg;
+      break;
+    case 'n':
+      c->run.dry_run = true;
+      break;
+    case OPT_NO_SYNC:
+      c->run.sync = false;
+      break;
+    case OPT_RULE:
+      if (c->seen_rule)
+	argp_error (state, "--rule given twice");
+      c->seen_rule = true;
+      if (strcmp (arg, "relaxed") == 0)
+	c->run.rule = ALIGN_RULE_RELAXED;
+      else if (strcmp (arg, "kernel") == 0)
+	c->run.rule = ALIGN_RULE_KERNEL;
+      else
+	argp_error (state, "--rule must be 'kernel' or 'relaxed', not '%s'", arg);
+      break;
+    case OPT_PMD_SIZE:
+      if (c->seen_pmd)
+	argp_error (state, "--pmd-size given twice");
+      c->seen_pmd = true;
+      c->run.pmd_size = size_argument (state, "--pmd-size", arg);
+      break;
+    case OPT_PAGE_SIZE:
+      if (c->seen_page)
+	argp_error (state, "--page-size given twice");
+      c->seen_page = true;
+      c->run.page_size = size_argument (state, "--page-size", arg);
+      break;
+    case OPT_JSON:
+      c->json = true;
+      break;
+    case 'v':
+      c->verbose = true;
+      break;
+    case 'q':
+      c->quiet = true;
+      break;
+    case ARGP_KEY_ARGS:
+      c->files = state->argv + state->next;
+      c->nfiles = state->argc - state->next;
+      break;
+    case ARGP_KEY_NO_ARGS:
+      argp_error (state, "no FILE given");
+      break;
+    case ARGP_KEY_SUCCESS:
+      if (c->verbose && c->quiet)
+	argp_error (state, "--verbose and --quiet exclude each other");
+      if (c->json && c->quiet)
+	argp_error (state, "--json and --quiet exclude each other");
+      if (c->run.output != NULL && c->nfiles != 1)
+	argp_error (state, "--output takes exactly one input FILE");
+      if (c->run.output != NULL && c->run.dry_run)
+	argp_error (state, "--output and --dry-run exclude each other");
+      if (c->run.pmd_size != 0 && c->run.page_size != 0 && c->run.pmd_size < c->run.page_size)
+	argp_error (state, "--pmd-size is smaller than --page-size");
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+
+int
+main (int argc, char **argv)
+{
+  argp_err_exit_status = EX_USAGE;
+  struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true } };
+  const struct argp argp = { options, parse_opt, "FILE...", doc, NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+
+  c.run.format = c.json ? REPORT_JSON
+		 : c.quiet ? REPORT_NONE
+		 : (c.verbose || c.run.dry_run) ? REPORT_FULL : REPORT_SUMMARY;
+
+  elf_version (EV_CURRENT);
+  int status = 0;
+  for (int i = 0; i < c.nfiles; i++)
+    status |= process_file (c.files[i], &c.run, stdout, stderr);
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      fprintf (stderr, "elfpmd: cannot write the report\n");
+      status = 1;
+    }
+  return status;
+}

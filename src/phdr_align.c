@@ -1,0 +1,203 @@
+/* The eligibility rules for PMD alignment and the PMD size of each architecture.  */
+#include <config.h>
+
+#include <elf.h>
+#include <stddef.h>
+
+#include "phdr_align.h"
+#include "sizes.h"
+
+#ifndef EM_LOONGARCH
+# define EM_LOONGARCH 258
+#endif
+
+enum rule_verdict
+kernel_rule (const struct load_segment *seg, uint64_t pmd)
+{
+  /* maximum_alignment() skips non-power-of-two alignments before it asks
+     should_align_to_pmd().  */
+  if (!is_power_of_2 (seg->align))
+    return RULE_ALIGN_NOT_POWER_OF_2;
+  if (pmd > PMD_ALIGN_LIMIT)
+    return RULE_PMD_TOO_LARGE;
+  if (((seg->vaddr | seg->offset) & (pmd - 1)) != 0)
+    return RULE_NOT_PMD_ALIGNED;
+  if (seg->filesz < pmd)
+    return RULE_FILESZ_BELOW_PMD;
+  if (seg->flags & PF_W)
+    return RULE_WRITABLE;
+  /* The kernel raises p_align only when it is below PMD_SIZE.  */
+  if (seg->align >= pmd)
+    return RULE_ALREADY_ALIGNED;
+  return RULE_ELIGIBLE;
+}
+
+uint64_t
+pmd_chunks_inside (const struct load_segment *seg, uint64_t pmd)
+{
+  uint64_t size = seg->filesz < seg->memsz ? seg->filesz : seg->memsz;
+  /* Compute in offsets from the first aligned chunk so nothing can wrap:
+     FIRST is p_vaddr rounded up, and it lies inside the segment only if the
+     distance to it is below SIZE.  */
+  uint64_t lead = (pmd - (seg->vaddr & (pmd - 1))) & (pmd - 1);
+  if (lead >= size)
+    return 0;
+  return (size - lead) / pmd;
+}
+
+enum rule_verdict
+relaxed_rule (const struct load_segment *seg, uint64_t pmd)
+{
+  /* 0 and 1 both mean "no alignment constraint" in the ELF specification.  */
+  if (seg->align > 1 && !is_power_of_2 (seg->align))
+    return RULE_ALIGN_NOT_POWER_OF_2;
+  if (seg->flags & PF_W)
+    return RULE_WRITABLE;
+  if (pmd > PMD_ALIGN_LIMIT)
+    return RULE_PMD_TOO_LARGE;
+  if (pmd_chunks_inside (seg, pmd) == 0)
+    return RULE_NO_WHOLE_CHUNK;
+  if (!pmd_congruent (seg, pmd))
+    return RULE_NOT_CONGRUENT;
+  if (seg->align >= pmd)
+    return RULE_ALREADY_ALIGNED;
+  return RULE_ELIGIBLE;
+}
+
+enum rule_verdict
+apply_rule (enum align_rule rule, const struct load_segment *seg, uint64_t pmd)
+{
+  return rule == ALIGN_RULE_KERNEL ? kernel_rule (seg, pmd) : relaxed_rule (seg, pmd);
+}
+
+static const struct
+{
+  const char *id;
+  const char *text;
+} verdicts[] = {
+  [RULE_ELIGIBLE] = { "eligible", "eligible" },
+  [RULE_ALIGN_NOT_POWER_OF_2] = { "align_not_power_of_2", "p_align is not a power of two" },
+  [RULE_PMD_TOO_LARGE] = { "pmd_too_large", "PMD size above 32 MiB" },
+  [RULE_NOT_PMD_ALIGNED] = { "not_pmd_aligned", "p_vaddr or p_offset not PMD-aligned" },
+  [RULE_FILESZ_BELOW_PMD] = { "filesz_below_pmd", "p_filesz smaller than PMD" },
+  [RULE_WRITABLE] = { "writable", "writable" },
+  [RULE_NO_WHOLE_CHUNK] = { "no_whole_chunk", "no whole PMD-aligned chunk inside" },
+  [RULE_NOT_CONGRUENT] = { "not_congruent", "p_offset not congruent with p_vaddr mod PMD (needs padding)" },
+  [RULE_ALREADY_ALIGNED] = { "already_aligned", "p_align already at least PMD" },
+};
+
+const char *
+rule_verdict_string (enum rule_verdict verdict)
+{
+  return verdicts[verdict].text;
+}
+
+const char *
+rule_verdict_id (enum rule_verdict verdict)
+{
+  return verdicts[verdict].id;
+}
+
+/* PMD size of a 64-bit page table with PAGE-sized pages: one page of 8-byte
+   entries, each mapping a page (arm64, loongarch64).  */
+static uint64_t
+pmd_of_64bit_table (uint64_t page)
+{
+  return page * (page / 8);
+}
+
+const char *
+machine_pmd_size (unsigned e_machine, int elfclass, uint64_t page,
+		  struct machine_info *info)
+{
+  const uint64_t K = 1024, M = K * K;
+  info->name = machine_name (e_machine, elfclass);
+  info->note = NULL;
+  switch (e_machine)
+    {
+    case EM_X86_64:
+      info->default_page = 4 * K;
+      info->pmd = 2 * M;
+      info->note = "x86-64";
+      break;
+    case EM_386:
+      info->default_page = 4 * K;
+      info->pmd = 2 * M;
+      info->note = "i386 with PAE (4 MiB without PAE)";
+      break;
+    case EM_ARM:
+      /* THP on 32-bit Arm needs LPAE, whose PMD covers 2 MiB.  */
+      info->default_page = 4 * K;
+      info->pmd = 2 * M;
+      info->note = "arm with LPAE";
+      break;
+    case EM_AARCH64:
+      info->default_page = 4 * K;
+      if (page != 0 && page != 4 * K && page != 16 * K && page != 64 * K)
+	return "aarch64 supports 4K, 16K and 64K pages only";
+      info->pmd = pmd_of_64bit_table (page != 0 ? page : info->default_page);
+      info->note = "aarch64";
+      break;
+    case EM_PPC64:
+      info->default_page = 64 * K;
+      if (page != 0 && page != 4 * K && page != 64 * K)
+	return "ppc64 supports 4K and 64K pages only";
+      info->pmd = 2 * M;
+      info->note = "ppc64 radix MMU (16 MiB with the hash MMU)";
+      break;
+    case EM_RISCV:
+      if (elfclass != ELFCLASS64)
+	return "32-bit RISC-V kernels have no transparent huge pages";
+      info->default_page = 4 * K;
+      info->pmd = 2 * M;
+      info->note = "riscv64";
+      break;
+    case EM_S390:
+      if (elfclass != ELFCLASS64)
+	return "31-bit s390 kernels have no transparent huge pages";
+      info->default_page = 4 * K;
+      info->pmd = 1 * M;
+      info->note = "s390x";
+      break;
+    case EM_LOONGARCH:
+      if (elfclass != ELFCLASS64)
+	return "32-bit LoongArch kernels have no transparent huge pages";
+      info->default_page = 16 * K;
+      if (page != 0 && page != 4 * K && page != 16 * K && page != 64 * K)
+	return "loongarch64 supports 4K, 16K and 64K pages only";
+      info->pmd = pmd_of_64bit_table (page != 0 ? page : info->default_page);
+      info->note = "loongarch64";
+      break;
+    default:
+      return "no PMD size known for this machine (use --pmd-size)";
+    }
+  info->page = page != 0 ? page : info->default_page;
+  if ((e_machine == EM_X86_64 || e_machine == EM_386 || e_machine == EM_ARM
+       || e_machine == EM_RISCV || e_machine == EM_S390)
+      && info->page != 4 * K)
+    return "this machine has 4K pages only";
+  return NULL;
+}
+
+const char *
+machine_name (unsigned e_machine, int elfclass)
+{
+  switch (e_machine)
+    {
+    case EM_X86_64: return elfclass == ELFCLASS32 ? "x32" : "x86-64";
+    case EM_386: return "i386";
+    case EM_ARM: return "arm";
+    case EM_AARCH64: return elfclass == ELFCLASS32 ? "aarch64-ilp32" : "aarch64";
+    case EM_PPC64: return "ppc64";
+    case EM_PPC: return "ppc";
+    case EM_RISCV: return elfclass == ELFCLASS32 ? "riscv32" : "riscv64";
+    case EM_S390: return elfclass == ELFCLASS32 ? "s390" : "s390x";
+    case EM_LOONGARCH: return elfclass == ELFCLASS32 ? "loongarch32" : "loongarch64";
+    case EM_MIPS: return "mips";
+    case EM_SPARCV9: return "sparcv9";
+    case EM_SPARC: return "sparc";
+    case EM_IA_64: return "ia64";
+    case EM_NONE: return "none";
+    default: return "unknown";
+    }
+}

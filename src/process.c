@@ -1,0 +1,116 @@
+/* Processing one file: parse, plan, check the plan, report, then write.
+   Nothing is written until the plan has been checked.  */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_file.h"
+#include "layout.h"
+#include "process.h"
+#include "report.h"
+#include "sizes.h"
+#include "write.h"
+
+/* Decide the PMD and page sizes for FILE under OPTS, and describe where the
+   PMD size came from in SOURCE (LEN bytes).  */
+static int
+choose_sizes (const struct elf_file *file, const struct run_options *opts, uint64_t *pmd,
+	      uint64_t *page, char *source, size_t len, struct diag *err)
+{
+  struct machine_info info;
+  const char *why = machine_pmd_size (file->ehdr.e_machine, file->elfclass, opts->page_size, &info);
+  char pagebuf[32];
+  if (opts->pmd_size != 0)
+    {
+      *pmd = opts->pmd_size;
+      /* An unknown machine needs --page-size only to name the load-base loss.  */
+      *page = why == NULL ? info.page : opts->page_size != 0 ? opts->page_size : 4096;
+      snprintf (source, len, "--pmd-size");
+    }
+  else if (why != NULL)
+    return diag_set (err, "%s: %s", machine_name (file->ehdr.e_machine, file->elfclass), why);
+  else
+    {
+      *pmd = info.pmd;
+      *page = info.page;
+      snprintf (source, len, "%s, %s pages%s", info.note, format_size (info.page, pagebuf, sizeof pagebuf),
+		opts->page_size != 0 ? " (--page-size)" : "");
+    }
+  if (*pmd < *page)
+    return diag_set (err, "PMD size smaller than the page size");
+  return 0;
+}
+
+int
+process_file (const char *name, const struct run_options *opts, FILE *report, FILE *errors)
+{
+  struct diag err = { "" };
+  struct elf_file file;
+  struct layout_plan plan = { 0 };
+  bool opened = false, planned = false;
+  char source[128] = "";
+  struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
+
+  if (elf_file_open (&file, name, &err) != 0)
+    goto done;
+  opened = true;
+  r.file = &file;
+  if (file.skip_reason == NULL)
+    {
+      if (choose_sizes (&file, opts, &r.pmd, &r.page, source, sizeof source, &err) != 0)
+	goto done;
+      r.pmd_source = source;
+    }
+  struct layout_options lo = { .rule = opts->rule, .pmd = r.pmd, .page = r.page };
+  if (layout_plan_build (&plan, &file, &lo, &err) != 0)
+    goto done;
+  planned = true;
+  r.plan = &plan;
+  if (layout_plan_check (&plan, &file, &err) != 0)
+    goto done;
+
+  if (!opts->dry_run && (plan.changed || opts->output != NULL))
+    {
+      struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync };
+      char *target = NULL;
+      if (wo.in_place)
+	{
+	  /* Rewrite what a symbolic link points to, not the link.  */
+	  target = realpath (name, NULL);
+	  if (target == NULL)
+	    {
+	      diag_set (&err, "cannot resolve the path: %s", strerror (errno));
+	      goto done;
+	    }
+	}
+      int ret = write_plan (&file, &plan, wo.in_place ? target : opts->output, &wo, &err);
+      free (target);
+      if (ret != 0)
+	goto done;
+    }
+
+done:
+  if (err.msg[0] != '\0')
+    {
+      r.error = err.msg;
+      r.file = NULL;
+      r.plan = NULL;
+      fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
+    }
+  switch (opts->format)
+    {
+    case REPORT_SUMMARY: report_summary (report, &r); break;
+    case REPORT_FULL: report_text (report, &r); break;
+    case REPORT_JSON: report_json (report, &r); break;
+    case REPORT_NONE: break;
+    }
+  fflush (report);
+  if (planned)
+    layout_plan_free (&plan);
+  if (opened)
+    elf_file_close (&file);
+  return err.msg[0] != '\0' ? 1 : 0;
+}

@@ -1,0 +1,224 @@
+/* The per-file report.  */
+#include <config.h>
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+#include "sizes.h"
+
+const char *
+report_status (const struct file_report *r)
+{
+  if (r->error != NULL)
+    return "error";
+  if (r->file == NULL || r->plan == NULL || r->file->skip_reason != NULL)
+    return "skipped";
+  if (r->plan->changed)
+    return r->dry_run ? "would change" : "changed";
+  for (size_t i = 0; i < r->file->phnum; i++)
+    if (r->file->phdrs[i].p_type == PT_LOAD && r->plan->segs[i].chosen == RULE_ALREADY_ALIGNED)
+      return "already aligned";
+  return "nothing eligible";
+}
+
+static const char *
+flags_string (uint32_t flags, char buf[4])
+{
+  buf[0] = (flags & PF_R) ? 'R' : '-';
+  buf[1] = (flags & PF_W) ? 'W' : '-';
+  buf[2] = (flags & PF_X) ? 'X' : '-';
+  buf[3] = '\0';
+  return buf;
+}
+
+static const char *
+class_name (int elfclass)
+{
+  return elfclass == ELFCLASS32 ? "ELF32" : "ELF64";
+}
+
+static const char *
+byte_order_name (int data)
+{
+  return data == ELFDATA2MSB ? "big-endian" : "little-endian";
+}
+
+static const char *
+rule_name (enum align_rule rule)
+{
+  return rule == ALIGN_RULE_KERNEL ? "kernel" : "relaxed";
+}
+
+void
+report_summary (FILE *out, const struct file_report *r)
+{
+  const char *status = report_status (r);
+  if (r->error != NULL)
+    return;			/* The driver prints errors to stderr.  */
+  fprintf (out, "%s: %s", r->name, status);
+  if (r->file->skip_reason != NULL)
+    fprintf (out, " (%s)", r->file->skip_reason);
+  else
+    {
+      char pmd[32];
+      fprintf (out, ": %zu of %zu PT_LOADs aligned to %s; PMD-mappable chunks %" PRIu64
+	       " -> %" PRIu64, r->plan->aligned, r->file->nloads,
+	       format_size (r->pmd, pmd, sizeof pmd), r->plan->chunks_before,
+	       r->plan->chunks_after);
+      if (r->plan->aslr_bits_lost != 0)
+	fprintf (out, "; load base loses %u random bits", r->plan->aslr_bits_lost);
+      if (r->plan->need_padding != 0)
+	fprintf (out, "; %zu segment%s need%s padding (not done)", r->plan->need_padding,
+		 r->plan->need_padding == 1 ? "" : "s", r->plan->need_padding == 1 ? "s" : "");
+    }
+  fputc ('\n', out);
+}
+
+void
+report_text (FILE *out, const struct file_report *r)
+{
+  if (r->error != NULL)
+    return;
+  const struct elf_file *f = r->file;
+  const struct layout_plan *p = r->plan;
+  char pmd[32], page[32];
+  fprintf (out, "%s: %s %s %s, %s%s\n", r->name, machine_name (f->ehdr.e_machine, f->elfclass),
+	   class_name (f->elfclass), byte_order_name (f->data), object_kind_name (f->kind),
+	   f->kind == OBJECT_OTHER ? "" : f->has_interp ? " (dynamic)" : " (no interpreter)");
+  if (f->skip_reason != NULL)
+    {
+      fprintf (out, "  skipped: %s\n", f->skip_reason);
+      return;
+    }
+  fprintf (out, "  PMD size %s (%s), page size %s, rule %s\n", format_size (r->pmd, pmd, sizeof pmd),
+	   r->pmd_source, format_size (r->page, page, sizeof page), rule_name (r->rule));
+  fprintf (out, "  %3s %-3s %18s %18s %18s %10s %10s  %-10s %s\n", "idx", "flg", "offset",
+	   "vaddr", "filesz", "align", "new align", "kernel", "relaxed");
+  for (size_t i = 0; i < f->phnum; i++)
+    {
+      const GElf_Phdr *ph = &f->phdrs[i];
+      if (ph->p_type != PT_LOAD)
+	continue;
+      const struct segment_plan *sp = &p->segs[i];
+      char flags[4];
+      fprintf (out, "  %3zu %-3s %#18" PRIx64 " %#18" PRIx64 " %#18" PRIx64 " %#10" PRIx64
+	       " %#10" PRIx64 "  %-10s %s\n", i, flags_string (ph->p_flags, flags),
+	       (uint64_t) ph->p_offset, (uint64_t) ph->p_vaddr, (uint64_t) ph->p_filesz,
+	       (uint64_t) ph->p_align, sp->new_align,
+	       sp->kernel == RULE_ELIGIBLE ? "yes" : "no", sp->relaxed == RULE_ELIGIBLE ? "yes" : "no");
+      if (sp->kernel != RULE_ELIGIBLE)
+	fprintf (out, "      kernel rule: %s\n", rule_verdict_string (sp->kernel));
+      if (sp->relaxed != RULE_ELIGIBLE)
+	fprintf (out, "      relaxed rule: %s\n", rule_verdict_string (sp->relaxed));
+    }
+  fprintf (out, "  PMD-mappable chunks of read-only segments: %" PRIu64 " before, %" PRIu64 " after\n",
+	   p->chunks_before, p->chunks_after);
+  if (f->kind == OBJECT_EXECUTABLE)
+    fprintf (out, "  load address fixed (ET_EXEC): no address-space randomisation to lose\n");
+  else
+    fprintf (out, "  load base alignment %s -> %s: %u bits of address-space randomisation lost\n",
+	     format_size (p->old_max_align > r->page ? p->old_max_align : r->page, pmd, sizeof pmd),
+	     format_size (p->new_max_align > r->page ? p->new_max_align : r->page, page, sizeof page),
+	     p->aslr_bits_lost);
+  if (p->need_padding != 0)
+    fprintf (out, "  %zu segment%s would need the file padded to become congruent (not done)\n",
+	     p->need_padding, p->need_padding == 1 ? "" : "s");
+  fprintf (out, "  result: %s\n", report_status (r));
+}
+
+void
+json_string (FILE *out, const char *s)
+{
+  fputc ('"', out);
+  for (const unsigned char *c = (const unsigned char *) s; *c != '\0'; c++)
+    {
+      if (*c == '"' || *c == '\\')
+	fprintf (out, "\\%c", *c);
+      else if (*c == '\n')
+	fputs ("\\n", out);
+      else if (*c == '\t')
+	fputs ("\\t", out);
+      else if (*c < 0x20 || *c == 0x7f)
+	fprintf (out, "\\u%04x", *c);
+      else
+	fputc (*c, out);
+    }
+  fputc ('"', out);
+}
+
+static void
+json_key_string (FILE *out, const char *key, const char *value)
+{
+  fprintf (out, ",\"%s\":", key);
+  json_string (out, value);
+}
+
+static void
+json_segment (FILE *out, const struct elf_file *f, const struct layout_plan *p, size_t i)
+{
+  const GElf_Phdr *ph = &f->phdrs[i];
+  const struct segment_plan *sp = &p->segs[i];
+  char flags[4];
+  fprintf (out, "{\"index\":%zu,\"flags\":\"%s\",\"offset\":%" PRIu64 ",\"vaddr\":%" PRIu64
+	   ",\"filesz\":%" PRIu64 ",\"memsz\":%" PRIu64 ",\"align\":%" PRIu64
+	   ",\"new_offset\":%" PRIu64 ",\"new_align\":%" PRIu64, i, flags_string (ph->p_flags, flags),
+	   (uint64_t) ph->p_offset, (uint64_t) ph->p_vaddr, (uint64_t) ph->p_filesz,
+	   (uint64_t) ph->p_memsz, (uint64_t) ph->p_align, sp->new_offset, sp->new_align);
+  fprintf (out, ",\"kernel_rule\":%s", sp->kernel == RULE_ELIGIBLE ? "true" : "false");
+  json_key_string (out, "kernel_reason", rule_verdict_id (sp->kernel));
+  fprintf (out, ",\"relaxed_rule\":%s", sp->relaxed == RULE_ELIGIBLE ? "true" : "false");
+  json_key_string (out, "relaxed_reason", rule_verdict_id (sp->relaxed));
+  json_key_string (out, "reason", rule_verdict_string (sp->chosen));
+  json_key_string (out, "action", segment_action_name (sp->action));
+  fputc ('}', out);
+}
+
+void
+report_json (FILE *out, const struct file_report *r)
+{
+  fputs ("{\"file\":", out);
+  json_string (out, r->name);
+  json_key_string (out, "status", report_status (r));
+  if (r->error != NULL)
+    {
+      json_key_string (out, "error", r->error);
+      fputs (",\"changed\":false}\n", out);
+      return;
+    }
+  const struct elf_file *f = r->file;
+  const struct layout_plan *p = r->plan;
+  json_key_string (out, "machine", machine_name (f->ehdr.e_machine, f->elfclass));
+  json_key_string (out, "class", class_name (f->elfclass));
+  json_key_string (out, "byte_order", byte_order_name (f->data));
+  json_key_string (out, "type", object_kind_name (f->kind));
+  fprintf (out, ",\"interp\":%s", f->has_interp ? "true" : "false");
+  if (f->skip_reason != NULL)
+    {
+      json_key_string (out, "skip_reason", f->skip_reason);
+      fputs (",\"changed\":false}\n", out);
+      return;
+    }
+  fprintf (out, ",\"pmd_size\":%" PRIu64, r->pmd);
+  json_key_string (out, "pmd_source", r->pmd_source);
+  fprintf (out, ",\"page_size\":%" PRIu64, r->page);
+  json_key_string (out, "rule", rule_name (r->rule));
+  fprintf (out, ",\"dry_run\":%s,\"changed\":%s", r->dry_run ? "true" : "false",
+	   p->changed ? "true" : "false");
+  fputs (",\"segments\":[", out);
+  bool first = true;
+  for (size_t i = 0; i < f->phnum; i++)
+    if (f->phdrs[i].p_type == PT_LOAD)
+      {
+	if (!first)
+	  fputc (',', out);
+	first = false;
+	json_segment (out, f, p, i);
+      }
+  fprintf (out, "],\"aligned_segments\":%zu,\"segments_needing_padding\":%zu"
+	   ",\"pmd_chunks_before\":%" PRIu64 ",\"pmd_chunks_after\":%" PRIu64
+	   ",\"load_align_before\":%" PRIu64 ",\"load_align_after\":%" PRIu64
+	   ",\"aslr_bits_lost\":%u,\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64 "}\n",
+	   p->aligned, p->need_padding, p->chunks_before, p->chunks_after, p->old_max_align,
+	   p->new_max_align, p->aslr_bits_lost, p->old_size, p->new_size);
+}

@@ -1,0 +1,41 @@
+/* The per-file report, as text or as one JSON object per line.  */
+#ifndef ELFPMD_REPORT_H
+#define ELFPMD_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "elf_file.h"
+#include "layout.h"
+
+/* Everything the report says about one input file.  FILE and PLAN are NULL
+   when the file failed before they existed; ERROR is then set.  */
+struct file_report
+{
+  const char *name;
+  const struct elf_file *file;
+  const struct layout_plan *plan;
+  uint64_t pmd, page;
+  const char *pmd_source;	/* "x86-64 default (4 KiB pages)" or "--pmd-size" */
+  enum align_rule rule;
+  bool dry_run;
+  const char *error;		/* reason the file failed, or NULL */
+};
+
+/* The outcome in one word: "changed", "would change", "already aligned",
+   "nothing eligible", "skipped" or "error".  */
+const char *report_status (const struct file_report *r);
+
+/* The full report: header lines and one table row per PT_LOAD.  */
+void report_text (FILE *out, const struct file_report *r);
+
+/* One line: what happened to the file.  */
+void report_summary (FILE *out, const struct file_report *r);
+
+/* One JSON object on one line.  */
+void report_json (FILE *out, const struct file_report *r);
+
+/* Write S to OUT as a JSON string literal.  */
+void json_string (FILE *out, const char *s);
+
+#endif

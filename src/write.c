@@ -1,0 +1,452 @@
+/* Applying a layout plan.
+
+   The output is assembled in a temporary file in the target's directory:
+   the input's byte ranges are copied to their mapped offsets (padding stays
+   a hole), the header tables are re-encoded from the plan, ownership, mode
+   and extended attributes are carried over, the result is read back and
+   checked against the plan, and only then renamed over the target.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef HAVE_SYS_XATTR_H
+# include <sys/xattr.h>
+#endif
+
+#include "write.h"
+
+/* How much the copy hands to the kernel at once, and after how much newly
+   written data it starts writeback, so that the final fsync has less to wait for.  */
+#define COPY_CHUNK ((size_t) 64 << 20)
+
+struct output
+{
+  char *tmp_path;
+  int fd;
+};
+
+/* Copy LEN bytes at IN_OFF of IN to OUT_OFF of OUT with read and write.  */
+static int
+copy_with_read_write (int in, int out, uint64_t in_off, uint64_t out_off, uint64_t len,
+		      struct diag *err)
+{
+  size_t bufsize = (size_t) 1 << 20;
+  char *buf = malloc (bufsize);
+  if (buf == NULL)
+    return diag_set (err, "out of memory");
+  while (len > 0)
+    {
+      size_t want = len < bufsize ? (size_t) len : bufsize;
+      ssize_t n = pread (in, buf, want, (off_t) in_off);
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n <= 0)
+	{
+	  free (buf);
+	  return diag_set (err, n == 0 ? "file shrank while being read" : "read failed: %s",
+			   strerror (errno));
+	}
+      for (ssize_t done = 0; done < n;)
+	{
+	  ssize_t w = pwrite (out, buf + done, (size_t) (n - done), (off_t) (out_off + (uint64_t) done));
+	  if (w < 0 && errno == EINTR)
+	    continue;
+	  if (w <= 0)
+	    {
+	      free (buf);
+	      return diag_set (err, "write failed: %s", w == 0 ? "no progress" : strerror (errno));
+	    }
+	  done += w;
+	}
+      in_off += (uint64_t) n;
+      out_off += (uint64_t) n;
+      len -= (uint64_t) n;
+    }
+  free (buf);
+  return 0;
+}
+
+/* Copy LEN bytes at IN_OFF of IN to OUT_OFF of OUT, in the kernel where it can.  */
+static int
+copy_range (int in, int out, uint64_t in_off, uint64_t out_off, uint64_t len, bool sync,
+	    struct diag *err)
+{
+  static bool no_copy_file_range;
+  uint64_t since_writeback = 0, writeback_from = out_off;
+  while (len > 0)
+    {
+      size_t want = len < COPY_CHUNK ? (size_t) len : COPY_CHUNK;
+      ssize_t n = -1;
+#ifdef HAVE_COPY_FILE_RANGE
+      if (!no_copy_file_range)
+	{
+	  off_t ioff = (off_t) in_off, ooff = (off_t) out_off;
+	  n = copy_file_range (in, &ioff, out, &ooff, want, 0);
+	  if (n < 0 && errno == EINTR)
+	    continue;
+	  if (n < 0 && (errno == ENOSYS || errno == EXDEV || errno == EOPNOTSUPP
+			|| errno == EINVAL || errno == EBADF || errno == EPERM))
+	    no_copy_file_range = true;
+	  else if (n < 0)
+	    return diag_set (err, "copy failed: %s", strerror (errno));
+	  else if (n == 0)
+	    return diag_set (err, "file shrank while being read");
+	}
+#endif
+      if (n < 0)
+	{
+	  if (copy_with_read_write (in, out, in_off, out_off, want, err) != 0)
+	    return -1;
+	  n = (ssize_t) want;
+	}
+      in_off += (uint64_t) n;
+      out_off += (uint64_t) n;
+      len -= (uint64_t) n;
+      since_writeback += (uint64_t) n;
+#ifdef HAVE_SYNC_FILE_RANGE
+      if (sync && since_writeback >= COPY_CHUNK)
+	{
+	  /* Start writeback now; the fsync at the end then overlaps with the copy.  */
+	  sync_file_range (out, (off_t) writeback_from, (off_t) since_writeback,
+			   SYNC_FILE_RANGE_WRITE);
+	  writeback_from = out_off;
+	  since_writeback = 0;
+	}
+#endif
+    }
+  return 0;
+}
+
+/* Copy every byte of the input to its mapped offset.  */
+static int
+copy_contents (const struct elf_file *file, const struct layout_plan *plan, int out,
+	       bool sync, struct diag *err)
+{
+  uint64_t start = 0;
+  for (size_t k = 0; k <= plan->ninserts; k++)
+    {
+      uint64_t end = k < plan->ninserts ? plan->inserts[k].at : plan->old_size;
+      if (end > start
+	  && copy_range (file->fd, out, start, layout_map_offset (plan, start), end - start,
+			 sync, err) != 0)
+	return -1;
+      start = end;
+    }
+  if (ftruncate (out, (off_t) plan->new_size) != 0)
+    return diag_set (err, "cannot set the output size: %s", strerror (errno));
+  return 0;
+}
+
+/* Encode COUNT native records of TYPE at SRC in the file's class and byte
+   order, and write them at OFFSET of OUT.  SRC is an array of Elf32_* or
+   Elf64_* records matching the file's class.  */
+static int
+write_records (const struct elf_file *file, int out, Elf_Type type, void *src,
+	       size_t count, uint64_t offset, struct diag *err)
+{
+  size_t fsize = gelf_fsize (file->elf, type, count, EV_CURRENT);
+  size_t msize = file->elfclass == ELFCLASS32 ? elf32_fsize (type, count, EV_CURRENT)
+					      : elf64_fsize (type, count, EV_CURRENT);
+  void *buf = malloc (fsize != 0 ? fsize : 1);
+  if (buf == NULL)
+    return diag_set (err, "out of memory");
+  /* The in-memory and file record sizes are equal for these types; only
+     the byte order may differ.  */
+  Elf_Data s = { .d_buf = src, .d_type = type, .d_size = msize, .d_version = EV_CURRENT };
+  Elf_Data d = { .d_buf = buf, .d_type = type, .d_size = fsize, .d_version = EV_CURRENT };
+  if (gelf_xlatetof (file->elf, &d, &s, (unsigned) file->data) == NULL)
+    {
+      free (buf);
+      return diag_set (err, "cannot encode headers: %s", elf_errmsg (-1));
+    }
+  int ret = 0;
+  for (size_t done = 0; done < d.d_size;)
+    {
+      ssize_t w = pwrite (out, (char *) buf + done, d.d_size - done, (off_t) (offset + done));
+      if (w < 0 && errno == EINTR)
+	continue;
+      if (w <= 0)
+	{
+	  ret = diag_set (err, "cannot write headers: %s", w == 0 ? "no progress" : strerror (errno));
+	  break;
+	}
+      done += (size_t) w;
+    }
+  free (buf);
+  return ret;
+}
+
+/* Write the program header table as PLAN has it.  */
+static int
+write_phdrs (const struct elf_file *file, const struct layout_plan *plan, int out,
+	     struct diag *err)
+{
+  size_t n = file->phnum;
+  void *table = calloc (n, file->elfclass == ELFCLASS32 ? sizeof (Elf32_Phdr) : sizeof (Elf64_Phdr));
+  if (table == NULL)
+    return diag_set (err, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    {
+      GElf_Phdr ph = layout_new_phdr (plan, file, i);
+      if (file->elfclass == ELFCLASS32)
+	((Elf32_Phdr *) table)[i] = (Elf32_Phdr) {
+	  .p_type = ph.p_type, .p_flags = ph.p_flags,
+	  .p_offset = (Elf32_Off) ph.p_offset, .p_vaddr = (Elf32_Addr) ph.p_vaddr,
+	  .p_paddr = (Elf32_Addr) ph.p_paddr, .p_filesz = (Elf32_Word) ph.p_filesz,
+	  .p_memsz = (Elf32_Word) ph.p_memsz, .p_align = (Elf32_Word) ph.p_align,
+	};
+      else
+	((Elf64_Phdr *) table)[i] = ph;
+    }
+  int ret = write_records (file, out, ELF_T_PHDR, table, n, plan->new_phoff, err);
+  free (table);
+  return ret;
+}
+
+/* Write the section header table with every sh_offset mapped.  */
+static int
+write_shdrs (const struct elf_file *file, const struct layout_plan *plan, int out,
+	     struct diag *err)
+{
+  size_t n = file->shnum;
+  void *table = calloc (n, file->elfclass == ELFCLASS32 ? sizeof (Elf32_Shdr) : sizeof (Elf64_Shdr));
+  if (table == NULL)
+    return diag_set (err, "out of memory");
+  int ret = 0;
+  for (size_t i = 0; i < n && ret == 0; i++)
+    {
+      GElf_Shdr sh;
+      if (gelf_getshdr (elf_getscn (file->elf, i), &sh) == NULL)
+	{
+	  ret = diag_set (err, "section header %zu cannot be read: %s", i, elf_errmsg (-1));
+	  break;
+	}
+      if (i != 0)
+	sh.sh_offset = layout_map_offset (plan, sh.sh_offset);
+      if (file->elfclass == ELFCLASS32)
+	((Elf32_Shdr *) table)[i] = (Elf32_Shdr) {
+	  .sh_name = sh.sh_name, .sh_type = sh.sh_type, .sh_flags = (Elf32_Word) sh.sh_flags,
+	  .sh_addr = (Elf32_Addr) sh.sh_addr, .sh_offset = (Elf32_Off) sh.sh_offset,
+	  .sh_size = (Elf32_Word) sh.sh_size, .sh_link = sh.sh_link, .sh_info = sh.sh_info,
+	  .sh_addralign = (Elf32_Word) sh.sh_addralign, .sh_entsize = (Elf32_Word) sh.sh_entsize,
+	};
+      else
+	((Elf64_Shdr *) table)[i] = sh;
+    }
+  if (ret == 0)
+    ret = write_records (file, out, ELF_T_SHDR, table, n, plan->new_shoff, err);
+  free (table);
+  return ret;
+}
+
+/* Write the ELF header with the header tables' new offsets.  */
+static int
+write_ehdr (const struct elf_file *file, const struct layout_plan *plan, int out,
+	    struct diag *err)
+{
+  GElf_Ehdr eh = file->ehdr;
+  eh.e_phoff = plan->new_phoff;
+  eh.e_shoff = plan->new_shoff;
+  if (file->elfclass == ELFCLASS32)
+    {
+      Elf32_Ehdr e32 = {
+	.e_type = eh.e_type, .e_machine = eh.e_machine, .e_version = eh.e_version,
+	.e_entry = (Elf32_Addr) eh.e_entry, .e_phoff = (Elf32_Off) eh.e_phoff,
+	.e_shoff = (Elf32_Off) eh.e_shoff, .e_flags = eh.e_flags, .e_ehsize = eh.e_ehsize,
+	.e_phentsize = eh.e_phentsize, .e_phnum = eh.e_phnum, .e_shentsize = eh.e_shentsize,
+	.e_shnum = eh.e_shnum, .e_shstrndx = eh.e_shstrndx,
+      };
+      memcpy (e32.e_ident, eh.e_ident, EI_NIDENT);
+      return write_records (file, out, ELF_T_EHDR, &e32, 1, 0, err);
+    }
+  return write_records (file, out, ELF_T_EHDR, &eh, 1, 0, err);
+}
+
+/* Give OUT the owner, mode and extended attributes of the input.  */
+static int
+keep_metadata (const struct elf_file *file, int out, struct diag *err)
+{
+  /* chown clears set-user-ID bits and file capabilities, so it goes first.  */
+  if (fchown (out, file->st.st_uid, file->st.st_gid) != 0)
+    {
+      struct stat st;
+      if (fstat (out, &st) != 0 || st.st_uid != file->st.st_uid || st.st_gid != file->st.st_gid)
+	return diag_set (err, "cannot keep the owner: %s", strerror (errno));
+    }
+  if (fchmod (out, file->st.st_mode & 07777) != 0)
+    return diag_set (err, "cannot keep the mode: %s", strerror (errno));
+#ifdef HAVE_SYS_XATTR_H
+  ssize_t len = flistxattr (file->fd, NULL, 0);
+  if (len < 0)
+    return (errno == ENOTSUP || errno == ENOSYS) ? 0
+	   : diag_set (err, "cannot list extended attributes: %s", strerror (errno));
+  char *names = malloc ((size_t) len + 1);
+  if (names == NULL)
+    return diag_set (err, "out of memory");
+  len = flistxattr (file->fd, names, (size_t) len);
+  int ret = len < 0 ? diag_set (err, "cannot list extended attributes: %s", strerror (errno)) : 0;
+  for (ssize_t at = 0; ret == 0 && at < len; at += (ssize_t) strlen (names + at) + 1)
+    {
+      const char *name = names + at;
+      ssize_t vlen = fgetxattr (file->fd, name, NULL, 0);
+      char *value = vlen >= 0 ? malloc ((size_t) vlen + 1) : NULL;
+      if (vlen >= 0 && value != NULL)
+	vlen = fgetxattr (file->fd, name, value, (size_t) vlen);
+      if (vlen < 0 || value == NULL)
+	ret = diag_set (err, "cannot read extended attribute %s: %s", name,
+			value == NULL && vlen >= 0 ? "out of memory" : strerror (errno));
+      else if (fsetxattr (out, name, value, (size_t) vlen, 0) != 0)
+	ret = diag_set (err, "cannot keep extended attribute %s: %s", name, strerror (errno));
+      free (value);
+    }
+  free (names);
+  return ret;
+#else
+  return 0;
+#endif
+}
+
+/* Give OUT, a new file beside a target that is not the input, the input's
+   permission bits as cp would: without set-ID bits, less the umask.  */
+static int
+new_file_mode (const struct elf_file *file, int out, struct diag *err)
+{
+  mode_t mask = umask (0);
+  umask (mask);
+  if (fchmod (out, file->st.st_mode & 0777 & ~mask) != 0)
+    return diag_set (err, "cannot set the mode: %s", strerror (errno));
+  return 0;
+}
+
+/* Read the written file back and check it against the plan, with the same
+   validation as any input.  */
+static int
+verify_output (const struct elf_file *file, const struct layout_plan *plan,
+	       const char *path, struct diag *err)
+{
+  struct elf_file out;
+  struct diag oerr = { "" };
+  if (elf_file_open (&out, path, &oerr) != 0)
+    return diag_set (err, "internal error: the output does not read back: %s", oerr.msg);
+  int ret = 0;
+  if ((uint64_t) out.st.st_size != plan->new_size || out.phnum != file->phnum
+      || out.ehdr.e_phoff != plan->new_phoff || out.ehdr.e_shoff != plan->new_shoff
+      || out.shnum != file->shnum)
+    ret = diag_set (err, "internal error: the output's headers differ from the plan");
+  for (size_t i = 0; ret == 0 && i < file->phnum; i++)
+    {
+      GElf_Phdr want = layout_new_phdr (plan, file, i);
+      if (memcmp (&want, &out.phdrs[i], sizeof want) != 0)
+	ret = diag_set (err, "internal error: program header %zu of the output differs from the plan", i);
+    }
+  elf_file_close (&out);
+  return ret;
+}
+
+/* Whether the input still is the file that was planned for.  */
+static bool
+input_unchanged (const struct elf_file *file)
+{
+  struct stat st;
+  return fstat (file->fd, &st) == 0 && st.st_size == file->st.st_size
+	 && st.st_mtim.tv_sec == file->st.st_mtim.tv_sec
+	 && st.st_mtim.tv_nsec == file->st.st_mtim.tv_nsec;
+}
+
+static int
+sync_directory (const char *dir, struct diag *err)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return diag_set (err, "cannot open directory %s: %s", dir, strerror (errno));
+  int ret = fsync (fd) == 0 || errno == EINVAL ? 0
+	    : diag_set (err, "cannot sync directory %s: %s", dir, strerror (errno));
+  close (fd);
+  return ret;
+}
+
+static int
+write_to_temp (const struct elf_file *file, const struct layout_plan *plan,
+	       const struct output *o, const struct write_options *opts, struct diag *err)
+{
+  if (copy_contents (file, plan, o->fd, opts->sync, err) != 0)
+    return -1;
+  bool tables_move = plan->new_phoff != file->ehdr.e_phoff || plan->new_shoff != file->ehdr.e_shoff;
+  if (tables_move && write_ehdr (file, plan, o->fd, err) != 0)
+    return -1;
+  if (plan->changed && file->phnum != 0 && write_phdrs (file, plan, o->fd, err) != 0)
+    return -1;
+  if (plan->ninserts != 0 && file->shnum != 0 && write_shdrs (file, plan, o->fd, err) != 0)
+    return -1;
+  if ((opts->in_place ? keep_metadata (file, o->fd, err) : new_file_mode (file, o->fd, err)) != 0)
+    return -1;
+  if (opts->sync && fsync (o->fd) != 0)
+    return diag_set (err, "cannot sync the output: %s", strerror (errno));
+  if (file->skip_reason == NULL && verify_output (file, plan, o->tmp_path, err) != 0)
+    return -1;
+  if (!input_unchanged (file))
+    return diag_set (err, "the file changed while being rewritten");
+  return 0;
+}
+
+int
+write_plan (const struct elf_file *file, const struct layout_plan *plan,
+	    const char *target, const struct write_options *opts, struct diag *err)
+{
+  char *dircopy = strdup (target);
+  if (dircopy == NULL)
+    return diag_set (err, "out of memory");
+  const char *dir = dirname (dircopy);
+  struct output o = { .fd = -1 };
+  if (asprintf (&o.tmp_path, "%s/.elfpmd.XXXXXX", dir) < 0)
+    {
+      free (dircopy);
+      return diag_set (err, "out of memory");
+    }
+
+  /* An interrupted rewrite must not leave a temporary file behind: hold the
+     usual termination signals until the temporary file is gone or renamed.  */
+  sigset_t block, saved;
+  sigemptyset (&block);
+  sigaddset (&block, SIGINT);
+  sigaddset (&block, SIGTERM);
+  sigaddset (&block, SIGHUP);
+  sigaddset (&block, SIGQUIT);
+  sigprocmask (SIG_BLOCK, &block, &saved);
+
+  int ret = -1;
+  o.fd = mkostemp (o.tmp_path, O_CLOEXEC);
+  if (o.fd < 0)
+    {
+      diag_set (err, "cannot create a temporary file in %s: %s", dir, strerror (errno));
+      goto out;
+    }
+  if (write_to_temp (file, plan, &o, opts, err) != 0)
+    goto cleanup;
+  if (rename (o.tmp_path, target) != 0)
+    {
+      diag_set (err, "cannot replace %s: %s", target, strerror (errno));
+      goto cleanup;
+    }
+  ret = 0;
+  if (opts->sync && sync_directory (dir, err) != 0)
+    ret = -1;		/* The new file is in place; only its durability is unsure.  */
+  goto close_out;
+
+cleanup:
+  unlink (o.tmp_path);
+close_out:
+  close (o.fd);
+out:
+  sigprocmask (SIG_SETMASK, &saved, NULL);
+  free (o.tmp_path);
+  free (dircopy);
+  return ret;
+}

@@ -1,0 +1,24 @@
+/* Applying a layout plan: the only code that writes.  */
+#ifndef ELFPMD_WRITE_H
+#define ELFPMD_WRITE_H
+
+#include <stdbool.h>
+
+#include "diag.h"
+#include "elf_file.h"
+#include "layout.h"
+
+struct write_options
+{
+  bool in_place;		/* TARGET replaces the input: keep owner, mode, xattrs */
+  bool sync;			/* fsync the new file and its directory before and after rename */
+};
+
+/* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to
+   a temporary file beside TARGET, which is verified, then renamed over TARGET.
+   On failure nothing but the temporary file (removed again) was touched.
+   Return 0, or -1 with the reason in *ERR.  */
+int write_plan (const struct elf_file *file, const struct layout_plan *plan,
+		const char *target, const struct write_options *opts, struct diag *err);
+
+#endif

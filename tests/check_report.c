@@ -1,0 +1,171 @@
+/* Unit tests of the report: the fields of the text and JSON forms.  */
+#include <check.h>
+#include <elf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "process.h"
+#include "report.h"
+#include "synth.h"
+
+#define M ((uint64_t) 1 << 20)
+
+static char *
+report_of (const struct synth_elf *s, struct run_options *o, int *status)
+{
+  char *path = synth_temp_path ("report");
+  ck_assert (synth_write (path, s) == 0);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&text, &len);
+  FILE *devnull = fopen ("/dev/null", "w");
+  *status = process_file (path, o, out, devnull);
+  fclose (devnull);
+  fclose (out);
+  unlink (path);
+  free (path);
+  return text;
+}
+
+static void
+assert_has (const char *text, const char *what)
+{
+  ck_assert_msg (strstr (text, what) != NULL, "report lacks %s:\n%s", what, text);
+}
+
+static struct synth_elf
+pie64 (void)
+{
+  return (struct synth_elf) {
+    .elfclass = 2, .data = 1, .type = ET_DYN, .machine = EM_X86_64, .phnum = 3,
+    .phdr = {
+      { PT_INTERP, PF_R, 0x200, 0x200, 0x1c, 0x1c, 1 },
+      { PT_LOAD, PF_R | PF_X, 0, 0, 6 * M, 6 * M, 0x1000 },
+      { PT_LOAD, PF_R | PF_W, 0x600000, 0x800000, 0x100, 0x100, 0x1000 },
+    },
+  };
+}
+
+START_TEST (test_json_fields)
+{
+  struct synth_elf s = pie64 ();
+  struct run_options o = { .rule = ALIGN_RULE_RELAXED, .dry_run = true, .format = REPORT_JSON };
+  int status;
+  char *j = report_of (&s, &o, &status);
+  ck_assert_int_eq (status, 0);
+  ck_assert_ptr_nonnull (strchr (j, '\n'));
+  ck_assert_ptr_eq (strchr (j, '\n') + 1, j + strlen (j));	/* exactly one line */
+  assert_has (j, "\"machine\":\"x86-64\"");
+  assert_has (j, "\"class\":\"ELF64\"");
+  assert_has (j, "\"byte_order\":\"little-endian\"");
+  assert_has (j, "\"type\":\"pie\"");
+  assert_has (j, "\"pmd_size\":2097152");
+  assert_has (j, "\"changed\":true");
+  assert_has (j, "\"status\":\"would change\"");
+  assert_has (j, "{\"index\":1,\"flags\":\"R-X\",\"offset\":0,\"vaddr\":0,\"filesz\":6291456");
+  assert_has (j, "\"align\":4096,\"new_offset\":0,\"new_align\":2097152,\"kernel_rule\":true");
+  assert_has (j, "{\"index\":2,\"flags\":\"RW-\"");
+  assert_has (j, "\"kernel_reason\":\"filesz_below_pmd\"");
+  assert_has (j, "\"relaxed_reason\":\"writable\"");
+  assert_has (j, "\"reason\":\"writable\"");
+  assert_has (j, "\"pmd_chunks_before\":0,\"pmd_chunks_after\":3");
+  assert_has (j, "\"aslr_bits_lost\":9");
+  ck_assert_ptr_null (strstr (j, "\"index\":0"));	/* PT_INTERP is not listed */
+  free (j);
+
+  /* Big-endian ELF32 under --pmd-size.  */
+  s.elfclass = 1;
+  s.data = 2;
+  s.machine = EM_PPC;
+  s.type = ET_EXEC;
+  o.pmd_size = 2 * M;
+  j = report_of (&s, &o, &status);
+  ck_assert_int_eq (status, 0);
+  assert_has (j, "\"class\":\"ELF32\"");
+  assert_has (j, "\"byte_order\":\"big-endian\"");
+  assert_has (j, "\"type\":\"executable\"");
+  assert_has (j, "\"pmd_source\":\"--pmd-size\"");
+  assert_has (j, "\"aslr_bits_lost\":0");
+  free (j);
+}
+END_TEST
+
+START_TEST (test_json_error)
+{
+  char *path = synth_temp_path ("notelf");
+  FILE *f = fopen (path, "w");
+  fputs ("#!/bin/sh\n\"quoted\"\n", f);
+  fclose (f);
+  struct run_options o = { .format = REPORT_JSON };
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&text, &len);
+  FILE *devnull = fopen ("/dev/null", "w");
+  ck_assert_int_eq (process_file (path, &o, out, devnull), 1);
+  fclose (devnull);
+  fclose (out);
+  assert_has (text, "\"status\":\"error\"");
+  assert_has (text, "\"error\":\"not an ELF file\"");
+  assert_has (text, "\"changed\":false");
+  free (text);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+START_TEST (test_text_report)
+{
+  struct synth_elf s = pie64 ();
+  struct run_options o = { .rule = ALIGN_RULE_KERNEL, .dry_run = true, .format = REPORT_FULL };
+  int status;
+  char *t = report_of (&s, &o, &status);
+  ck_assert_int_eq (status, 0);
+  assert_has (t, "x86-64 ELF64 little-endian, pie (dynamic)");
+  assert_has (t, "PMD size 2 MiB (x86-64, 4 KiB pages), page size 4 KiB, rule kernel");
+  assert_has (t, "kernel rule: p_filesz smaller than PMD");
+  assert_has (t, "0 before, 3 after");
+  assert_has (t, "9 bits of address-space randomisation lost");
+  assert_has (t, "result: would change");
+  free (t);
+
+  o.format = REPORT_SUMMARY;
+  o.dry_run = false;
+  s.phdr[1].align = 2 * M;	/* a second run finds it done */
+  t = report_of (&s, &o, &status);
+  assert_has (t, ": already aligned: 0 of 2 PT_LOADs aligned to 2 MiB; PMD-mappable chunks 3 -> 3\n");
+  free (t);
+}
+END_TEST
+
+START_TEST (test_json_string)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&text, &len);
+  json_string (out, "a\"b\\c\nd\te\001f\177");
+  fclose (out);
+  ck_assert_str_eq (text, "\"a\\\"b\\\\c\\nd\\te\\u0001f\\u007f\"");
+  free (text);
+}
+END_TEST
+
+int
+main (void)
+{
+  elf_version (EV_CURRENT);
+  Suite *s = suite_create ("report");
+  TCase *tc = tcase_create ("report");
+  tcase_add_test (tc, test_json_fields);
+  tcase_add_test (tc, test_json_error);
+  tcase_add_test (tc, test_text_report);
+  tcase_add_test (tc, test_json_string);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,159 @@
+#!/bin/bash
+# The command-line contract: options, usage errors (64), per-file failures
+# (1, file untouched, one line naming it), several files in one run, --help,
+# symbolic links, dry runs.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+require_elfpmd
+
+work=$TESTS_BUILDDIR/cli-work
+rm -rf "$work"
+mkdir -p "$work" || hard_error "cannot create $work"
+trap 'rm -rf "$work"' EXIT
+
+have cc || { skip "no C compiler to build a sample"; finish; }
+
+# A PIE with 4 MiB of text that the relaxed rule aligns, and a small one it does not.
+printf '.text\n.globl big\nbig: .fill 0x400000,1,0xc3\n' > "$work/big.S"
+printf '#include <stdio.h>\nextern char big[];\nint main(void){((void(*)(void))(big+0x300000))();puts("ok");return 0;}\n' > "$work/m.c"
+printf 'int main(void){return 0;}\n' > "$work/small.c"
+cc -O1 -fPIE -pie -Wa,--noexecstack -o "$work/sample" "$work/m.c" "$work/big.S" \
+	&& cc -O1 -o "$work/small" "$work/small.c" \
+	|| { skip "cannot build sample programs"; finish; }
+
+# expect_status WANT DESCRIPTION COMMAND...
+expect_status () {
+	local want=$1 what=$2
+	shift 2
+	"$@" > "$work/out" 2> "$work/err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else fail "$what: exit $got, expected $want"; sed 's/^/      /' "$work/err"; fi
+}
+
+# Usage errors: exit 64, nothing touched.
+cp "$work/sample" "$work/u"
+sig=$(file_signature "$work/u")
+expect_status 64 "no FILE" "$ELFPMD"
+expect_status 64 "unknown option" "$ELFPMD" --frobnicate "$work/u"
+expect_status 64 "-o with two inputs" "$ELFPMD" -o "$work/x" "$work/u" "$work/small"
+expect_status 64 "-o given twice" "$ELFPMD" -o "$work/x" -o "$work/y" "$work/u"
+expect_status 64 "-o with --dry-run" "$ELFPMD" -n -o "$work/x" "$work/u"
+expect_status 64 "bad --rule" "$ELFPMD" --rule=strict "$work/u"
+expect_status 64 "--rule twice" "$ELFPMD" --rule=kernel --rule=relaxed "$work/u"
+expect_status 64 "size not a power of two" "$ELFPMD" --pmd-size=3M "$work/u"
+expect_status 64 "size with junk" "$ELFPMD" --pmd-size=2Mx "$work/u"
+expect_status 64 "negative size" "$ELFPMD" --page-size=-4K "$work/u"
+expect_status 64 "PMD below page" "$ELFPMD" --pmd-size=4K --page-size=64K "$work/u"
+expect_status 64 "-q with -v" "$ELFPMD" -q -v "$work/u"
+expect_status 64 "-q with --json" "$ELFPMD" -q --json "$work/u"
+check "usage errors leave the file alone" test "$sig" = "$(file_signature "$work/u")"
+[ ! -e "$work/x" ] && [ ! -e "$work/y" ] && pass "usage errors create no output" || fail "usage error created an output"
+
+# --help and friends.
+expect_status 0 "--help" "$ELFPMD" --help
+for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --verbose --quiet "Exit status" " 64 "; do
+	grep -q -- "$word" "$work/out" && pass "--help mentions '$word'" || fail "--help lacks '$word'"
+done
+expect_status 0 "--usage" "$ELFPMD" --usage
+expect_status 0 "--version" "$ELFPMD" --version
+grep -q '^elfpmd [0-9]' "$work/out" && pass "--version names the program" || fail "--version output: $(cat "$work/out")"
+
+# Every documented option is in the man page.
+man=$TESTS_SRCDIR/../man/elfpmd.1
+for word in output dry-run check json rule pmd-size page-size no-sync verbose quiet help usage version "EXIT STATUS"; do
+	sed 's/\\-/-/g' "$man" | grep -q -- "$word" && pass "man page mentions '$word'" || fail "man page lacks '$word'"
+done
+
+# Dry run: report, no write.
+cp "$work/sample" "$work/d"
+sig=$(file_signature "$work/d")
+expect_status 0 "dry run" "$ELFPMD" -n "$work/d"
+grep -q 'result: would change' "$work/out" && pass "dry run says it would change" || fail "dry run report: $(cat "$work/out")"
+check "dry run leaves the file alone" test "$sig" = "$(file_signature "$work/d")"
+expect_status 0 "--check alias" "$ELFPMD" --check "$work/d"
+check "--check leaves the file alone" test "$sig" = "$(file_signature "$work/d")"
+
+# Several files, one of them failing: the others are still processed.
+cp "$work/sample" "$work/a"; cp "$work/sample" "$work/b"; printf 'not elf\n' > "$work/c"
+sigc=$(file_signature "$work/c")
+expect_status 1 "one bad file among three" "$ELFPMD" "$work/a" "$work/c" "$work/b"
+[ "$(wc -l < "$work/err")" -eq 1 ] && grep -q "^elfpmd: $work/c: not an ELF file$" "$work/err" \
+	&& pass "exactly one error line naming the file" || fail "stderr: $(cat "$work/err")"
+check "bad file untouched" test "$sigc" = "$(file_signature "$work/c")"
+! cmp -s "$work/a" "$work/sample" && ! cmp -s "$work/b" "$work/sample" && pass "good files rewritten" || fail "good files not rewritten"
+grep -c ': changed' "$work/out" | grep -qx 2 && pass "summary line per rewritten file" || fail "summary: $(cat "$work/out")"
+expect_status 1 "missing file" "$ELFPMD" "$work/nonexistent"
+grep -q "^elfpmd: $work/nonexistent: cannot open: No such file or directory$" "$work/err" && pass "missing file named" || fail "stderr: $(cat "$work/err")"
+expect_status 1 "directory" "$ELFPMD" "$work"
+# The sample with e_machine set to EM_MIPS (8), for which elfpmd knows no PMD size.
+cp "$work/sample" "$work/mips"
+printf '\010\000' | dd of="$work/mips" bs=1 seek=18 conv=notrunc status=none
+sig=$(file_signature "$work/mips")
+expect_status 1 "unknown machine without --pmd-size" "$ELFPMD" "$work/mips"
+grep -q "^elfpmd: $work/mips: mips: .*--pmd-size" "$work/err" && pass "reason names the machine and the option" || fail "stderr: $(cat "$work/err")"
+check "unknown-machine file untouched" test "$sig" = "$(file_signature "$work/mips")"
+expect_status 0 "unknown machine with --pmd-size" "$ELFPMD" -q --pmd-size=2M "$work/mips"
+
+# JSON: one line per file, errors included.
+cp "$work/sample" "$work/j"
+expect_status 1 "--json over good and bad" "$ELFPMD" -n --json "$work/j" "$work/c" "$work/small"
+[ "$(wc -l < "$work/out")" -eq 3 ] && pass "three JSON lines" || fail "JSON lines: $(wc -l < "$work/out")"
+if have python3; then
+	python3 - "$work/out" <<'PY' && pass "JSON parses, statuses right" || fail "JSON content"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows[0]["status"] == "would change" and rows[0]["changed"] is True, rows[0]
+assert rows[1]["status"] == "error" and rows[1]["error"] == "not an ELF file", rows[1]
+assert rows[2]["status"] == "nothing eligible" and rows[2]["changed"] is False, rows[2]
+seg = [s for s in rows[0]["segments"] if s["new_align"] != s["align"]]
+assert len(seg) == 1 and seg[0]["new_align"] == 2097152 and seg[0]["flags"] == "R-X", seg
+PY
+else
+	skip "python3 missing: JSON not parsed"
+fi
+
+# A symbolic link: the target is rewritten, the link stays a link.
+cp "$work/sample" "$work/target"
+ln -s target "$work/link"
+expect_status 0 "rewrite through a symlink" "$ELFPMD" -q "$work/link"
+[ -L "$work/link" ] && ! cmp -s "$work/target" "$work/sample" && pass "link kept, target rewritten" || fail "symlink handling"
+
+# Nothing to do: the file is not rewritten at all (same inode, same mtime).
+cp "$work/small" "$work/s"
+sig=$(file_signature "$work/s")
+expect_status 0 "nothing eligible" "$ELFPMD" "$work/s"
+check "unchanged file not rewritten" test "$sig" = "$(file_signature "$work/s")"
+
+# -o with nothing to change still writes the output, identical to the input.
+expect_status 0 "-o with nothing to change" "$ELFPMD" -q -o "$work/s.out" "$work/s"
+check "-o copy is identical" cmp -s "$work/s" "$work/s.out"
+
+# A read-only directory: the rewrite fails cleanly, no temporary file left.
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir "$work/ro"; cp "$work/sample" "$work/ro/p"; chmod 555 "$work/ro"
+	expect_status 1 "read-only directory" "$ELFPMD" "$work/ro/p"
+	chmod 755 "$work/ro"
+else
+	# root writes anywhere; an immutable directory needs chattr, which may be missing.
+	mkdir "$work/ro"; cp "$work/sample" "$work/ro/p"
+	if have chattr && chattr +i "$work/ro" 2>/dev/null; then
+		expect_status 1 "immutable directory" "$ELFPMD" "$work/ro/p"
+		chattr -i "$work/ro"
+		cmp -s "$work/ro/p" "$work/sample" && pass "file in immutable directory untouched" || fail "file changed"
+	else
+		skip "cannot make a directory immutable here"
+	fi
+fi
+[ -z "$(find "$work" -name '.elfpmd.*')" ] && pass "no temporary files left" || fail "temporary files left: $(find "$work" -name '.elfpmd.*')"
+
+# --no-sync gives the same bytes.
+cp "$work/sample" "$work/ns1"; cp "$work/sample" "$work/ns2"
+"$ELFPMD" -q "$work/ns1" && "$ELFPMD" -q --no-sync "$work/ns2"
+check "--no-sync output identical" cmp -s "$work/ns1" "$work/ns2"
+
+# --pmd-size and --page-size reach the report.
+expect_status 0 "--pmd-size 1M" "$ELFPMD" -n --json --pmd-size=1M "$work/sample"
+grep -q '"pmd_size":1048576,"pmd_source":"--pmd-size"' "$work/out" && pass "pmd size from option" || fail "$(cat "$work/out")"
+expect_status 1 "--page-size 64K on x86-64" "$ELFPMD" -n --page-size=64K "$work/sample"
+grep -q '4K pages only' "$work/err" && pass "page size refused with reason" || fail "$(cat "$work/err")"
+
+finish

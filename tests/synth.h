@@ -1,0 +1,42 @@
+/* Synthetic ELF files for the unit tests, written byte by byte without libelf
+   or any code of the tool, so that the tests do not share code with what
+   they check.  */
+#ifndef ELFPMD_TESTS_SYNTH_H
+#define ELFPMD_TESTS_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct synth_phdr
+{
+  uint32_t type, flags;
+  uint64_t offset, vaddr, filesz, memsz, align;
+};
+
+struct synth_elf
+{
+  int elfclass;			/* 1 = ELF32, 2 = ELF64 */
+  int data;			/* 1 = little-endian, 2 = big-endian */
+  unsigned type;		/* ET_* */
+  unsigned machine;		/* EM_* */
+  uint64_t phoff;		/* 0: right after the ELF header */
+  size_t phnum;
+  struct synth_phdr phdr[16];
+  uint64_t size;		/* file size; 0: just past the last segment */
+};
+
+/* Write S to PATH; return 0 or -1.  */
+int synth_write (const char *path, const struct synth_elf *s);
+
+/* Read the p_align of program header INDEX of the ELF file PATH written by
+   synth_write (same class and byte order as S); return it or UINT64_MAX.  */
+uint64_t synth_read_align (const char *path, const struct synth_elf *s, size_t index);
+
+/* Encode V as N bytes in byte order DATA at P.  */
+void synth_put (unsigned char *p, uint64_t v, int n, int data);
+uint64_t synth_get (const unsigned char *p, int n, int data);
+
+/* A temporary file name for one test; free it.  */
+char *synth_temp_path (const char *tag);
+
+#endif

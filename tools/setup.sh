@@ -1,0 +1,99 @@
+#!/bin/sh
+# Set up elfpmd on a fresh Debian or Ubuntu machine, from the source tree.
+#
+#   sh tools/setup.sh demo    install what is needed, build, and show elfpmd
+#                             on a generated program with 8 MiB of text
+#   sh tools/setup.sh check   install what is needed, build, and run the
+#                             whole test suite: make check, the malformed-input
+#                             tests under AddressSanitizer and UBSan, make distcheck
+#   sh tools/setup.sh build   install and build only
+#
+# Builds go to _build/ (and _build-asan/) in the source tree; nothing is
+# installed but Debian packages.  Run as root, or with sudo available.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:-check}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
+	clang lld gcc-multilib attr libcap2-bin python3 e2fsprogs"
+
+install_packages () {
+	missing=
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "== installing:$missing"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	# gcc-multilib is optional (it adds 32-bit test inputs); the rest is not.
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing > /dev/null \
+		|| DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+			$(echo "$missing" | sed 's/gcc-multilib//') > /dev/null
+}
+
+build () {
+	dir=$1
+	shift
+	echo "== building in $dir $*"
+	(cd "$top" && autoreconf -fi > /dev/null 2>&1) || (cd "$top" && autoreconf -fi)
+	mkdir -p "$dir"
+	(cd "$dir" && "$top/configure" -q "$@" && make -s -j"$jobs")
+}
+
+demo () {
+	tool=$top/_build/src/elfpmd
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	echo "== generating a PIE with 8 MiB of text in $work"
+	printf '.text\n.globl big\nbig: .fill 0x800000,1,0xc3\n' > "$work/big.S"
+	cat > "$work/demo.c" <<'C'
+#include <stdio.h>
+extern char big[];
+int main (void)
+{
+  for (long off = 0; off < 0x800000; off += 0x100000)
+    ((void (*) (void)) (big + off)) ();
+  puts ("demo ran through 8 MiB of text");
+  return 0;
+}
+C
+	cc -O2 -fPIE -pie -Wa,--noexecstack -o "$work/demo" "$work/demo.c" "$work/big.S"
+	echo "== before: elfpmd --dry-run demo"
+	"$tool" --dry-run "$work/demo"
+	"$work/demo"
+	echo "== rewriting: elfpmd demo"
+	"$tool" "$work/demo"
+	echo "== after: elfpmd --dry-run demo"
+	"$tool" --dry-run "$work/demo"
+	"$work/demo"
+}
+
+check () {
+	build "$top/_build"
+	echo "== make check"
+	(cd "$top/_build" && make -s -j"$jobs" check) || { cat "$top"/_build/tests/*.log; exit 1; }
+	echo "== sanitizer build: unit, command-line and malformed-input tests under ASan+UBSan"
+	build "$top/_build-asan" --enable-sanitizers
+	(cd "$top/_build-asan" && make -s -j"$jobs" check \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/run-cli.sh tests/run-malformed.sh") \
+		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
+	echo "== make distcheck"
+	(cd "$top/_build" && make -s distcheck > distcheck.log 2>&1) || { tail -100 "$top/_build/distcheck.log"; exit 1; }
+	tail -4 "$top/_build/distcheck.log"
+	echo "== test logs"
+	grep -h -E '^# (pass|TOTAL|PASS|FAIL|SKIP|XFAIL|ERROR)' "$top"/_build/test-suite.log "$top"/_build-asan/test-suite.log || true
+	grep -h -E '^[0-9]+%: Checks' "$top"/_build/tests/check_*.log || true
+	grep -h -E '^[0-9]+ passed, [0-9]+ failed' "$top"/_build/tests/*.log || true
+}
+
+install_packages
+case $what in
+demo) build "$top/_build"; demo ;;
+check) check ;;
+build) build "$top/_build" ;;
+*) echo "usage: sh tools/setup.sh demo|check|build" >&2; exit 64 ;;
+esac
