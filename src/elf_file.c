@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,6 +135,50 @@ check_section_table (struct elf_file *file, struct diag *err)
     return diag_set (err, "section header table (%zu entries at %#" PRIx64 ") extends past the end of the file",
 		     file->shnum, (uint64_t) eh->e_shoff);
   return 0;
+}
+
+/* Read every section header and check that each section's contents lie
+   inside the file, so that the layout planner can trust them.  */
+static int
+read_sections (struct elf_file *file, struct diag *err)
+{
+  uint64_t size = (uint64_t) file->st.st_size;
+  if (file->shnum == 0)
+    return 0;
+  file->shdrs = calloc (file->shnum, sizeof *file->shdrs);
+  if (file->shdrs == NULL)
+    return diag_set (err, "out of memory");
+  for (size_t i = 0; i < file->shnum; i++)
+    {
+      GElf_Shdr *sh = &file->shdrs[i];
+      Elf_Scn *scn = elf_getscn (file->elf, i);
+      if (scn == NULL || gelf_getshdr (scn, sh) == NULL)
+	return diag_set (err, "section header %zu cannot be read: %s", i, elf_errmsg (-1));
+      if (i == 0 || sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL)
+	continue;
+      if (!range_fits (sh->sh_offset, sh->sh_size, size))
+	{
+	  char name[32];
+	  return diag_set (err, "section %s: contents [%#" PRIx64 ", +%#" PRIx64 ") extend past the end of the file",
+			   elf_file_section_name (file, i, name, sizeof name),
+			   (uint64_t) sh->sh_offset, (uint64_t) sh->sh_size);
+	}
+    }
+  return 0;
+}
+
+const char *
+elf_file_section_name (const struct elf_file *file, size_t index, char *buf, size_t len)
+{
+  size_t shstrndx;
+  const char *name = NULL;
+  if (file->shdrs != NULL && index < file->shnum
+      && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx < file->shnum)
+    name = elf_strptr (file->elf, shstrndx, file->shdrs[index].sh_name);
+  if (name != NULL && name[0] != '\0')
+    return name;
+  snprintf (buf, len, "[%zu]", index);
+  return buf;
 }
 
 /* Whether the file is a separate debug file (objcopy --only-keep-debug): its
@@ -351,7 +396,8 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
 
   if (check_segments (file, err) != 0)
     goto fail;
-  if (file->skip_reason == NULL && check_section_table (file, err) != 0)
+  if (file->skip_reason == NULL
+      && (check_section_table (file, err) != 0 || read_sections (file, err) != 0))
     goto fail;
   return 0;
 
@@ -368,6 +414,8 @@ elf_file_close (struct elf_file *file)
   if (file->fd >= 0)
     close (file->fd);
   free (file->phdrs);
+  free (file->shdrs);
+  file->shdrs = NULL;
   file->elf = NULL;
   file->fd = -1;
   file->phdrs = NULL;

@@ -38,6 +38,8 @@ struct elf_file
   bool has_dynamic;		/* PT_DYNAMIC present */
   size_t nloads;		/* number of PT_LOADs */
   const char *skip_reason;	/* set when the file is valid but nothing applies */
+
+  GElf_Shdr *shdrs;		/* SHNUM section headers in native form */
 };
 
 /* Open NAME read-only and validate everything elfpmd relies on: the ELF
@@ -50,6 +52,11 @@ void elf_file_close (struct elf_file *file);
 
 /* The PT_LOAD fields of program header INDEX.  */
 struct load_segment elf_file_load (const struct elf_file *file, size_t index);
+
+/* The name of section INDEX, or "[INDEX]" in BUF when it has none that can
+   be read.  */
+const char *elf_file_section_name (const struct elf_file *file, size_t index, char *buf,
+				   size_t len);
 
 /* Size in the file of one program header / section header / the ELF header.  */
 size_t elf_phdr_size (int elfclass);

@@ -19,6 +19,7 @@ enum
   OPT_PMD_SIZE,
   OPT_PAGE_SIZE,
   OPT_NO_SYNC,
+  OPT_NO_PAD,
 };
 
 static const struct argp_option options[] = {
@@ -32,6 +33,8 @@ static const struct argp_option options[] = {
   { "rule", OPT_RULE, "RULE", 0,
     "Which segments to align: 'relaxed' (default: read-only, congruent, holding a whole PMD chunk) "
     "or 'kernel' (exactly the rule of the Linux patch)", 0 },
+  { "no-pad", OPT_NO_PAD, NULL, 0,
+    "Never move file contents: only raise p_align where the offset is already congruent", 0 },
   { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
     "Align to SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
   { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
@@ -50,7 +53,8 @@ static const char doc[] =
   "\v"
   "Each FILE is rewritten in place, atomically: a temporary file beside it is "
   "written, synced and renamed over it; owner, mode and extended attributes "
-  "are kept.  Addresses never change.\n\n"
+  "are kept.  Addresses never change; where a read-only segment's file offset "
+  "is not congruent with its address, a hole is inserted before it.\n\n"
   "SIZE is a number (decimal, 0x hexadecimal) optionally followed by K, M, G "
   "(powers of 1024), e.g. 4K, 64K, 2M, 0x200000.\n\n"
   "Exit status:\n"
@@ -100,6 +104,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
       break;
     case OPT_NO_SYNC:
       c->run.sync = false;
+      break;
+    case OPT_NO_PAD:
+      c->run.pad = false;
       break;
     case OPT_RULE:
       if (c->seen_rule)
@@ -164,7 +171,7 @@ int
 main (int argc, char **argv)
 {
   argp_err_exit_status = EX_USAGE;
-  struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true } };
+  struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true } };
   const struct argp argp = { options, parse_opt, "FILE...", doc, NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;

@@ -1,7 +1,18 @@
-/* The layout plan: decide every change before writing, then prove it consistent.  */
+/* The layout plan: decide every change before writing, then prove it consistent.
+
+   Planning runs in three steps.  First each PT_LOAD gets the verdicts of
+   both rules.  Then the segments to align are walked in file order with the
+   shift accumulated so far; where a segment's new offset would not be
+   congruent with its address (modulo the PMD size for a segment to align,
+   modulo its own alignment for any other), the smallest hole that makes it so
+   is inserted at its start.  An insertion that would split something, or a
+   segment whose own start cannot take one, makes that segment's padding
+   refused, and the walk starts again without it.  Last, every offset in the
+   headers is mapped.  */
 #include <config.h>
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +25,9 @@ segment_action_name (enum segment_action action)
   switch (action)
     {
     case SEGMENT_ALIGNED: return "aligned";
+    case SEGMENT_PADDED: return "padded and aligned";
     case SEGMENT_NEEDS_PADDING: return "needs padding";
+    case SEGMENT_PADDING_REFUSED: return "padding refused";
     default: return "unchanged";
     }
 }
@@ -28,6 +41,16 @@ layout_map_offset (const struct layout_plan *plan, uint64_t old)
   return old + shift;
 }
 
+uint64_t
+layout_map_position (const struct layout_plan *plan, uint64_t old, bool alloc, uint64_t addr)
+{
+  uint64_t shift = 0;
+  for (size_t i = 0; i < plan->ninserts && plan->inserts[i].at <= old; i++)
+    if (plan->inserts[i].at < old || (alloc && addr >= plan->inserts[i].vaddr))
+      shift += plan->inserts[i].pad;
+  return old + shift;
+}
+
 GElf_Phdr
 layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file, size_t index)
 {
@@ -35,6 +58,89 @@ layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file, si
   ph.p_offset = plan->segs[index].new_offset;
   ph.p_align = plan->segs[index].new_align;
   return ph;
+}
+
+GElf_Shdr
+layout_new_shdr (const struct layout_plan *plan, const struct elf_file *file, size_t index)
+{
+  GElf_Shdr sh = file->shdrs[index];
+  sh.sh_offset = plan->section_offsets[index];
+  return sh;
+}
+
+/* Whether old [OFF, OFF + LEN) would be split by an insertion at AT.  */
+static bool
+splits (uint64_t off, uint64_t len, uint64_t at)
+{
+  return off < at && at - off < len;
+}
+
+static const char *
+phdr_type_name (uint32_t type)
+{
+  switch (type)
+    {
+    case PT_LOAD: return "PT_LOAD";
+    case PT_DYNAMIC: return "PT_DYNAMIC";
+    case PT_INTERP: return "PT_INTERP";
+    case PT_NOTE: return "PT_NOTE";
+    case PT_PHDR: return "PT_PHDR";
+    case PT_TLS: return "PT_TLS";
+    case PT_GNU_EH_FRAME: return "PT_GNU_EH_FRAME";
+    case PT_GNU_RELRO: return "PT_GNU_RELRO";
+    case PT_GNU_PROPERTY: return "PT_GNU_PROPERTY";
+    default: return "segment";
+    }
+}
+
+/* The PT_LOAD the kernel takes the load address from: the first one in the
+   program header table.  */
+static const GElf_Phdr *
+first_load (const struct elf_file *file)
+{
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      return &file->phdrs[i];
+  return NULL;
+}
+
+const char *
+layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, size_t len)
+{
+  const GElf_Ehdr *eh = &file->ehdr;
+  if (at < eh->e_ehsize || at < elf_ehdr_size (file->elfclass))
+    return "it would move the ELF header";
+  uint64_t phsize = (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
+  if (splits (eh->e_phoff, phsize, at))
+    return "it would split the program header table";
+  const GElf_Phdr *first = first_load (file);
+  if (file->phnum != 0 && first != NULL && first->p_offset < at && at <= eh->e_phoff)
+    return "it would move the program headers away from the first PT_LOAD "
+	   "(AT_PHDR as kernels before 5.18 compute it)";
+  uint64_t shsize = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
+  if (file->shnum != 0 && splits (eh->e_shoff, shsize, at))
+    return "it would split the section header table";
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (splits (ph->p_offset, ph->p_filesz, at))
+	{
+	  snprintf (buf, len, "%s %zu overlaps it in the file", phdr_type_name (ph->p_type), i);
+	  return buf;
+	}
+    }
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      if (sh->sh_type != SHT_NOBITS && splits (sh->sh_offset, sh->sh_size, at))
+	{
+	  char name[32];
+	  snprintf (buf, len, "it would split section %s",
+		    elf_file_section_name (file, i, name, sizeof name));
+	  return buf;
+	}
+    }
+  return NULL;
 }
 
 /* The largest power-of-two p_align among the PT_LOADs, as the kernel's
@@ -80,21 +186,132 @@ mappable_chunks (const struct layout_plan *plan, const struct elf_file *file, bo
   return chunks;
 }
 
-int
-layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
-		   const struct layout_options *opts, struct diag *err)
+/* The modulus a PT_LOAD that is not being aligned must stay congruent in:
+   its alignment or the page size, whichever is larger, if the input honours
+   it; else the page size if the input honours that; else nothing (1).  */
+static uint64_t
+keep_modulus (const GElf_Phdr *ph, uint64_t page)
 {
-  memset (plan, 0, sizeof *plan);
-  plan->opts = *opts;
-  plan->phnum = file->phnum;
-  plan->old_size = (uint64_t) file->st.st_size;
-  if (file->phnum != 0)
-    {
-      plan->segs = calloc (file->phnum, sizeof *plan->segs);
-      if (plan->segs == NULL)
-	return diag_set (err, "out of memory");
-    }
+  uint64_t m = is_power_of_2 (ph->p_align) && ph->p_align > page ? ph->p_align : page;
+  if (((ph->p_vaddr - ph->p_offset) & (m - 1)) == 0)
+    return m;
+  if (((ph->p_vaddr - ph->p_offset) & (page - 1)) == 0)
+    return page;
+  return 1;
+}
 
+/* PT_LOAD indices of FILE sorted by file offset (ties by index), in ORDER.  */
+static void
+loads_in_file_order (const struct elf_file *file, size_t *order, size_t *n)
+{
+  *n = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      {
+	size_t k = (*n)++;
+	while (k > 0 && file->phdrs[order[k - 1]].p_offset > file->phdrs[i].p_offset)
+	  {
+	    order[k] = order[k - 1];
+	    k--;
+	  }
+	order[k] = i;
+      }
+}
+
+/* Whole PMD chunks inside program header INDEX.  */
+static uint64_t
+chunks_of (const struct elf_file *file, size_t index, uint64_t pmd)
+{
+  struct load_segment seg = elf_file_load (file, index);
+  return pmd_chunks_inside (&seg, pmd);
+}
+
+/* Refuse the padding of segment INDEX, because of WHAT: REASON.  */
+static void
+refuse_padding (struct layout_plan *plan, size_t index, const char *what, const char *reason)
+{
+  struct segment_plan *sp = &plan->segs[index];
+  sp->action = SEGMENT_PADDING_REFUSED;
+  snprintf (sp->refusal_buf, sizeof sp->refusal_buf, "%s: %s", what, reason);
+  sp->refusal = sp->refusal_buf;
+}
+
+/* Whether segment INDEX ends up aligned (so must be congruent modulo PMD).  */
+static bool
+to_align (const struct layout_plan *plan, size_t index)
+{
+  enum segment_action a = plan->segs[index].action;
+  return a == SEGMENT_ALIGNED || a == SEGMENT_PADDED;
+}
+
+/* One walk over the PT_LOADs in file order, inserting the smallest holes.
+   Returns true when every insertion it needs is possible; otherwise it
+   refuses one segment's padding and returns false, to be called again.  */
+static bool
+place_insertions (struct layout_plan *plan, const struct elf_file *file, const size_t *order,
+		  size_t nloads)
+{
+  plan->ninserts = 0;
+  uint64_t shift = 0;
+  size_t last_padded = SIZE_MAX;	/* the latest segment that was moved by its own hole */
+  for (size_t k = 0; k < nloads; k++)
+    {
+      size_t i = order[k];
+      const GElf_Phdr *ph = &file->phdrs[i];
+      plan->segs[i].padding = 0;
+      uint64_t m = to_align (plan, i) ? plan->opts.pmd : keep_modulus (ph, plan->opts.page);
+      uint64_t cur = ph->p_offset + shift;
+      uint64_t extra = ((ph->p_vaddr & (m - 1)) - (cur & (m - 1))) & (m - 1);
+      if (extra == 0)
+	continue;
+
+      char buf[128];
+      const char *why = layout_insertion_blocked (file, ph->p_offset, buf, sizeof buf);
+      if (why == NULL && plan->ninserts > 0 && plan->inserts[plan->ninserts - 1].at == ph->p_offset)
+	why = "another PT_LOAD starts at the same offset";
+      if (why == NULL && file->elfclass == ELFCLASS32
+	  && (uint64_t) file->st.st_size + shift + extra > UINT32_MAX)
+	why = "the file would grow past 4 GiB, which ELF32 cannot address";
+      if (why != NULL)
+	{
+	  if (to_align (plan, i) && plan->segs[i].action == SEGMENT_PADDED)
+	    refuse_padding (plan, i, "cannot insert padding before it", why);
+	  else if (to_align (plan, i) && last_padded != SIZE_MAX
+		   && chunks_of (file, i, plan->opts.pmd) < chunks_of (file, last_padded, plan->opts.pmd))
+	    {
+	      /* A congruent segment moved by an earlier hole and unable to take
+		 one of its own: give up its alignment rather than the earlier,
+		 larger segment's.  It stays congruent modulo its own alignment,
+		 which the earlier holes keep.  */
+	      refuse_padding (plan, i, "moved by the padding before it and cannot take its own", why);
+	    }
+	  else if (last_padded != SIZE_MAX)
+	    refuse_padding (plan, last_padded,
+			    "a later PT_LOAD could not keep its alignment after the move", why);
+	  else
+	    {
+	      /* Cannot happen: the first hole of a walk is always a padded
+		 segment's own.  Stop here; the plan checker reports the
+		 segment that is left incongruent as an internal error.  */
+	      return true;
+	    }
+	  return false;
+	}
+      struct layout_insert *ins = &plan->inserts[plan->ninserts++];
+      *ins = (struct layout_insert) { .at = ph->p_offset, .pad = extra, .vaddr = ph->p_vaddr };
+      plan->segs[i].padding = extra;
+      shift += extra;
+      if (plan->segs[i].action == SEGMENT_PADDED)
+	last_padded = i;
+    }
+  return true;
+}
+
+/* Decide each PT_LOAD's action from the rules.  */
+static void
+judge_segments (struct layout_plan *plan, const struct elf_file *file)
+{
+  const struct layout_options *opts = &plan->opts;
   for (size_t i = 0; i < file->phnum; i++)
     {
       struct segment_plan *sp = &plan->segs[i];
@@ -106,24 +323,101 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
       sp->relaxed = relaxed_rule (&seg, opts->pmd);
       sp->chosen = opts->rule == ALIGN_RULE_KERNEL ? sp->kernel : sp->relaxed;
       if (sp->chosen == RULE_ELIGIBLE)
-	{
-	  sp->action = SEGMENT_ALIGNED;
-	  sp->new_align = opts->pmd;
-	  plan->aligned++;
-	}
+	sp->action = SEGMENT_ALIGNED;
       else if (sp->chosen == RULE_NOT_CONGRUENT)
-	{
-	  sp->action = SEGMENT_NEEDS_PADDING;
-	  plan->need_padding++;
-	}
+	sp->action = opts->pad ? SEGMENT_PADDED : SEGMENT_NEEDS_PADDING;
     }
+}
 
-  /* No padding yet: every offset maps to itself.  */
+/* Map every header offset through the insertions.  */
+static int
+map_offsets (struct layout_plan *plan, const struct elf_file *file, struct diag *err)
+{
   for (size_t i = 0; i < file->phnum; i++)
-    plan->segs[i].new_offset = layout_map_offset (plan, file->phdrs[i].p_offset);
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      plan->segs[i].new_offset = ph->p_filesz != 0 ? layout_map_offset (plan, ph->p_offset)
+			       : layout_map_position (plan, ph->p_offset, ph->p_memsz != 0, ph->p_vaddr);
+    }
+  plan->shnum = file->shnum;
+  if (file->shnum != 0)
+    {
+      plan->section_offsets = calloc (file->shnum, sizeof *plan->section_offsets);
+      if (plan->section_offsets == NULL)
+	return diag_set (err, "out of memory");
+    }
+  for (size_t i = 0; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      bool has_bytes = sh->sh_type != SHT_NOBITS && sh->sh_size != 0;
+      plan->section_offsets[i] = i == 0 ? sh->sh_offset
+	: has_bytes ? layout_map_offset (plan, sh->sh_offset)
+	: layout_map_position (plan, sh->sh_offset, (sh->sh_flags & SHF_ALLOC) != 0, sh->sh_addr);
+    }
   plan->new_size = layout_map_offset (plan, plan->old_size);
   plan->new_phoff = layout_map_offset (plan, file->ehdr.e_phoff);
   plan->new_shoff = file->ehdr.e_shoff == 0 ? 0 : layout_map_offset (plan, file->ehdr.e_shoff);
+  return 0;
+}
+
+int
+layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
+		   const struct layout_options *opts, struct diag *err)
+{
+  memset (plan, 0, sizeof *plan);
+  plan->opts = *opts;
+  plan->phnum = file->phnum;
+  plan->old_size = (uint64_t) file->st.st_size;
+  size_t *order = NULL;
+  if (file->phnum != 0)
+    {
+      plan->segs = calloc (file->phnum, sizeof *plan->segs);
+      plan->inserts = calloc (file->phnum, sizeof *plan->inserts);
+      order = calloc (file->phnum, sizeof *order);
+      if (plan->segs == NULL || plan->inserts == NULL || order == NULL)
+	{
+	  free (order);
+	  return diag_set (err, "out of memory");
+	}
+    }
+
+  judge_segments (plan, file);
+  if (file->skip_reason == NULL)
+    {
+      size_t nloads;
+      loads_in_file_order (file, order, &nloads);
+      /* Each failed walk refuses one segment's padding, so this ends.  */
+      while (!place_insertions (plan, file, order, nloads))
+	;
+    }
+  free (order);
+
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      struct segment_plan *sp = &plan->segs[i];
+      switch (sp->action)
+	{
+	case SEGMENT_ALIGNED:
+	  sp->new_align = opts->pmd;
+	  plan->aligned++;
+	  break;
+	case SEGMENT_PADDED:
+	  sp->new_align = opts->pmd;
+	  plan->aligned++;
+	  plan->padded++;
+	  break;
+	case SEGMENT_NEEDS_PADDING:
+	  plan->need_padding++;
+	  break;
+	case SEGMENT_PADDING_REFUSED:
+	  plan->refused++;
+	  break;
+	default:
+	  break;
+	}
+    }
+  if (map_offsets (plan, file, err) != 0)
+    return -1;
   plan->changed = plan->aligned > 0 || plan->ninserts > 0;
 
   if (file->skip_reason == NULL)
@@ -150,8 +444,10 @@ layout_plan_free (struct layout_plan *plan)
 {
   free (plan->segs);
   free (plan->inserts);
+  free (plan->section_offsets);
   plan->segs = NULL;
   plan->inserts = NULL;
+  plan->section_offsets = NULL;
 }
 
 /* Whether [OFFSET, OFFSET + LEN) lies inside a file of SIZE bytes.  */
@@ -161,6 +457,18 @@ inside (uint64_t offset, uint64_t len, uint64_t size)
   return offset <= size && len <= size - offset;
 }
 
+/* The address the kernel before 5.18 passes as AT_PHDR, from program
+   headers PH (N of them) and program header table offset PHOFF.  */
+static bool
+old_kernel_at_phdr (const GElf_Phdr *first, uint64_t first_offset, uint64_t phoff,
+		    uint64_t *at_phdr)
+{
+  if (first == NULL)
+    return false;
+  *at_phdr = first->p_vaddr - first_offset + phoff;
+  return true;
+}
+
 int
 layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
 		   struct diag *err)
@@ -168,13 +476,25 @@ layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
   for (size_t k = 0; k < plan->ninserts; k++)
     {
       const struct layout_insert *ins = &plan->inserts[k];
+      char buf[128];
       if (ins->at > plan->old_size || ins->pad == 0)
 	return diag_set (err, "internal error: padding %zu at %#" PRIx64 " is invalid", k, ins->at);
       if (k > 0 && ins->at <= plan->inserts[k - 1].at)
 	return diag_set (err, "internal error: padding %zu is out of order", k);
+      bool at_load_start = false;
+      for (size_t i = 0; i < file->phnum; i++)
+	if (file->phdrs[i].p_type == PT_LOAD && file->phdrs[i].p_offset == ins->at)
+	  at_load_start = true;
+      if (!at_load_start)
+	return diag_set (err, "internal error: padding at %#" PRIx64 " is not at a PT_LOAD start", ins->at);
+      const char *why = layout_insertion_blocked (file, ins->at, buf, sizeof buf);
+      if (why != NULL)
+	return diag_set (err, "internal error: padding at %#" PRIx64 " is not allowed: %s", ins->at, why);
     }
   if (plan->new_size < plan->old_size)
     return diag_set (err, "internal error: the output would be shorter than the input");
+  if (file->elfclass == ELFCLASS32 && plan->new_size > UINT32_MAX)
+    return diag_set (err, "internal error: the ELF32 output would exceed 4 GiB");
 
   size_t phsize = elf_phdr_size (file->elfclass);
   if (file->phnum != 0
@@ -187,16 +507,32 @@ layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
 		      plan->new_size)))
     return diag_set (err, "internal error: the section header table would not follow the map");
 
+  /* AT_PHDR as kernels before 5.18 and qemu-user compute it must not change.  */
+  const GElf_Phdr *first = first_load (file);
+  uint64_t before, after;
+  if (old_kernel_at_phdr (first, first ? first->p_offset : 0, file->ehdr.e_phoff, &before)
+      && old_kernel_at_phdr (first, plan->segs[first - file->phdrs].new_offset, plan->new_phoff,
+			     &after)
+      && before != after)
+    return diag_set (err, "internal error: AT_PHDR for kernels before 5.18 would change");
+
   for (size_t i = 0; i < file->phnum; i++)
     {
       const GElf_Phdr *old = &file->phdrs[i];
       GElf_Phdr ph = layout_new_phdr (plan, file, i);
       const struct segment_plan *sp = &plan->segs[i];
-      if (ph.p_offset != layout_map_offset (plan, old->p_offset))
+      if (old->p_filesz != 0 && ph.p_offset != layout_map_offset (plan, old->p_offset))
 	return diag_set (err, "internal error: program header %zu would not follow the map", i);
       if (old->p_filesz != 0 && !inside (ph.p_offset, ph.p_filesz, plan->new_size))
 	return diag_set (err, "internal error: program header %zu would extend past the end", i);
-      if (sp->action != SEGMENT_ALIGNED)
+      if (old->p_type == PT_LOAD && file->skip_reason == NULL)
+	{
+	  uint64_t m = keep_modulus (old, plan->opts.page);
+	  if (((ph.p_vaddr - ph.p_offset) & (m - 1)) != 0)
+	    return diag_set (err, "internal error: PT_LOAD %zu would lose its congruence modulo %#" PRIx64,
+			     i, m);
+	}
+      if (sp->action != SEGMENT_ALIGNED && sp->action != SEGMENT_PADDED)
 	{
 	  if (ph.p_align != old->p_align)
 	    return diag_set (err, "internal error: program header %zu changes p_align unasked", i);
@@ -212,6 +548,21 @@ layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
 	return diag_set (err, "internal error: PT_LOAD %zu would not be congruent modulo p_align", i);
       if (ph.p_align < old->p_align)
 	return diag_set (err, "internal error: PT_LOAD %zu alignment would shrink", i);
+    }
+
+  /* The map is monotone, so sections and segments keep their order; check
+     that nothing that did not overlap before overlaps now.  */
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      uint64_t off = plan->section_offsets[i];
+      if (sh->sh_type != SHT_NOBITS && sh->sh_size != 0)
+	{
+	  if (off != layout_map_offset (plan, sh->sh_offset) || !inside (off, sh->sh_size, plan->new_size))
+	    return diag_set (err, "internal error: section %zu would not follow the map", i);
+	}
+      else if (off < sh->sh_offset)
+	return diag_set (err, "internal error: section %zu would move backwards", i);
     }
   return 0;
 }

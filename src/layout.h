@@ -2,10 +2,11 @@
    is written.
 
    The plan is a monotone map from old file offsets to new ones.  Padding
-   (a hole) may be inserted before a PT_LOAD's start; every byte of the input
-   lands at its mapped offset, and every header field that holds a file offset
-   follows the map.  This issue's planner inserts no padding yet; the map is
-   then the identity and only p_align fields change.  */
+   (a hole) is inserted only at the file offset where a PT_LOAD starts, so that
+   segments the rule wants aligned become congruent with their addresses modulo
+   the PMD size while every other PT_LOAD stays congruent modulo its own
+   alignment.  Every byte of the input lands at its mapped offset; every
+   header field holding a file offset follows the map.  Addresses never move.  */
 #ifndef ELFPMD_LAYOUT_H
 #define ELFPMD_LAYOUT_H
 
@@ -22,7 +23,9 @@ enum segment_action
 {
   SEGMENT_UNCHANGED,
   SEGMENT_ALIGNED,		/* p_align raised to PMD */
-  SEGMENT_NEEDS_PADDING,	/* eligible once its file offset moves; not done */
+  SEGMENT_PADDED,		/* moved in the file to become congruent, then aligned */
+  SEGMENT_NEEDS_PADDING,	/* eligible once its file offset moves; padding not allowed */
+  SEGMENT_PADDING_REFUSED,	/* eligible once its file offset moves; the move is impossible */
 };
 
 struct segment_plan
@@ -33,13 +36,19 @@ struct segment_plan
   enum segment_action action;
   uint64_t new_offset;
   uint64_t new_align;
+  uint64_t padding;		/* hole inserted right before this PT_LOAD */
+  const char *refusal;		/* why padding was refused (SEGMENT_PADDING_REFUSED) */
+  char refusal_buf[160];
 };
 
-/* PAD bytes of hole inserted before old file offset AT.  */
+/* PAD bytes of hole inserted before old file offset AT, where the PT_LOAD
+   with address VADDR starts.  Bytes at AT and after move; so do empty and
+   NOBITS sections and segments at AT whose address is VADDR or above.  */
 struct layout_insert
 {
   uint64_t at;
   uint64_t pad;
+  uint64_t vaddr;
 };
 
 struct layout_options
@@ -47,6 +56,7 @@ struct layout_options
   enum align_rule rule;
   uint64_t pmd;
   uint64_t page;
+  bool pad;			/* may move contents (false: --no-pad) */
 };
 
 struct layout_plan
@@ -56,12 +66,16 @@ struct layout_plan
   struct segment_plan *segs;	/* one per program header */
   size_t ninserts;
   struct layout_insert *inserts; /* sorted by AT, no duplicates */
+  size_t shnum;
+  uint64_t *section_offsets;	/* new sh_offset of each section */
 
   uint64_t old_size, new_size;
   uint64_t new_phoff, new_shoff;
   bool changed;			/* the output differs from the input */
   size_t aligned;		/* segments whose p_align is raised */
+  size_t padded;		/* segments moved in the file (and aligned) */
   size_t need_padding;		/* segments left alone because they need padding */
+  size_t refused;		/* segments whose padding is impossible */
 
   uint64_t chunks_before;	/* whole PMD chunks of read-only segments PMD-mappable before */
   uint64_t chunks_after;	/* ... and after the rewrite */
@@ -76,17 +90,38 @@ int layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 
 void layout_plan_free (struct layout_plan *plan);
 
-/* The new offset of old file offset OLD under PLAN.  */
+/* The new offset of old file offset OLD under PLAN: bytes at an insertion
+   point move.  */
 uint64_t layout_map_offset (const struct layout_plan *plan, uint64_t old);
+
+/* The new offset of something empty (a NOBITS or empty section, a segment
+   without file contents) at old offset OLD and address ADDR (ALLOC: it has
+   one): at an insertion point it moves only if it belongs to the PT_LOAD
+   starting there, judged by address.  */
+uint64_t layout_map_position (const struct layout_plan *plan, uint64_t old, bool alloc,
+			      uint64_t addr);
 
 /* The program header INDEX of FILE as PLAN rewrites it.  */
 GElf_Phdr layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file,
 			   size_t index);
 
+/* Section header INDEX of FILE as PLAN rewrites it.  */
+GElf_Shdr layout_new_shdr (const struct layout_plan *plan, const struct elf_file *file,
+			   size_t index);
+
+/* Whether old file offset AT can take an insertion: it must not split the
+   ELF header, a header table, a section or a segment, nor move the program
+   headers away from the first PT_LOAD's mapping.  Return NULL, or the reason
+   in BUF (LEN bytes).  */
+const char *layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf,
+				      size_t len);
+
 /* Check the invariants a plan must satisfy before anything is written: every
-   aligned segment congruent modulo its new alignment, alignments powers of
-   two, the map monotone, segments and tables inside the new file.  A failure
-   is a bug in the planner.  Return 0, or -1 with the reason in *ERR.  */
+   aligned segment congruent modulo the PMD size, every other PT_LOAD still
+   congruent modulo its own alignment, insertions only at PT_LOAD starts and
+   splitting nothing, the map monotone, segments and tables inside the new
+   file, AT_PHDR as kernels before 5.18 compute it unchanged.  A failure is a
+   bug in the planner.  Return 0, or -1 with the reason in *ERR.  */
 int layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
 		       struct diag *err);
 

@@ -64,7 +64,8 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
 	goto done;
       r.pmd_source = source;
     }
-  struct layout_options lo = { .rule = opts->rule, .pmd = r.pmd, .page = r.page };
+  struct layout_options lo = { .rule = opts->rule, .pmd = r.pmd, .page = r.page,
+			       .pad = opts->pad };
   if (layout_plan_build (&plan, &file, &lo, &err) != 0)
     goto done;
   planned = true;
@@ -86,10 +87,12 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
 	      goto done;
 	    }
 	}
-      int ret = write_plan (&file, &plan, wo.in_place ? target : opts->output, &wo, &err);
+      int ret = write_plan (&file, &plan, wo.in_place ? target : opts->output, &wo, &r.written,
+			    &err);
       free (target);
       if (ret != 0)
 	goto done;
+      r.has_written = true;
     }
 
 done:

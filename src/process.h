@@ -23,6 +23,7 @@ struct run_options
   uint64_t page_size;		/* 0: from e_machine */
   bool dry_run;
   bool sync;
+  bool pad;			/* may move file contents (false: --no-pad) */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
 };

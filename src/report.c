@@ -16,6 +16,10 @@ report_status (const struct file_report *r)
     return "skipped";
   if (r->plan->changed)
     return r->dry_run ? "would change" : "changed";
+  if (r->plan->refused != 0)
+    return "padding refused";
+  if (r->plan->need_padding != 0)
+    return "needs padding";
   for (size_t i = 0; i < r->file->phnum; i++)
     if (r->file->phdrs[i].p_type == PT_LOAD && r->plan->segs[i].chosen == RULE_ALREADY_ALIGNED)
       return "already aligned";
@@ -68,9 +72,15 @@ report_summary (FILE *out, const struct file_report *r)
 	       r->plan->chunks_after);
       if (r->plan->aslr_bits_lost != 0)
 	fprintf (out, "; load base loses %u random bits", r->plan->aslr_bits_lost);
+      if (r->plan->padded != 0)
+	fprintf (out, "; %zu moved by %" PRIu64 " bytes of padding", r->plan->padded,
+		 r->plan->new_size - r->plan->old_size);
       if (r->plan->need_padding != 0)
-	fprintf (out, "; %zu segment%s need%s padding (not done)", r->plan->need_padding,
+	fprintf (out, "; %zu segment%s need%s padding (--no-pad)", r->plan->need_padding,
 		 r->plan->need_padding == 1 ? "" : "s", r->plan->need_padding == 1 ? "s" : "");
+      if (r->plan->refused != 0)
+	fprintf (out, "; padding refused for %zu segment%s", r->plan->refused,
+		 r->plan->refused == 1 ? "" : "s");
     }
   fputc ('\n', out);
 }
@@ -111,6 +121,18 @@ report_text (FILE *out, const struct file_report *r)
 	fprintf (out, "      kernel rule: %s\n", rule_verdict_string (sp->kernel));
       if (sp->relaxed != RULE_ELIGIBLE)
 	fprintf (out, "      relaxed rule: %s\n", rule_verdict_string (sp->relaxed));
+      if (sp->action == SEGMENT_PADDED)
+	fprintf (out, "      moved to offset %#" PRIx64 " by %#" PRIx64 " bytes of padding (a hole)\n",
+		 sp->new_offset, sp->padding);
+      else if (sp->padding != 0)
+	fprintf (out, "      moved to offset %#" PRIx64 " by %#" PRIx64 " bytes of padding to stay congruent\n",
+		 sp->new_offset, sp->padding);
+      else if (sp->new_offset != ph->p_offset)
+	fprintf (out, "      moved to offset %#" PRIx64 " with the padding before it\n", sp->new_offset);
+      if (sp->action == SEGMENT_PADDING_REFUSED)
+	fprintf (out, "      padding refused: %s\n", sp->refusal);
+      else if (sp->action == SEGMENT_NEEDS_PADDING)
+	fprintf (out, "      not padded (--no-pad)\n");
     }
   fprintf (out, "  PMD-mappable chunks of read-only segments: %" PRIu64 " before, %" PRIu64 " after\n",
 	   p->chunks_before, p->chunks_after);
@@ -121,9 +143,11 @@ report_text (FILE *out, const struct file_report *r)
 	     format_size (p->old_max_align > r->page ? p->old_max_align : r->page, pmd, sizeof pmd),
 	     format_size (p->new_max_align > r->page ? p->new_max_align : r->page, page, sizeof page),
 	     p->aslr_bits_lost);
-  if (p->need_padding != 0)
-    fprintf (out, "  %zu segment%s would need the file padded to become congruent (not done)\n",
-	     p->need_padding, p->need_padding == 1 ? "" : "s");
+  fprintf (out, "  file size %" PRIu64 " -> %" PRIu64 " bytes", p->old_size, p->new_size);
+  if (r->has_written)
+    fprintf (out, ", allocated %" PRIu64 " -> %" PRIu64 " bytes", r->written.allocated_before,
+	     r->written.allocated_after);
+  fputc ('\n', out);
   fprintf (out, "  result: %s\n", report_status (r));
 }
 
@@ -171,6 +195,9 @@ json_segment (FILE *out, const struct elf_file *f, const struct layout_plan *p, 
   json_key_string (out, "relaxed_reason", rule_verdict_id (sp->relaxed));
   json_key_string (out, "reason", rule_verdict_string (sp->chosen));
   json_key_string (out, "action", segment_action_name (sp->action));
+  fprintf (out, ",\"padding\":%" PRIu64, sp->padding);
+  if (sp->refusal != NULL)
+    json_key_string (out, "padding_refused", sp->refusal);
   fputc ('}', out);
 }
 
@@ -215,10 +242,15 @@ report_json (FILE *out, const struct file_report *r)
 	first = false;
 	json_segment (out, f, p, i);
       }
-  fprintf (out, "],\"aligned_segments\":%zu,\"segments_needing_padding\":%zu"
+  fprintf (out, "],\"holes\":%zu,\"aligned_segments\":%zu,\"padded_segments\":%zu"
+	   ",\"segments_needing_padding\":%zu,\"padding_refused\":%zu"
 	   ",\"pmd_chunks_before\":%" PRIu64 ",\"pmd_chunks_after\":%" PRIu64
 	   ",\"load_align_before\":%" PRIu64 ",\"load_align_after\":%" PRIu64
-	   ",\"aslr_bits_lost\":%u,\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64 "}\n",
-	   p->aligned, p->need_padding, p->chunks_before, p->chunks_after, p->old_max_align,
-	   p->new_max_align, p->aslr_bits_lost, p->old_size, p->new_size);
+	   ",\"aslr_bits_lost\":%u,\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64,
+	   p->ninserts, p->aligned, p->padded, p->need_padding, p->refused, p->chunks_before, p->chunks_after,
+	   p->old_max_align, p->new_max_align, p->aslr_bits_lost, p->old_size, p->new_size);
+  if (r->has_written)
+    fprintf (out, ",\"allocated_before\":%" PRIu64 ",\"allocated_after\":%" PRIu64,
+	     r->written.allocated_before, r->written.allocated_after);
+  fputs ("}\n", out);
 }

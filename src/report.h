@@ -7,6 +7,7 @@
 
 #include "elf_file.h"
 #include "layout.h"
+#include "write.h"
 
 /* Everything the report says about one input file.  FILE and PLAN are NULL
    when the file failed before they existed; ERROR is then set.  */
@@ -20,10 +21,13 @@ struct file_report
   enum align_rule rule;
   bool dry_run;
   const char *error;		/* reason the file failed, or NULL */
+  bool has_written;		/* WRITTEN holds what writing produced */
+  struct write_result written;
 };
 
-/* The outcome in one word: "changed", "would change", "already aligned",
-   "nothing eligible", "skipped" or "error".  */
+/* The outcome in a few words: "changed", "would change", "already aligned",
+   "padding refused", "needs padding" (--no-pad), "nothing eligible",
+   "skipped" or "error".  */
 const char *report_status (const struct file_report *r);
 
 /* The full report: header lines and one table row per PT_LOAD.  */

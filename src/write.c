@@ -219,17 +219,9 @@ write_shdrs (const struct elf_file *file, const struct layout_plan *plan, int ou
   void *table = calloc (n, file->elfclass == ELFCLASS32 ? sizeof (Elf32_Shdr) : sizeof (Elf64_Shdr));
   if (table == NULL)
     return diag_set (err, "out of memory");
-  int ret = 0;
-  for (size_t i = 0; i < n && ret == 0; i++)
+  for (size_t i = 0; i < n; i++)
     {
-      GElf_Shdr sh;
-      if (gelf_getshdr (elf_getscn (file->elf, i), &sh) == NULL)
-	{
-	  ret = diag_set (err, "section header %zu cannot be read: %s", i, elf_errmsg (-1));
-	  break;
-	}
-      if (i != 0)
-	sh.sh_offset = layout_map_offset (plan, sh.sh_offset);
+      GElf_Shdr sh = layout_new_shdr (plan, file, i);
       if (file->elfclass == ELFCLASS32)
 	((Elf32_Shdr *) table)[i] = (Elf32_Shdr) {
 	  .sh_name = sh.sh_name, .sh_type = sh.sh_type, .sh_flags = (Elf32_Word) sh.sh_flags,
@@ -240,8 +232,7 @@ write_shdrs (const struct elf_file *file, const struct layout_plan *plan, int ou
       else
 	((Elf64_Shdr *) table)[i] = sh;
     }
-  if (ret == 0)
-    ret = write_records (file, out, ELF_T_SHDR, table, n, plan->new_shoff, err);
+  int ret = write_records (file, out, ELF_T_SHDR, table, n, plan->new_shoff, err);
   free (table);
   return ret;
 }
@@ -325,6 +316,92 @@ new_file_mode (const struct elf_file *file, int out, struct diag *err)
   return 0;
 }
 
+/* Whether the LEN bytes at IN_OFF of IN equal those at OUT_OFF of OUT, except
+   within the header tables the writer re-encoded (SKIP, NSKIP old ranges).  */
+static int
+compare_range (int in, int out, uint64_t in_off, uint64_t out_off, uint64_t len,
+	       const uint64_t (*skip)[2], size_t nskip, struct diag *err)
+{
+  unsigned char a[4096], b[4096];
+  while (len > 0)
+    {
+      size_t n = len < sizeof a ? (size_t) len : sizeof a;
+      if (pread (in, a, n, (off_t) in_off) != (ssize_t) n
+	  || pread (out, b, n, (off_t) out_off) != (ssize_t) n)
+	return diag_set (err, "cannot read back the output: %s", strerror (errno));
+      for (size_t k = 0; k < n; k++)
+	if (a[k] != b[k])
+	  {
+	    bool in_table = false;
+	    for (size_t s = 0; s < nskip; s++)
+	      if (in_off + k >= skip[s][0] && in_off + k - skip[s][0] < skip[s][1])
+		in_table = true;
+	    if (!in_table)
+	      return diag_set (err, "internal error: input byte %#" PRIx64 " did not land at %#" PRIx64,
+			       in_off + k, out_off + k);
+	  }
+      in_off += n;
+      out_off += n;
+      len -= n;
+    }
+  return 0;
+}
+
+/* Check the byte-map property on the written file: the input's bytes are
+   where the map puts them.  Reading all of a large output back would double
+   the cost of a rewrite, so this compares the first and last 64 KiB of each
+   copied range, which is where an off-by-something in the map would show,
+   and every 64th page in between.  */
+static int
+verify_byte_map (const struct elf_file *file, const struct layout_plan *plan, int out,
+		 struct diag *err)
+{
+  const uint64_t edge = 64 << 10, stride = 64 * 4096;
+  uint64_t skip[3][2] = {
+    { 0, elf_ehdr_size (file->elfclass) },
+    { file->ehdr.e_phoff, (uint64_t) file->phnum * elf_phdr_size (file->elfclass) },
+    { file->ehdr.e_shoff, (uint64_t) file->shnum * elf_shdr_size (file->elfclass) },
+  };
+  uint64_t start = 0;
+  for (size_t k = 0; k <= plan->ninserts; k++)
+    {
+      uint64_t end = k < plan->ninserts ? plan->inserts[k].at : plan->old_size;
+      uint64_t len = end - start, to = layout_map_offset (plan, start);
+      if (len <= 2 * edge)
+	{
+	  if (compare_range (file->fd, out, start, to, len, skip, 3, err) != 0)
+	    return -1;
+	}
+      else
+	{
+	  if (compare_range (file->fd, out, start, to, edge, skip, 3, err) != 0
+	      || compare_range (file->fd, out, end - edge, to + len - edge, edge, skip, 3, err) != 0)
+	    return -1;
+	  for (uint64_t at = edge; at + 4096 <= len - edge; at += stride)
+	    if (compare_range (file->fd, out, start + at, to + at, 4096, skip, 3, err) != 0)
+	      return -1;
+	}
+      /* The hole reads as zeros.  */
+      if (k < plan->ninserts)
+	{
+	  uint64_t hole = layout_map_offset (plan, end) - plan->inserts[k].pad;
+	  unsigned char z[4096];
+	  uint64_t pad = plan->inserts[k].pad;
+	  for (uint64_t at = 0; at < pad; at += sizeof z)
+	    {
+	      size_t n = pad - at < sizeof z ? (size_t) (pad - at) : sizeof z;
+	      if (pread (out, z, n, (off_t) (hole + at)) != (ssize_t) n)
+		return diag_set (err, "cannot read back the output: %s", strerror (errno));
+	      for (size_t i = 0; i < n; i++)
+		if (z[i] != 0)
+		  return diag_set (err, "internal error: padding at %#" PRIx64 " is not zero", hole + at + i);
+	    }
+	}
+      start = end;
+    }
+  return 0;
+}
+
 /* Read the written file back and check it against the plan, with the same
    validation as any input.  */
 static int
@@ -346,6 +423,14 @@ verify_output (const struct elf_file *file, const struct layout_plan *plan,
       if (memcmp (&want, &out.phdrs[i], sizeof want) != 0)
 	ret = diag_set (err, "internal error: program header %zu of the output differs from the plan", i);
     }
+  for (size_t i = 0; ret == 0 && i < file->shnum; i++)
+    {
+      GElf_Shdr want = layout_new_shdr (plan, file, i);
+      if (memcmp (&want, &out.shdrs[i], sizeof want) != 0)
+	ret = diag_set (err, "internal error: section header %zu of the output differs from the plan", i);
+    }
+  if (ret == 0)
+    ret = verify_byte_map (file, plan, out.fd, err);
   elf_file_close (&out);
   return ret;
 }
@@ -374,7 +459,8 @@ sync_directory (const char *dir, struct diag *err)
 
 static int
 write_to_temp (const struct elf_file *file, const struct layout_plan *plan,
-	       const struct output *o, const struct write_options *opts, struct diag *err)
+	       const struct output *o, const struct write_options *opts,
+	       struct write_result *res, struct diag *err)
 {
   if (copy_contents (file, plan, o->fd, opts->sync, err) != 0)
     return -1;
@@ -389,6 +475,11 @@ write_to_temp (const struct elf_file *file, const struct layout_plan *plan,
     return -1;
   if (opts->sync && fsync (o->fd) != 0)
     return diag_set (err, "cannot sync the output: %s", strerror (errno));
+  struct stat st;
+  if (fstat (o->fd, &st) != 0)
+    return diag_set (err, "cannot stat the output: %s", strerror (errno));
+  res->allocated_before = (uint64_t) file->st.st_blocks * 512;
+  res->allocated_after = (uint64_t) st.st_blocks * 512;
   if (file->skip_reason == NULL && verify_output (file, plan, o->tmp_path, err) != 0)
     return -1;
   if (!input_unchanged (file))
@@ -398,7 +489,8 @@ write_to_temp (const struct elf_file *file, const struct layout_plan *plan,
 
 int
 write_plan (const struct elf_file *file, const struct layout_plan *plan,
-	    const char *target, const struct write_options *opts, struct diag *err)
+	    const char *target, const struct write_options *opts, struct write_result *res,
+	    struct diag *err)
 {
   char *dircopy = strdup (target);
   if (dircopy == NULL)
@@ -428,7 +520,7 @@ write_plan (const struct elf_file *file, const struct layout_plan *plan,
       diag_set (err, "cannot create a temporary file in %s: %s", dir, strerror (errno));
       goto out;
     }
-  if (write_to_temp (file, plan, &o, opts, err) != 0)
+  if (write_to_temp (file, plan, &o, opts, res, err) != 0)
     goto cleanup;
   if (rename (o.tmp_path, target) != 0)
     {

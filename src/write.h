@@ -14,11 +14,19 @@ struct write_options
   bool sync;			/* fsync the new file and its directory before and after rename */
 };
 
+/* What the write produced, for the report.  */
+struct write_result
+{
+  uint64_t allocated_before;	/* disk space of the input, in bytes */
+  uint64_t allocated_after;	/* disk space of the output */
+};
+
 /* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to
    a temporary file beside TARGET, which is verified, then renamed over TARGET.
-   On failure nothing but the temporary file (removed again) was touched.
+   Fill *RES.  On failure nothing but the temporary file (removed again) was touched.
    Return 0, or -1 with the reason in *ERR.  */
 int write_plan (const struct elf_file *file, const struct layout_plan *plan,
-		const char *target, const struct write_options *opts, struct diag *err);
+		const char *target, const struct write_options *opts,
+		struct write_result *res, struct diag *err);
 
 #endif

@@ -87,7 +87,7 @@ plan_of (const struct synth_elf *s, enum align_rule rule, uint64_t pmd, struct e
   ck_assert (synth_write (*path, s) == 0);
   struct diag err = { "" };
   ck_assert_msg (elf_file_open (f, *path, &err) == 0, "open: %s", err.msg);
-  struct layout_options lo = { .rule = rule, .pmd = pmd, .page = 4 * K };
+  struct layout_options lo = { .rule = rule, .pmd = pmd, .page = 4 * K, .pad = true };
   ck_assert (layout_plan_build (p, f, &lo, &err) == 0);
   ck_assert_msg (layout_plan_check (p, f, &err) == 0, "check: %s", err.msg);
 }
@@ -127,22 +127,216 @@ START_TEST (test_plan_pie)
 }
 END_TEST
 
-START_TEST (test_plan_needs_padding)
+/* lld's layout: the text starts in the file 4 KiB before its address
+   modulo 2 MiB, sharing the first page with the read-only headers.  */
+static struct synth_elf
+lld64 (void)
 {
-  struct synth_elf s = pie64 ();
-  s.phdr[1].offset = 0x2000;	/* lld-style: 4 KiB apart from the address */
-  s.phdr[2].offset = 0x603000;
-  s.phdr[3].offset = 0x603dd0;
+  return (struct synth_elf) {
+    .elfclass = 2, .data = 1, .type = ET_DYN, .machine = EM_X86_64, .phnum = 5,
+    .phdr = {
+      { PT_LOAD, PF_R, 0, 0, 0x86c, 0x86c, 0x1000 },
+      { PT_LOAD, PF_R | PF_X, 0x870, 0x1870, 6 * M, 6 * M, 0x1000 },
+      { PT_LOAD, PF_R | PF_W, 0x600870, 0x602870, 0x200, 0x200, 0x1000 },
+      { PT_NOTE, PF_R, 0x400, 0x400, 0x20, 0x20, 4 },
+      { PT_GNU_RELRO, PF_R, 0x600870, 0x602870, 0x200, 0x200, 1 },
+    },
+    .shnum = 4,
+    .shdr = {
+      { SHT_PROGBITS, SHF_ALLOC, 0x200, 0x200, 0x600 },
+      { SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1870, 0x870, 6 * M },
+      { SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0x602870, 0x600870, 0x200 },
+      { SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0x602a70, 0x600a70, 0x1000 },
+    },
+  };
+}
+
+START_TEST (test_plan_padding)
+{
+  struct synth_elf s = lld64 ();
   struct elf_file f;
   struct layout_plan p;
   char *path;
   plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
+  ck_assert (p.changed);
+  ck_assert_uint_eq (p.padded, 1);
+  ck_assert_int_eq (p.segs[1].action, SEGMENT_PADDED);
+  ck_assert_uint_eq (p.ninserts, 1);
+  ck_assert_uint_eq (p.inserts[0].at, 0x870);
+  ck_assert_uint_eq (p.inserts[0].pad, 0x1000);	/* the smallest hole */
+  ck_assert_uint_eq (p.segs[1].new_offset, 0x1870);
+  ck_assert_uint_eq (p.segs[2].new_offset, 0x601870);
+  ck_assert_uint_eq (p.segs[4].new_offset, 0x601870);	/* PT_GNU_RELRO follows its load */
+  ck_assert_uint_eq (p.segs[3].new_offset, 0x400);	/* the note before the hole stays */
+  ck_assert_uint_eq (p.section_offsets[1], 0x200);
+  ck_assert_uint_eq (p.section_offsets[2], 0x1870);
+  ck_assert_uint_eq (p.section_offsets[4], 0x601a70);	/* .bss moves with its segment */
+  ck_assert_uint_eq (p.new_size, p.old_size + 0x1000);
+  ck_assert_uint_eq (p.new_shoff, f.ehdr.e_shoff + 0x1000);
+  ck_assert_uint_eq (p.chunks_before, 0);
+  ck_assert_uint_eq (p.chunks_after, 2);
+  ck_assert_uint_eq (layout_map_offset (&p, 0x86f), 0x86f);
+  ck_assert_uint_eq (layout_map_offset (&p, 0x870), 0x1870);
+  layout_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+START_TEST (test_plan_no_pad)
+{
+  struct synth_elf s = lld64 ();
+  char *path = synth_temp_path ("nopad");
+  ck_assert (synth_write (path, &s) == 0);
+  struct elf_file f;
+  struct diag err = { "" };
+  ck_assert (elf_file_open (&f, path, &err) == 0);
+  struct layout_plan p;
+  struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = false };
+  ck_assert (layout_plan_build (&p, &f, &lo, &err) == 0);
+  ck_assert (layout_plan_check (&p, &f, &err) == 0);
   ck_assert (!p.changed);
   ck_assert_uint_eq (p.need_padding, 1);
   ck_assert_int_eq (p.segs[1].action, SEGMENT_NEEDS_PADDING);
-  ck_assert_uint_eq (p.chunks_after, 0);
+  ck_assert_uint_eq (p.new_size, p.old_size);
   layout_plan_free (&p);
   elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+/* A later PT_LOAD aligned to 64 KiB gets its own hole, so that it stays
+   congruent modulo its alignment after the text moves by 4 KiB.  */
+START_TEST (test_plan_keeps_later_alignment)
+{
+  struct synth_elf s = lld64 ();
+  s.phdr[2] = (struct synth_phdr) { PT_LOAD, PF_R | PF_W, 0x600870, 0x610870, 0x200, 0x200, 0x10000 };
+  s.phdr[4] = (struct synth_phdr) { PT_GNU_RELRO, PF_R, 0x600870, 0x610870, 0x200, 0x200, 1 };
+  s.shdr[2].addr = 0x610870;
+  s.shdr[3].addr = 0x610a70;
+  struct elf_file f;
+  struct layout_plan p;
+  char *path;
+  plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
+  ck_assert_uint_eq (p.ninserts, 2);
+  ck_assert_uint_eq (p.inserts[1].at, 0x600870);
+  ck_assert_uint_eq (p.inserts[1].pad, 0xf000);
+  ck_assert_uint_eq (p.segs[2].new_offset, 0x610870);
+  ck_assert_uint_eq ((p.segs[2].new_offset - 0x610870) % 0x10000, 0);
+  layout_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+struct padding_refusal
+{
+  const char *what;
+  void (*mutate) (struct synth_elf *);
+  const char *expect;
+};
+
+/* A note that spans the text's start.  */
+static void r_note (struct synth_elf *s) { s->phdr[3].offset = 0x800; s->phdr[3].vaddr = 0x800; s->phdr[3].filesz = 0x100; }
+/* A section that spans the text's start.  */
+static void r_section (struct synth_elf *s) { s->shdr[0].size = 0x700; }
+/* The first segment's file range overlaps the text's start.  */
+static void r_overlap (struct synth_elf *s) { s->phdr[0].filesz = s->phdr[0].memsz = 0x900; s->shdr[0].size = 0x500; }
+/* Text at offset 0 but not at an address congruent with it: the ELF header would move.  */
+static void r_ehdr (struct synth_elf *s)
+{
+  s->phdr[0] = (struct synth_phdr) { PT_LOAD, PF_R | PF_X, 0, 0x1000, 6 * M, 6 * M, 0x1000 };
+  s->phdr[1] = (struct synth_phdr) { PT_LOAD, PF_R | PF_W, 0x600000, 0x602000, 0x100, 0x100, 0x1000 };
+  s->phdr[3].filesz = 0;
+  s->phdr[4].offset = 0x600000;
+  s->phdr[4].vaddr = 0x602000;
+  s->shnum = 0;
+}
+/* Program headers placed after the text (as patchelf does): moving them
+   would break AT_PHDR on kernels before 5.18.  */
+static void r_phdrs_after (struct synth_elf *s)
+{
+  s->phoff = 0x600c00;
+  s->size = 0x601000;
+  s->shnum = 0;
+}
+
+static const struct padding_refusal padding_refusals[] = {
+  { "note spans the insertion", r_note, "PT_NOTE 3 overlaps it" },
+  { "section spans the insertion", r_section, "split section [1]" },
+  { "load overlaps the insertion", r_overlap, "PT_LOAD 0 overlaps it" },
+  { "insertion before the ELF header", r_ehdr, "ELF header" },
+  { "program headers after the insertion", r_phdrs_after, "AT_PHDR" },
+};
+
+START_TEST (test_padding_refusals)
+{
+  const struct padding_refusal *c = &padding_refusals[_i];
+  struct synth_elf s = lld64 ();
+  c->mutate (&s);
+  struct elf_file f;
+  struct layout_plan p;
+  char *path;
+  plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
+  size_t text = c->mutate == r_ehdr ? 0 : 1;
+  ck_assert_msg (p.segs[text].action == SEGMENT_PADDING_REFUSED, "%s: action %s", c->what,
+		 segment_action_name (p.segs[text].action));
+  ck_assert_msg (strstr (p.segs[text].refusal, c->expect) != NULL, "%s: reason '%s' lacks '%s'",
+		 c->what, p.segs[text].refusal, c->expect);
+  ck_assert_uint_eq (p.refused, 1);
+  ck_assert_uint_eq (p.ninserts, 0);
+  ck_assert (!p.changed);
+  layout_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+/* A padded rewrite through process_file: the text's bytes land at the new
+   offset, the hole reads as zeros, the size grows by the hole.  */
+START_TEST (test_rewrite_padded)
+{
+  struct synth_elf s = lld64 ();
+  char *path = synth_temp_path ("padded");
+  ck_assert (synth_write (path, &s) == 0);
+  /* Mark the text's first and last bytes.  */
+  FILE *f = fopen (path, "r+b");
+  fseek (f, 0x870, SEEK_SET);
+  fputc (0xc3, f);
+  fseek (f, 0x870 + 6 * M - 1, SEEK_SET);
+  fputc (0xcc, f);
+  fseek (f, 0x86f, SEEK_SET);
+  fputc (0x5a, f);
+  fclose (f);
+  struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .format = REPORT_NONE };
+  ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
+  f = fopen (path, "rb");
+  fseek (f, 0, SEEK_END);
+  long size = ftell (f);
+  fseek (f, 0x86f, SEEK_SET);
+  ck_assert_int_eq (fgetc (f), 0x5a);
+  for (long at = 0x870; at < 0x1870; at++)
+    if (fgetc (f) != 0)
+      ck_abort_msg ("hole byte %#lx is not zero", at);
+  ck_assert_int_eq (fgetc (f), 0xc3);
+  fseek (f, 0x1870 + 6 * M - 1, SEEK_SET);
+  ck_assert_int_eq (fgetc (f), 0xcc);
+  fclose (f);
+  struct stat st;
+  ck_assert (stat (path, &st) == 0);
+  ck_assert_int_eq (st.st_size, size);
+  /* Read the new p_offset of the text with the test's own decoder.  */
+  unsigned char ph[56];
+  f = fopen (path, "rb");
+  fseek (f, 64 + 56, SEEK_SET);
+  ck_assert_uint_eq (fread (ph, 1, sizeof ph, f), sizeof ph);
+  fclose (f);
+  ck_assert_uint_eq (synth_get (ph + 8, 8, 1), 0x1870);
+  ck_assert_uint_eq (synth_get (ph + 48, 8, 1), 2 * M);
   unlink (path);
   free (path);
 }
@@ -223,7 +417,7 @@ rewrite_and_compare (const struct synth_elf *s, const struct run_options *opts,
 
 START_TEST (test_rewrite_classes)
 {
-  struct run_options o = { .rule = ALIGN_RULE_RELAXED, .sync = false, .format = REPORT_NONE };
+  struct run_options o = { .rule = ALIGN_RULE_RELAXED, .sync = false, .pad = true, .format = REPORT_NONE };
   uint64_t expect[4] = { 0x1000, 2 * M, 0x1000, 0x1000 };
 
   struct synth_elf s = pie64 ();
@@ -282,7 +476,11 @@ main (void)
   TCase *tc = tcase_create ("layout");
   tcase_add_loop_test (tc, test_refusals, 0, sizeof refusals / sizeof refusals[0]);
   tcase_add_test (tc, test_plan_pie);
-  tcase_add_test (tc, test_plan_needs_padding);
+  tcase_add_test (tc, test_plan_padding);
+  tcase_add_test (tc, test_plan_no_pad);
+  tcase_add_test (tc, test_plan_keeps_later_alignment);
+  tcase_add_loop_test (tc, test_padding_refusals, 0, sizeof padding_refusals / sizeof padding_refusals[0]);
+  tcase_add_test (tc, test_rewrite_padded);
   tcase_add_test (tc, test_plan_exec);
   tcase_add_test (tc, test_rewrite_classes);
   tcase_add_test (tc, test_unknown_machine_fails_untouched);

@@ -45,6 +45,10 @@ synth_write (const char *path, const struct synth_elf *s)
       size = s->phdr[i].offset + s->phdr[i].filesz;
   if (s->size != 0)
     size = s->size;
+  size_t shentsize = s->elfclass == 1 ? 40 : 64;
+  uint64_t shoff = (size + 7) & ~(uint64_t) 7;
+  if (s->shnum != 0)
+    size = shoff + (s->shnum + 1) * shentsize;
   unsigned char *buf = calloc (1, size);
   if (buf == NULL)
     return -1;
@@ -99,6 +103,30 @@ synth_write (const char *path, const struct synth_elf *s)
 	  synth_put (p + 32, ph->filesz, 8, d);
 	  synth_put (p + 40, ph->memsz, 8, d);
 	  synth_put (p + 48, ph->align, 8, d);
+	}
+    }
+  if (s->shnum != 0)
+    {
+      if (s->elfclass == 1)
+	{
+	  synth_put (buf + 32, shoff, 4, d);
+	  synth_put (buf + 48, s->shnum + 1, 2, d);
+	}
+      else
+	{
+	  synth_put (buf + 40, shoff, 8, d);
+	  synth_put (buf + 60, s->shnum + 1, 2, d);
+	}
+      for (size_t i = 0; i < s->shnum; i++)
+	{
+	  const struct synth_shdr *sh = &s->shdr[i];
+	  unsigned char *p = buf + shoff + (i + 1) * shentsize;
+	  int w = s->elfclass == 1 ? 4 : 8;
+	  synth_put (p + 4, sh->type, 4, d);
+	  synth_put (p + 8, sh->flags, w, d);
+	  synth_put (p + 8 + w, sh->addr, w, d);
+	  synth_put (p + 8 + 2 * w, sh->offset, w, d);
+	  synth_put (p + 8 + 3 * w, sh->size, w, d);
 	}
     }
   FILE *f = fopen (path, "wb");

@@ -13,6 +13,12 @@ struct synth_phdr
   uint64_t offset, vaddr, filesz, memsz, align;
 };
 
+struct synth_shdr
+{
+  uint32_t type;
+  uint64_t flags, addr, offset, size;
+};
+
 struct synth_elf
 {
   int elfclass;			/* 1 = ELF32, 2 = ELF64 */
@@ -23,6 +29,8 @@ struct synth_elf
   size_t phnum;
   struct synth_phdr phdr[16];
   uint64_t size;		/* file size; 0: just past the last segment */
+  size_t shnum;			/* sections after the null one; 0: no section headers */
+  struct synth_shdr shdr[8];	/* written at the end of the file */
 };
 
 /* Write S to PATH; return 0 or -1.  */

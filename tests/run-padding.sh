@@ -1,0 +1,748 @@
+#!/bin/bash
+# run-padding.sh: the file padding that elfpmd inserts where a read-only
+# segment's file offset is not congruent with its address modulo the PMD size
+# (lld's layout: text at offset 0x870, address 0x1870).  For each fixture:
+#   - the original runs; a copy is rewritten in place (elfpmd --json);
+#   - the lld fixtures really get padded: the text PT_LOAD's action is
+#     "padded and aligned", the file grows by a multiple of 4 KiB below 2 MiB
+#     and its allocated size by at most 64 KiB (the padding is a hole); the
+#     GNU ld ones are aligned without moving a byte;
+#   - the JSON report agrees with the file that was written and with the dry
+#     run (-n --json), which writes nothing;
+#   - the rewritten file runs and prints what the original printed;
+#   - eu-elflint --gnu-ld complains no more than about the original;
+#   - phdr-dump --bytemap IN OUT (an independent reader) proves that OUT is
+#     IN with holes at PT_LOAD starts and nothing else moved or changed, and
+#     that the loader rules of old kernels (AT_PHDR) and glibc < 2.35
+#     (p_vaddr - p_offset a multiple of p_align) hold;
+#   - a second run changes nothing, not even the mtime;
+#   - --no-pad reports "needs padding" and leaves the file alone;
+#   - strip and eu-strip of the padded file still give a working program;
+#   - gdb finds main and its file:line after the rewrite, with the debug info
+#     in the binary and from a separate debug file made before the rewrite.
+# Then files crafted so that padding must be refused (a non-LOAD segment or
+# a section spanning the text's start) and self-tests of the checker.
+#
+# Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
+# set, or by hand from the source tree: bash tests/run-padding.sh (see
+# tests/lib.sh for the defaults).  Fixtures are built into
+# $TESTS_BUILDDIR/padding-build (not shared with run-fixtures.sh, so the two
+# can run in parallel); the work files of a failed fixture are kept there.
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PMD=$((0x200000))
+ARGS=(alpha "beta gamma")	# arguments of every fixture run
+O=$TESTS_BUILDDIR/padding-build
+WORK=$O/work
+
+require_elfpmd
+rm -rf "$WORK"
+mkdir -p "$WORK" || hard_error "cannot create $WORK"
+require_phdr_dump "$WORK/tools"
+
+have_elflint=false
+if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi
+have_python=false
+if have python3 && python3 -c 'import json, struct' 2>/dev/null; then have_python=true
+else skip "python3 not found: JSON checks and crafted files skipped"; fi
+have_gdb=false
+if have gdb; then have_gdb=true; else skip "gdb not found: debugger checks skipped"; fi
+LLVM_OBJCOPY=${LLVM_OBJCOPY:-$(command -v llvm-objcopy llvm-objcopy-19 llvm-objcopy-18 \
+	llvm-objcopy-17 llvm-objcopy-16 llvm-objcopy-15 llvm-objcopy-14 2>/dev/null | head -1)}
+
+# The fixtures, one per line:
+#   NAME  TARGET  FILE  PROGRAM  PADDED  GDB
+# NAME labels the case; TARGET is the make target; FILE is the file
+# rewritten; PROGRAM what runs (FILE itself, or a program that loads the
+# library FILE from LD_LIBRARY_PATH); PADDED says whether the text segment
+# must be "padded and aligned" (yes) or only "aligned" (no); GDB is "full"
+# (debug info in FILE), "split" (debug info in TARGET.debug, made before the
+# rewrite) or "-".
+FIXTURES='
+lld-pie         lld-pie         lld-pie          lld-pie          yes  -
+libbiglld       libbiglld       libbiglld.so     usebig-lld       yes  -
+lld-nosections  lld-nosections  lld-nosections   lld-nosections   yes  -
+lld-twoseg      lld-twoseg      lld-twoseg       lld-twoseg       yes  -
+debug-lld       debug-lld       debug-lld        debug-lld        yes  full
+debug-lld-split debug-lld       debug-lld-split  debug-lld-split  yes  split
+debug-bfd-split debug-bfd       debug-bfd-split  debug-bfd-split  no   split
+static          static          static           static           no   -
+'
+
+# why_unbuildable TARGET: a guess at the missing piece, for the SKIP line.
+why_unbuildable () {
+	local gcc=${GCC:-gcc} clang=${CLANG:-clang}
+	case $1 in
+	lld-pie|libbiglld|lld-nosections|lld-twoseg)
+		have "$clang" || { echo "$clang not found"; return; }
+		have ld.lld || { echo "ld.lld not found"; return; } ;;
+	debug-lld)
+		have "$gcc" || { echo "$gcc not found"; return; }
+		have ld.lld || { echo "ld.lld not found"; return; } ;;
+	*)
+		have "$gcc" || { echo "$gcc not found"; return; } ;;
+	esac
+	case $1 in
+	lld-nosections)
+		[ -n "$LLVM_OBJCOPY" ] || { echo "llvm-objcopy not found (Debian: package llvm)"; return; } ;;
+	debug-*)
+		have objcopy || { echo "objcopy not found"; return; } ;;
+	static)
+		[ -f "$("$gcc" -print-file-name=libc.a 2>/dev/null)" ] || { echo "no static libc (libc.a)"; return; } ;;
+	esac
+	echo "build failed"
+}
+
+# build_fixture TARGET: build TARGET into $O, quietly; the log is in $O/TARGET.log.
+build_fixture () {
+	mkdir -p "$O" || return 1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
+		O="$O" ${LLVM_OBJCOPY:+LLVM_OBJCOPY="$LLVM_OBJCOPY"} "$1" >"$O/$1.log" 2>&1
+}
+
+# run_fixture DIR OUT: run the current fixture with the file found in DIR,
+# store its stdout and exit status in OUT.
+run_fixture () {
+	local status
+	if [ "$prog" = "$file" ]; then
+		timeout 60 "$1/$file" "${ARGS[@]}" >"$2" 2>"$2.err"
+		status=$?
+	else
+		LD_LIBRARY_PATH=$1 timeout 60 "$O/$prog" "${ARGS[@]}" >"$2" 2>"$2.err"
+		status=$?
+	fi
+	echo "exit status $status" >>"$2"
+}
+
+# same_run DIR WHAT: the fixture run against DIR prints what the original did.
+same_run () {
+	$can_run || return 0
+	run_fixture "$1" "$1.out"
+	if cmp -s "$w/orig.out" "$1.out"; then
+		pass "$name: $2 prints the same and exits 42"
+	else
+		fail "$name: $2 prints something else than the original"
+		diff "$w/orig.out" "$1.out" | head -20 | sed 's/^/      /'
+		sed 's/^/      stderr: /' "$1.out.err" | head -5
+	fi
+}
+
+# allocated FILE: bytes of disk space FILE occupies.
+allocated () { echo $(( $(stat -c '%b * %B' -- "$1") )); }
+
+# An awk function (POSIX awk, mawk too) turning phdr-dump's 0x-hex numbers
+# into numbers; exact below 2^53, which is plenty for these files.
+AWK_HEX='function hex(s,  i, v) {
+	v = 0; s = tolower(s); sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }'
+
+# field FILE TYPE COLUMN: phdr-dump's COLUMN (1 index, 4 offset, 5 vaddr,
+# 6 filesz, 8 align) of FILE's first program header of TYPE, in decimal.
+field () {
+	"$PHDR_DUMP" "$1" | awk -v t="$2" -v c="$3" "$AWK_HEX"'
+		$2 == t { printf "%.0f\n", c == 1 ? $1 : hex($c); exit }'
+}
+
+# text_load FILE: "INDEX OFFSET VADDR FILESZ ALIGN" of the largest executable
+# PT_LOAD of FILE, numbers in decimal.
+text_load () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		$2 == "LOAD" && $3 ~ /X/ && (!found || hex($6) > best) {
+			found = 1; best = hex($6)
+			line = sprintf("%s %.0f %.0f %.0f %.0f", $1, hex($4), hex($5), best, hex($8)) }
+		END { if (found) print line }'
+}
+
+# loader_rules FILE: the two rules old loaders apply, read from phdr-dump's
+# dump (independently of --bytemap, which checks them too):
+#   kernel < 5.18: AT_PHDR = first PT_LOAD p_vaddr - p_offset + e_phoff
+#                  must be PT_PHDR's p_vaddr;
+#   glibc < 2.35:  (p_vaddr - p_offset) % p_align == 0 for every PT_LOAD with
+#                  p_align > 1.
+# Prints what is broken; fails then.
+loader_rules () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		function n(x) { return hex(x) }
+		$1 == "ehdr" { for (i = 2; i <= NF; i++) if ($i ~ /^phoff=/) phoff = n(substr($i, 7)); next }
+		$2 == "LOAD" && !have_load { have_load = 1; base = n($5) - n($4) }
+		$2 == "PHDR" { have_phdr = 1; phdr_vaddr = n($5) }
+		$2 == "LOAD" && n($8) > 1 && (n($5) - n($4)) % n($8) != 0 {
+			printf "glibc < 2.35 rule: PT_LOAD %s: p_vaddr %s - p_offset %s not a multiple of p_align %s\n", $1, $5, $4, $8; bad = 1 }
+		END {
+			if (have_load && have_phdr && base + phoff != phdr_vaddr) {
+				printf "AT_PHDR rule: first PT_LOAD p_vaddr - p_offset (%.0f) + e_phoff (%.0f) != PT_PHDR p_vaddr (%.0f)\n", base, phoff, phdr_vaddr; bad = 1 }
+			exit bad }'
+}
+
+# check_report JSON EXPECT_PADDED ORIG NEW DRYJSON: the report of the real
+# rewrite (JSON) agrees with the written file, with the dry run DRYJSON, and
+# with what this fixture must get.
+check_report () {
+	python3 - "$@" "$PMD" \
+		<("$PHDR_DUMP" "$3" | awk '$2 == "LOAD"') <("$PHDR_DUMP" "$4" | awk '$2 == "LOAD"') <<'EOF'
+import json, os, sys
+report, padded, orig, new, dry, pmd, old_loads, new_loads = sys.argv[1:]
+pmd = int(pmd)
+def one(path):
+    lines = open(path).read().splitlines()
+    if len(lines) != 1:
+        sys.exit("%s: expected one line of JSON, got %d" % (path, len(lines)))
+    return json.loads(lines[0])
+def loads(path):
+    out = {}
+    for l in open(path):
+        f = l.split()
+        out[int(f[0])] = dict(flags=f[2], offset=int(f[3], 16), vaddr=int(f[4], 16),
+                              filesz=int(f[5], 16), align=int(f[7], 16))
+    return out
+r, d = one(report), one(dry)
+old, nw = loads(old_loads), loads(new_loads)
+errors = []
+text = max((i for i in old if "X" in old[i]["flags"]), key=lambda i: old[i]["filesz"])
+segs = {s["index"]: s for s in r.get("segments", [])}
+dsegs = {s["index"]: s for s in d.get("segments", [])}
+if set(segs) != set(old):
+    sys.exit("report lists PT_LOADs %s, the file has %s" % (sorted(segs), sorted(old)))
+t = segs[text]
+want_action = "padded and aligned" if padded == "yes" else "aligned"
+if t.get("action") != want_action:
+    errors.append("text PT_LOAD %d: action %r, expected %r" % (text, t.get("action"), want_action))
+pad = t.get("padding")
+if padded == "yes":
+    if not (isinstance(pad, int) and 0 < pad < pmd and pad % 4096 == 0):
+        errors.append("text PT_LOAD %d: padding %r, expected a multiple of 4 KiB in (0, PMD)" % (text, pad))
+    if r.get("padded_segments") != 1:
+        errors.append("padded_segments %r, expected 1" % r.get("padded_segments"))
+elif pad != 0 or r.get("padded_segments") != 0:
+    errors.append("padding %r, padded_segments %r: expected none" % (pad, r.get("padded_segments")))
+if t.get("new_align") != pmd:
+    errors.append("text new_align %r" % t.get("new_align"))
+for i, s in segs.items():
+    if s.get("new_offset") != nw[i]["offset"]:
+        errors.append("segment %d: new_offset %r, the file says %#x" % (i, s.get("new_offset"), nw[i]["offset"]))
+    if s.get("offset") != old[i]["offset"]:
+        errors.append("segment %d: offset %r, the file says %#x" % (i, s.get("offset"), old[i]["offset"]))
+    if s.get("new_align") != nw[i]["align"]:
+        errors.append("segment %d: new_align %r, the file says %#x" % (i, s.get("new_align"), nw[i]["align"]))
+    ds = dsegs.get(i, {})
+    for k in ("new_offset", "new_align", "padding", "action"):
+        if ds.get(k) != s.get(k):
+            errors.append("segment %d: dry run says %s=%r, the rewrite %r" % (i, k, ds.get(k), s.get(k)))
+if (nw[text]["offset"] - nw[text]["vaddr"]) % pmd != 0:
+    errors.append("text p_offset %#x not congruent with p_vaddr %#x" % (nw[text]["offset"], nw[text]["vaddr"]))
+size_before, size_after = os.path.getsize(orig), os.path.getsize(new)
+for rep, tag in ((r, "report"), (d, "dry run")):
+    if rep.get("size_before") != size_before or rep.get("size_after") != size_after:
+        errors.append("%s: size_before %r size_after %r, the files have %d and %d"
+                      % (tag, rep.get("size_before"), rep.get("size_after"), size_before, size_after))
+total = sum(s.get("padding", 0) for s in segs.values())
+if size_after - size_before != total:
+    errors.append("file grew by %d, the paddings add up to %d" % (size_after - size_before, total))
+for k in ("allocated_before", "allocated_after"):
+    if not isinstance(r.get(k), int):
+        errors.append("%s missing from the report of a real write" % k)
+st = os.stat(new)
+if isinstance(r.get("allocated_after"), int) and r["allocated_after"] != st.st_blocks * 512:
+    errors.append("allocated_after %r, stat says %d" % (r["allocated_after"], st.st_blocks * 512))
+if r.get("dry_run") is not False or d.get("dry_run") is not True:
+    errors.append("dry_run flags %r (rewrite) %r (dry run)" % (r.get("dry_run"), d.get("dry_run")))
+if errors:
+    sys.exit("; ".join(errors))
+print("text PT_LOAD %d %s, padding %#x, size %d -> %d, allocated %s -> %s"
+      % (text, t["action"], pad, size_before, size_after, r.get("allocated_before"), r.get("allocated_after")))
+EOF
+}
+
+# json_segment JSON INDEX KEY: one key of one segment of a one-line report.
+json_segment () {
+	python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+for s in r["segments"]:
+    if s["index"] == int(sys.argv[2]):
+        v = s.get(sys.argv[3])
+        print("" if v is None else v)' "$@"
+}
+
+# json_key JSON KEY: one top-level key of a one-line report.
+json_key () {
+	python3 -c 'import json, sys; v = json.loads(open(sys.argv[1]).read()).get(sys.argv[2]); print("" if v is None else v)' "$@"
+}
+
+# poke FILE WHAT...: patch ELF header fields of FILE in place (any class and
+# byte order).  WHAT is "phdr INDEX FIELD VALUE", "shdr INDEX FIELD VALUE" or
+# "byte OFFSET VALUE"; several may follow each other.
+poke () {
+	python3 - "$@" <<'EOF'
+import struct, sys
+path, args = sys.argv[1], sys.argv[2:]
+b = bytearray(open(path, "rb").read())
+is64, end = b[4] == 2, "<" if b[5] == 1 else ">"
+def rd(off, size):
+    return struct.unpack_from(end + {2: "H", 4: "I", 8: "Q"}[size], b, off)[0]
+def wr(off, size, v):
+    struct.pack_into(end + {2: "H", 4: "I", 8: "Q"}[size], b, off, v)
+W = 8 if is64 else 4
+phoff, shoff = rd(24 + W, W), rd(24 + 2 * W, W)
+phentsize, shentsize = rd(54 if is64 else 42, 2), rd(58 if is64 else 46, 2)
+PH = dict(type=(0, 4, 0, 4), flags=(4, 4, 24, 4), offset=(8, 8, 4, 4), vaddr=(16, 8, 8, 4),
+          paddr=(24, 8, 12, 4), filesz=(32, 8, 16, 4), memsz=(40, 8, 20, 4), align=(48, 8, 28, 4))
+SH = dict(name=(0, 4, 0, 4), type=(4, 4, 4, 4), flags=(8, 8, 8, 4), addr=(16, 8, 12, 4),
+          offset=(24, 8, 16, 4), size=(32, 8, 20, 4), link=(40, 4, 24, 4), info=(44, 4, 28, 4),
+          addralign=(48, 8, 32, 4), entsize=(56, 8, 36, 4))
+while args:
+    kind = args[0]
+    if kind == "byte":
+        b[int(args[1], 0)] = int(args[2], 0)
+        args = args[3:]
+        continue
+    index, field, value = int(args[1], 0), args[2], int(args[3], 0)
+    table, base, ent = (PH, phoff, phentsize) if kind == "phdr" else (SH, shoff, shentsize)
+    o64, s64, o32, s32 = table[field]
+    wr(base + index * ent + (o64 if is64 else o32), s64 if is64 else s32, value)
+    args = args[4:]
+open(path, "r+b").write(b)
+EOF
+}
+
+# section_before FILE OFFSET: "INDEX SH_OFFSET SH_SIZE" of the section with
+# contents that ends last at or before OFFSET (ELF64 LSB only).
+section_before () {
+	python3 - "$@" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+at = int(sys.argv[2], 0)
+shoff, = struct.unpack_from("<Q", b, 40)
+shentsize, shnum = struct.unpack_from("<HH", b, 58)
+best = None
+for i in range(1, shnum):
+    name, typ, flags, addr, off, size = struct.unpack_from("<IIQQQQ", b, shoff + i * shentsize)
+    if typ != 8 and size and off + size <= at and (best is None or off + size > best[1] + best[2]):
+        best = (i, off, size)
+print("%d %d %d" % best if best else "")
+EOF
+}
+
+# gdb_check FILE WHAT GDBARGS...: gdb stops at main of the program FILE and
+# names main with its file:line.
+gdb_check () {
+	local target=$1 what=$2 log
+	shift 2
+	log=$w/gdb-$(basename "$target").log
+	(cd "$(dirname "$target")" && timeout 60 gdb -batch -nx "$@" \
+		-ex 'break main' -ex "run ${ARGS[0]}" -ex bt -ex "info line *\$pc" \
+		-ex 'info symbol big_report' -ex 'kill') >"$log" 2>&1
+	if grep -Eq '^#0 +main \(.*\) at .*main\.c:[0-9]+' "$log" \
+		&& grep -Eq '^Line [0-9]+ of ".*main\.c" starts at address' "$log" \
+		&& grep -q '^big_report in section \.text' "$log"; then
+		pass "$name: gdb ($what) stops in main at $(grep -Eo 'main\.c:[0-9]+' "$log" | head -1) and knows big_report"
+	else
+		fail "$name: gdb ($what) does not show main with file:line (log: $log)"
+		grep -Ev '^\[|libthread_db' "$log" | head -12 | sed 's/^/      /'
+	fi
+}
+
+built_any=false
+while read -r name target file prog padded gdbmode <&3; do
+	[ -n "$name" ] || continue
+	echo "# fixture $name"
+	if ! build_fixture "$target"; then
+		skip "$name: cannot build it here: $(why_unbuildable "$target") (log: $O/$target.log)"
+		tail -3 "$O/$target.log" | sed 's/^/      /'
+		continue
+	fi
+	built_any=true
+	w=$WORK/$name
+	mkdir -p "$w"/{orig,new,nopad,second}
+	cp -p "$O/$file" "$w/orig/$file"
+	fails_before=$n_fail
+	orig=$w/orig/$file
+	new=$w/new/$file
+
+	can_run=true
+	run_fixture "$w/orig" "$w/orig.out"
+	if [ "$(tail -1 "$w/orig.out")" = "exit status 42" ]; then
+		pass "$name: original runs and exits 42"
+	else
+		skip "$name: the original does not run here ($(tail -1 "$w/orig.out")): run checks skipped"
+		sed 's/^/      stderr: /' "$w/orig.out.err" | head -5
+		can_run=false
+	fi
+	$have_elflint && lint_before=$(elflint_count "$orig")
+
+	# Dry run first: it must write nothing.
+	sig=$(file_signature "$orig")
+	"$ELFPMD" -n --json "$orig" >"$w/dry.json" 2>"$w/dry.err"
+	status=$?
+	check "$name: -n --json exits 0 ($status) and leaves the file alone" \
+		test "$status" -eq 0 -a "$sig" = "$(file_signature "$orig")"
+
+	# The rewrite, in place, with the JSON report of what was written.
+	cp -p "$orig" "$new"
+	if ! "$ELFPMD" --json "$new" >"$w/real.json" 2>"$w/real.err"; then
+		fail "$name: elfpmd --json exited non-zero: $(head -3 "$w/real.err")"
+		continue
+	fi
+	pass "$name: elfpmd rewrites it in place (exit 0)"
+
+	if $have_python; then
+		if msg=$(check_report "$w/real.json" "$padded" "$orig" "$new" "$w/dry.json" 2>&1); then
+			pass "$name: JSON report agrees with the file and the dry run: $msg"
+		else
+			fail "$name: JSON report: $msg"
+		fi
+	fi
+
+	if "$PHDR_DUMP" --bytemap "$orig" "$new" >"$w/bytemap.out" 2>&1; then
+		pass "$name: phdr-dump --bytemap: $(head -1 "$w/bytemap.out")"
+	else
+		fail "$name: phdr-dump --bytemap finds the output is not the input with holes"
+		head -20 "$w/bytemap.out" | sed 's/^/      /'
+	fi
+	size_before=$(stat -c %s "$orig") size_after=$(stat -c %s "$new")
+	grew=$((size_after - size_before))
+	alloc_grew=$(( $(allocated "$new") - $(allocated "$orig") ))
+	# Each hole is below the PMD size; lld-twoseg has two.
+	holes=$(awk '$1 == "hole" { n++ } END { print n + 0 }' "$w/bytemap.out" 2>/dev/null)
+	[ "${holes:-0}" -gt 0 ] || holes=1
+	if [ "$padded" = yes ]; then
+		check "$name: file grew by $grew bytes, a multiple of 4 KiB in (0, $holes x 2 MiB)" \
+			test "$grew" -gt 0 -a "$((grew % 4096))" -eq 0 -a "$grew" -lt "$((holes * PMD))"
+		check "$name: allocated size grew by $alloc_grew bytes (<= 64 KiB: the padding is a hole)" \
+			test "$alloc_grew" -le 65536
+	else
+		check "$name: file size unchanged (nothing to pad)" test "$grew" -eq 0
+	fi
+	read -r t_index t_off t_vaddr t_filesz t_align <<<"$(text_load "$new")"
+	check "$name: text PT_LOAD $t_index: p_offset 0x$(printf %x "$t_off") congruent with p_vaddr 0x$(printf %x "$t_vaddr") mod 2 MiB, p_align 0x$(printf %x "$t_align")" \
+		test -n "$t_off" -a "$(( (t_vaddr - t_off) % PMD ))" -eq 0 -a "$t_align" -eq "$PMD"
+
+	same_run "$w/new" "rewritten file"
+
+	if $have_elflint; then
+		lint_after=$(elflint_count "$new")
+		if [ "$lint_after" -le "$lint_before" ]; then
+			pass "$name: eu-elflint --gnu-ld messages $lint_after <= original's $lint_before"
+		else
+			fail "$name: eu-elflint --gnu-ld messages $lint_after > original's $lint_before"
+			diff <(elflint_messages "$orig") <(elflint_messages "$new") | sed 's/^/      /' | head -20
+		fi
+	fi
+
+	if msg=$(loader_rules "$new"); then
+		pass "$name: AT_PHDR (kernel < 5.18) and p_align congruence (glibc < 2.35) rules hold"
+	else
+		fail "$name: loader rules broken: $msg"
+	fi
+
+	# A second run finds nothing to do and does not touch the file.
+	cp -p "$new" "$w/second/$file"
+	sig=$(file_signature "$w/second/$file")
+	if "$ELFPMD" -q "$w/second/$file" >"$w/second.log" 2>&1; then
+		check "$name: second run leaves bytes, inode and mtime alone" \
+			test "$sig" = "$(file_signature "$w/second/$file")" -a -z "$(cmp "$new" "$w/second/$file" 2>&1)"
+	else
+		fail "$name: second run exited non-zero: $(head -3 "$w/second.log")"
+	fi
+
+	# --no-pad: nothing may move.  The text is reported as "needs padding";
+	# the file is left alone unless another segment can be aligned where it
+	# is (lld-twoseg's .rodata), and then no byte moves.
+	if [ "$padded" = yes ]; then
+		nopad_changes=unknown
+		if $have_python; then
+			"$ELFPMD" -n --json --no-pad "$orig" >"$w/nopad.json" 2>&1
+			a=$(json_segment "$w/nopad.json" "$t_index" action 2>&1)
+			s=$(json_key "$w/nopad.json" size_after 2>&1)
+			n=$(json_key "$w/nopad.json" segments_needing_padding 2>&1)
+			nopad_changes=$(json_key "$w/nopad.json" changed 2>&1)
+			check "$name: --no-pad -n --json: text action '$a', size_after $s, segments_needing_padding $n" \
+				test "$a" = "needs padding" -a "$s" = "$size_before" -a "$n" = 1
+		fi
+		cp -p "$orig" "$w/nopad/$file"
+		sig=$(file_signature "$w/nopad/$file")
+		if ! "$ELFPMD" -q --no-pad "$w/nopad/$file" >"$w/nopad.log" 2>&1; then
+			fail "$name: --no-pad exited non-zero: $(head -3 "$w/nopad.log")"
+		elif [ "$sig" = "$(file_signature "$w/nopad/$file")" ]; then
+			check "$name: --no-pad exits 0 and does not rewrite the file (the dry run said changed=$nopad_changes)" \
+				test "$nopad_changes" != True
+		elif "$PHDR_DUMP" --bytemap "$orig" "$w/nopad/$file" >"$w/nopad.bm" 2>&1 \
+			&& grep -q ' 0 holes' "$w/nopad.bm"; then
+			check "$name: --no-pad aligns another segment but moves nothing ($(head -1 "$w/nopad.bm"))" \
+				test "$nopad_changes" = True
+		else
+			fail "$name: --no-pad rewrote the file with moves: $(head -3 "$w/nopad.bm")"
+		fi
+	fi
+
+	# strip and eu-strip after the rewrite must give working files that
+	# keep the congruence (patchelf's tracker has the opposite).
+	for stripper in strip eu-strip; do
+		if ! have $stripper; then skip "$name: $stripper not found"; continue; fi
+		mkdir -p "$w/$stripper"
+		cp -p "$new" "$w/$stripper/$file"
+		if $stripper "$w/$stripper/$file" 2>"$w/strip.err"; then
+			if msg=$(loader_rules "$w/$stripper/$file"); then
+				read -r _ s_off s_vaddr _ s_align <<<"$(text_load "$w/$stripper/$file")"
+				check "$name: after $stripper the text is still congruent (offset 0x$(printf %x "$s_off"), align 0x$(printf %x "$s_align"))" \
+					test "$(( (s_vaddr - s_off) % PMD ))" -eq 0 -a "$s_align" -eq "$PMD"
+			else
+				fail "$name: $stripper breaks a loader rule: $msg"
+			fi
+			same_run "$w/$stripper" "rewritten and ${stripper}ped file"
+		elif cp -p "$orig" "$w/$stripper/orig" && ! $stripper "$w/$stripper/orig" 2>/dev/null; then
+			skip "$name: $stripper fails on the original too: $(head -1 "$w/strip.err")"
+		else
+			fail "$name: $stripper fails on the rewritten file (not on the original): $(head -1 "$w/strip.err")"
+		fi
+	done
+
+	# gdb on the rewritten file: symbols and lines from the debug info in
+	# the file, or from the separate debug file made before the rewrite
+	# (given explicitly, and found through .gnu_debuglink beside the file).
+	if [ "$gdbmode" != - ] && $have_gdb && $can_run; then
+		if [ "$gdbmode" = full ]; then
+			gdb_check "$new" "debug info in the file" "$new"
+		else
+			gdb_check "$new" "symbol-file $target.debug, exec-file rewritten" \
+				-ex "symbol-file $O/$target.debug" -ex "exec-file $new"
+			cp -p "$O/$target.debug" "$w/new/"
+			gdb_check "$new" "debug file found by .gnu_debuglink" "$new"
+		fi
+	fi
+
+	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
+done 3<<<"$FIXTURES" </dev/null
+
+if ! $built_any; then
+	echo "no fixture could be built on this machine (see the SKIP lines above)"
+	echo "# pass $n_pass, fail $n_fail, skip $n_skip"
+	exit 77
+fi
+
+# ---------------------------------------------------------------------------
+# Refusals: files crafted from lld-pie (and lld-twoseg) so that a hole cannot
+# go where it is needed.  elfpmd must succeed, report "padding refused" for
+# the text PT_LOAD with a reason naming the obstacle (-n, -n --json and the
+# real run's --json), and either leave the file alone or, where another
+# segment can still be aligned without moving anything, write that and no
+# hole.  Cases:
+#   segment  PT_GNU_EH_FRAME grown to span the text's start
+#   section  the section before the text grown to span its start
+#   phdrs    the program headers moved to a new PT_LOAD at the end of the
+#            file (patchelf's layout), so a hole would break AT_PHDR as
+#            kernels before 5.18 compute it (the input keeps that rule)
+#   later    lld-twoseg with .text grown into the .rodata segment's start:
+#            the text's hole would force a second one there, which cannot
+#            be, so .rodata (fewer whole chunks than the text) gives up its
+#            alignment and the text is padded: one hole, .rodata refused
+echo "# refusals"
+base=$O/lld-pie
+if ! $have_python; then
+	skip "refusal cases need python3 to craft the files"
+elif [ ! -f "$base" ]; then
+	skip "refusal cases need the lld-pie fixture"
+else
+	w=$WORK/refuse
+	mkdir -p "$w"
+	fails_before=$n_fail
+	read -r t_index t_off _ <<<"$(text_load "$base")"
+	cases=()		# "NAME CULPRIT-WORDS CHANGED"
+
+	eh_index=$(field "$base" GNU_EH_FRAME 1)
+	if [ -n "$eh_index" ]; then
+		eh_off=$(field "$base" GNU_EH_FRAME 4)
+		cp "$base" "$w/segment"
+		poke "$w/segment" phdr "$eh_index" filesz $((t_off - eh_off + 0x10)) \
+			phdr "$eh_index" memsz $((t_off - eh_off + 0x10))
+		cases+=("segment|PT_GNU_EH_FRAME $eh_index|no")
+	else
+		skip "refusal by a segment: lld-pie has no PT_GNU_EH_FRAME"
+	fi
+
+	read -r s_index s_off _ <<<"$(section_before "$base" "$t_off")"
+	if [ -n "$s_index" ]; then
+		cp "$base" "$w/section"
+		poke "$w/section" shdr "$s_index" size $((t_off - s_off + 0x10))
+		cases+=("section|split section|no")
+	else
+		skip "refusal by a section: no section before the text of lld-pie"
+	fi
+
+	# The phdrs case: copy the table to a page past every address and offset,
+	# point e_phoff and PT_PHDR there, and turn PT_NOTE into the PT_LOAD that
+	# maps it at address = offset, so that first PT_LOAD (0, 0) + e_phoff is
+	# still PT_PHDR's address.
+	if python3 - "$base" "$w/phdrs" <<'EOF_PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+if b[4] != 2 or b[5] != 1:
+    sys.exit(1)
+phoff, = struct.unpack_from("<Q", b, 32)
+phentsize, phnum = struct.unpack_from("<HH", b, 54)
+tab = bytearray(b[phoff:phoff + phentsize * phnum])
+fmt = "<IIQQQQQQ"
+ph = [list(struct.unpack_from(fmt, tab, i * phentsize)) for i in range(phnum)]
+hi = max([len(b)] + [max(p[3] + p[6], p[2] + p[5]) for p in ph if p[0] == 1])
+new = (hi + 0xfff) & ~0xfff
+kinds = [p[0] for p in ph]
+if 6 not in kinds or 4 not in kinds or [p for p in ph if p[0] == 1][0][2:4] != [0, 0]:
+    sys.exit(1)
+for i, p in enumerate(ph):
+    if p[0] == 6:
+        struct.pack_into(fmt, tab, i * phentsize, 6, 4, new, new, new, len(tab), len(tab), 8)
+    elif p[0] == 4:
+        struct.pack_into(fmt, tab, i * phentsize, 1, 4, new, new, new, len(tab), len(tab), 0x1000)
+        break
+b += bytes(new - len(b)) + tab
+struct.pack_into("<Q", b, 32, new)
+open(sys.argv[2], "wb").write(b)
+EOF_PY
+	then
+		chmod +x "$w/phdrs"
+		if "$w/phdrs" "${ARGS[@]}" >/dev/null 2>&1; [ $? -eq 42 ]; then
+			pass "phdrs: the crafted file with program headers at the end runs (exit 42)"
+		else
+			note "phdrs: the crafted file does not run here; checking elfpmd's plan only"
+		fi
+		cases+=("phdrs|program headers away from the first PT_LOAD|no")
+	else
+		skip "refusal by the program headers' place: cannot craft it from lld-pie"
+	fi
+
+	if [ -f "$O/lld-twoseg" ]; then
+		cp "$O/lld-twoseg" "$w/later"
+		ro_off=$("$PHDR_DUMP" "$w/later" | awk "$AWK_HEX"' $2 == "LOAD" && $3 == "R--" && hex($4) > 0 { printf "%.0f\n", hex($4); exit }')
+		read -r s_index s_off _ <<<"$(section_before "$w/later" "${ro_off:-0}")"
+		if [ -n "$ro_off" ] && [ -n "$s_index" ]; then
+			poke "$w/later" shdr "$s_index" size $((ro_off - s_off + 0x10))
+			cases+=("later|moved by the padding before it|hole|rodata")
+		else
+			skip "refusal by a later segment: lld-twoseg does not have the expected layout"
+		fi
+	else
+		skip "refusal by a later segment: lld-twoseg was not built"
+	fi
+
+	for c in "${cases[@]}"; do
+		IFS='|' read -r cname culprit changes refused <<<"$c"
+		f=$w/$cname
+		read -r ct_index _ <<<"$(text_load "$f")"
+		if [ "$refused" = rodata ]; then
+			ct_index=$("$PHDR_DUMP" "$f" | awk "$AWK_HEX"' $2 == "LOAD" && $3 == "R--" && hex($4) > 0 { print $1; exit }')
+		fi
+		cp -p "$f" "$f.orig"
+		sig=$(file_signature "$f")
+		"$ELFPMD" -n "$f" >"$w/n.txt" 2>&1
+		st_n=$?
+		"$ELFPMD" -n --json "$f" >"$w/n.json" 2>&1
+		st_nj=$?
+		"$ELFPMD" --json "$f" >"$w/real.json" 2>&1
+		st_real=$?
+		check "$cname: elfpmd exits 0 (-n $st_n, -n --json $st_nj, in place $st_real)" \
+			test "$st_n$st_nj$st_real" = 000
+		if [ "$changes" = no ]; then
+			check "$cname: nothing else to do, so the file is left alone" \
+				test "$sig" = "$(file_signature "$f")"
+		elif [ "$changes" = hole ]; then
+			if "$PHDR_DUMP" --bytemap "$f.orig" "$f" >"$w/bm.out" 2>&1 && grep -q ' 1 hole,' "$w/bm.out"; then
+				pass "$cname: the text padded with one hole: $(head -1 "$w/bm.out")"
+			else
+				fail "$cname: expected a rewrite with one hole: $(head -3 "$w/bm.out")"
+			fi
+		elif "$PHDR_DUMP" --bytemap "$f.orig" "$f" >"$w/bm.out" 2>&1 && grep -q ' 0 holes' "$w/bm.out"; then
+			pass "$cname: another segment aligned without a hole: $(head -1 "$w/bm.out")"
+		else
+			fail "$cname: expected a rewrite without holes: $(head -3 "$w/bm.out")"
+		fi
+		for j in n.json real.json; do
+			a=$(json_segment "$w/$j" "$ct_index" action 2>&1)
+			why=$(json_segment "$w/$j" "$ct_index" padding_refused 2>&1)
+			cnt=$(json_key "$w/$j" padding_refused 2>&1)
+			if [ "$a" = "padding refused" ] && [ "$cnt" = 1 ] && [[ $why == *"$culprit"* ]]; then
+				pass "$cname: $j: PT_LOAD $ct_index '$a': $why"
+			else
+				fail "$cname: $j: PT_LOAD $ct_index action '$a', padding_refused '$why', count '$cnt' (expected a reason with '$culprit')"
+			fi
+		done
+		if grep -q 'padding refused' "$w/n.txt" && grep -qF "$culprit" "$w/n.txt"; then
+			pass "$cname: -n says: $(grep -m1 'padding refused' "$w/n.txt" | sed 's/^ *//')"
+		else
+			fail "$cname: -n does not report the refusal"
+			sed 's/^/      /' "$w/n.txt" | head -20
+		fi
+	done
+	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
+fi
+
+# ---------------------------------------------------------------------------
+# The checker itself: --bytemap must catch each kind of damage, or the passes
+# above prove nothing.
+echo "# phdr-dump --bytemap self-test"
+if ! $have_python; then
+	skip "bytemap self-test needs python3 to damage files"
+elif [ ! -f "$base" ]; then
+	skip "bytemap self-test needs the lld-pie fixture"
+else
+	w=$WORK/selftest
+	mkdir -p "$w"
+	fails_before=$n_fail
+	cp "$base" "$w/in"
+	cp "$base" "$w/good"
+	"$ELFPMD" -q "$w/good"
+	read -r t_index t_off _ t_filesz _ <<<"$(text_load "$w/good")"
+	read -r _ in_off _ <<<"$(text_load "$w/in")"
+	rw_index=$("$PHDR_DUMP" "$w/good" | awk '$2 == "LOAD" && $3 ~ /W/ { print $1; exit }')
+	rw_in=$("$PHDR_DUMP" "$w/in" | awk -v i="$rw_index" '$1 == i { print $4 }')
+	phdr_index=$(field "$w/good" PHDR 1)
+	phdr_vaddr=$(field "$w/good" PHDR 5)
+	dyn_index=$(field "$w/good" DYNAMIC 1)
+	dyn_in=$(field "$w/in" DYNAMIC 4)
+	read -r sec_index _ <<<"$(section_before "$w/good" "$t_off")"
+	if "$PHDR_DUMP" --bytemap "$w/in" "$w/good" >/dev/null 2>"$w/err"; then
+		pass "bytemap accepts elfpmd's output of lld-pie"
+	else
+		fail "bytemap rejects elfpmd's output of lld-pie: $(head -1 "$w/err")"
+	fi
+	# damage NAME PATTERN POKE-ARGS...: a copy of the good output with
+	# POKE-ARGS applied must fail with a message matching PATTERN.
+	damage () {
+		local what=$1 pattern=$2
+		shift 2
+		cp "$w/good" "$w/bad"
+		poke "$w/bad" "$@"
+		if "$PHDR_DUMP" --bytemap "$w/in" "$w/bad" >/dev/null 2>"$w/err"; then
+			fail "bytemap misses $what"
+		elif grep -Eq "$pattern" "$w/err"; then
+			pass "bytemap catches $what: $(grep -Em1 "$pattern" "$w/err" | sed 's/^phdr-dump: bytemap: //')"
+		else
+			fail "bytemap fails on $what, but not for that reason: $(head -1 "$w/err")"
+		fi
+	}
+	damage "a changed text byte" "differs from output byte" \
+		byte $((t_off + t_filesz / 2)) 0x90
+	damage "a non-zero byte in the hole" "hole .* not all zeros" byte $((in_off + 1)) 1
+	[ -n "$rw_index" ] && damage "a raised p_align without congruence (glibc < 2.35)" "glibc < 2.35 rule" \
+		phdr "$rw_index" align "$PMD"
+	[ -n "$phdr_index" ] && damage "PT_PHDR not where AT_PHDR points (kernel < 5.18)" "AT_PHDR rule" \
+		phdr "$phdr_index" vaddr $((phdr_vaddr + 8))
+	[ -n "$dyn_index" ] && damage "a segment left at its old offset" "program header $dyn_index .*offset" \
+		phdr "$dyn_index" offset "$dyn_in"
+	[ -n "$sec_index" ] && damage "a wrong sh_offset" "section header $sec_index: offset" \
+		shdr "$sec_index" offset 0x10
+	[ -n "$rw_index" ] && damage "a PT_LOAD moved less than one before it" "not monotone" \
+		phdr "$rw_index" offset "$rw_in"
+	head -c -1 "$w/good" >"$w/short"
+	if "$PHDR_DUMP" --bytemap "$w/in" "$w/short" >/dev/null 2>"$w/err"; then
+		fail "bytemap misses a truncated output"
+	else
+		pass "bytemap catches a truncated output: $(head -1 "$w/err")"
+	fi
+	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
+fi
+
+finish
