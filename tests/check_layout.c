@@ -114,6 +114,8 @@ START_TEST (test_plan_pie)
     ck_assert_uint_eq (layout_map_offset (&p, off), off);
   layout_plan_free (&p);
   elf_file_close (&f);
+  unlink (path);
+  free (path);
 
   /* The kernel rule wants p_vaddr and p_offset PMD-aligned: nothing here.  */
   plan_of (&s, ALIGN_RULE_KERNEL, 2 * M, &f, &p, &path);
