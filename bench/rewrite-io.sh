@@ -26,6 +26,8 @@
 #   -d WORKDIR   directory to work in (default: mktemp -d under /var/tmp); it
 #                must have room for the input and four outputs (5 x SIZE)
 #   -k           keep the work directory
+#   -l           link the input with lld, whose layout needs padding: the
+#                rewrite then inserts a hole and moves everything after it
 # Not a test: it takes a minute or two and writes several GiB.
 
 set -eu
@@ -35,12 +37,14 @@ ROUNDS=6
 SIZE_MIB=1024
 WORK=
 KEEP=0
-while getopts 'n:s:d:kh' opt; do
+PAD=0
+while getopts 'n:s:d:klh' opt; do
 	case $opt in
 	n) ROUNDS=$OPTARG ;;
 	s) SIZE_MIB=$OPTARG ;;
 	d) WORK=$OPTARG ;;
 	k) KEEP=1 ;;
+	l) PAD=1 ;;
 	*) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
 	esac
 done
@@ -85,7 +89,13 @@ int main(void)
 	return 0;
 }
 EOF
-cc -O1 -fPIE -pie -Wl,-z,noexecstack -o IN main.c blob.o
+if [ "$PAD" = 1 ]; then
+	# lld places the text 4 KiB apart from its address modulo 2 MiB, so
+	# elfpmd must insert a hole before it and move the whole file's tail.
+	clang -O1 -fPIE -pie -fuse-ld=lld -Wl,-z,noexecstack -o IN main.c blob.o
+else
+	cc -O1 -fPIE -pie -Wl,-z,noexecstack -o IN main.c blob.o
+fi
 rm -f blob blob.o
 ./IN
 if ! "$ELFPMD" -n --json IN | grep -q '"status":"would change"'; then
@@ -93,7 +103,7 @@ if ! "$ELFPMD" -n --json IN | grep -q '"status":"would change"'; then
 	"$ELFPMD" -n IN >&2 || true
 	exit 1
 fi
-"$ELFPMD" -n IN | grep -E 'result|PMD-mappable' | sed 's/^ */  /'
+"$ELFPMD" -n IN | grep -E 'result|PMD-mappable|moved to' | sed 's/^ */  /'
 
 # ------------------------------------------------------------------ rounds
 now() { date +%s.%N; }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +67,8 @@ range_fits (uint64_t offset, uint64_t len, uint64_t size)
   return offset <= size && len <= size - offset;
 }
 
-static const char *
-phdr_type_name (uint32_t type)
+const char *
+elf_phdr_type_name (uint32_t type)
 {
   switch (type)
     {
@@ -129,8 +130,24 @@ check_section_table (struct elf_file *file, struct diag *err)
   if (!table_fits (eh->e_shoff, 1, eh->e_shentsize, size))
     return diag_set (err, "section header table (e_shoff %#" PRIx64 ") lies outside the file",
 		     (uint64_t) eh->e_shoff);
-  if (elf_getshdrnum (file->elf, &file->shnum) != 0)
-    return diag_set (err, "invalid section header count: %s", elf_errmsg (-1));
+  /* libelf answers 0 sections for a table that does not fit in the file, so
+     the count comes from the header, or from the first section's sh_size.  */
+  file->shnum = eh->e_shnum;
+  if (file->shnum == 0)
+    {
+      bool is32 = file->elfclass == ELFCLASS32;
+      unsigned char raw[8];
+      size_t width = is32 ? 4 : 8;
+      size_t at = is32 ? offsetof (Elf32_Shdr, sh_size) : offsetof (Elf64_Shdr, sh_size);
+      if (pread (file->fd, raw, width, (off_t) (eh->e_shoff + at)) != (ssize_t) width)
+	return diag_set (err, "cannot read the section count: %s", strerror (errno));
+      uint64_t count = 0;
+      for (size_t i = 0; i < width; i++)
+	count |= (uint64_t) raw[file->data == ELFDATA2LSB ? i : width - 1 - i] << (8 * i);
+      if (count > SIZE_MAX)
+	return diag_set (err, "absurd section count %#" PRIx64, count);
+      file->shnum = (size_t) count;
+    }
   if (!table_fits (eh->e_shoff, file->shnum, eh->e_shentsize, size))
     return diag_set (err, "section header table (%zu entries at %#" PRIx64 ") extends past the end of the file",
 		     file->shnum, (uint64_t) eh->e_shoff);
@@ -312,7 +329,7 @@ check_segments (struct elf_file *file, struct diag *err)
       const GElf_Phdr *ph = &file->phdrs[i];
       if (!range_fits (ph->p_offset, ph->p_filesz, size))
 	return diag_set (err, "%s %zu: contents [%#" PRIx64 ", +%#" PRIx64 ") extend past the end of the file (%#" PRIx64 " bytes)",
-			 phdr_type_name (ph->p_type), i, (uint64_t) ph->p_offset,
+			 elf_phdr_type_name (ph->p_type), i, (uint64_t) ph->p_offset,
 			 (uint64_t) ph->p_filesz, size);
     }
 
@@ -399,6 +416,9 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
   if (file->skip_reason == NULL
       && (check_section_table (file, err) != 0 || read_sections (file, err) != 0))
     goto fail;
+  /* Nothing of a skipped file is rewritten; its sections are not read.  */
+  if (file->skip_reason != NULL)
+    file->shnum = 0;
   return 0;
 
 fail:

@@ -65,4 +65,7 @@ size_t elf_ehdr_size (int elfclass);
 
 const char *object_kind_name (enum object_kind kind);
 
+/* "PT_LOAD", "PT_NOTE", ... or "segment" for other types.  */
+const char *elf_phdr_type_name (uint32_t type);
+
 #endif

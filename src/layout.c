@@ -75,24 +75,6 @@ splits (uint64_t off, uint64_t len, uint64_t at)
   return off < at && at - off < len;
 }
 
-static const char *
-phdr_type_name (uint32_t type)
-{
-  switch (type)
-    {
-    case PT_LOAD: return "PT_LOAD";
-    case PT_DYNAMIC: return "PT_DYNAMIC";
-    case PT_INTERP: return "PT_INTERP";
-    case PT_NOTE: return "PT_NOTE";
-    case PT_PHDR: return "PT_PHDR";
-    case PT_TLS: return "PT_TLS";
-    case PT_GNU_EH_FRAME: return "PT_GNU_EH_FRAME";
-    case PT_GNU_RELRO: return "PT_GNU_RELRO";
-    case PT_GNU_PROPERTY: return "PT_GNU_PROPERTY";
-    default: return "segment";
-    }
-}
-
 /* The PT_LOAD the kernel takes the load address from: the first one in the
    program header table.  */
 static const GElf_Phdr *
@@ -125,7 +107,7 @@ layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, s
       const GElf_Phdr *ph = &file->phdrs[i];
       if (splits (ph->p_offset, ph->p_filesz, at))
 	{
-	  snprintf (buf, len, "%s %zu overlaps it in the file", phdr_type_name (ph->p_type), i);
+	  snprintf (buf, len, "%s %zu overlaps it in the file", elf_phdr_type_name (ph->p_type), i);
 	  return buf;
 	}
     }

@@ -102,3 +102,137 @@ elflint_messages () {
 
 # elflint_count FILE: the number of eu-elflint --gnu-ld messages about FILE.
 elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
+
+# ---------------------------------------------------------------------------
+# Fixtures: programs and libraries built by tests/fixtures/Makefile, shared by
+# run-fixtures.sh and run-padding.sh.  The loop over the fixtures sets the
+# globals these helpers read:
+#   O        the build directory of the fixtures
+#   ARGS     the arguments of every fixture run (an array)
+#   name     the current fixture's label, for the PASS/FAIL/SKIP lines
+#   file     the file rewritten (a program, or the library PROGRAM loads)
+#   prog     what runs: FILE itself, or a program in $O that loads the
+#            library FILE from LD_LIBRARY_PATH
+#   w        the current fixture's work directory; $w/orig/$file is the
+#            original, $w/orig.out what it printed
+#   can_run  true or false: whether the original runs here (check_original)
+
+# why_unbuildable TARGET: a guess at the missing piece, for the SKIP line of a
+# tests/fixtures/Makefile target that did not build.  Reads GCC, CLANG (the
+# compilers, default gcc and clang) and LLVM_OBJCOPY (empty: not found).
+why_unbuildable () {
+	local gcc=${GCC:-gcc} clang=${CLANG:-clang}
+	case $1 in
+	lld-pie|libbiglld|lld-nosections|lld-twoseg)
+		have "$clang" || { echo "$clang not found"; return; }
+		have ld.lld || { echo "ld.lld not found"; return; } ;;
+	debug-lld)
+		have "$gcc" || { echo "$gcc not found"; return; }
+		have ld.lld || { echo "ld.lld not found"; return; } ;;
+	*)
+		have "$gcc" || { echo "$gcc not found"; return; } ;;
+	esac
+	case $1 in
+	lld-nosections)
+		[ -n "$LLVM_OBJCOPY" ] || { echo "llvm-objcopy not found (Debian: package llvm)"; return; } ;;
+	debug-*)
+		have objcopy || { echo "objcopy not found"; return; } ;;
+	static|static-pie)
+		[ -f "$("$gcc" -print-file-name=libc.a 2>/dev/null)" ] || { echo "no static libc (libc.a)"; return; } ;;
+	esac
+	echo "build failed"
+}
+
+# build_fixture TARGET [VAR=VALUE...]: build the tests/fixtures/Makefile
+# TARGET into $O, quietly, with the make variables VAR=VALUE; the log is in
+# $O/TARGET.log.  The compilers can be chosen with GCC and CLANG in the
+# environment.  Reads O.
+build_fixture () {
+	mkdir -p "$O" || return 1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
+		O="$O" "${@:2}" "$1" >"$O/$1.log" 2>&1
+}
+
+# build_or_skip NAME TARGET [VAR=VALUE...]: build_fixture TARGET [VAR=VALUE...]
+# for the fixture NAME; when it does not build, SKIP with a guess at the
+# reason and the tail of the log, and fail.  Reads O.
+build_or_skip () {
+	local name=$1 target=$2
+	shift 2
+	build_fixture "$target" "$@" && return 0
+	skip "$name: cannot build it here: $(why_unbuildable "$target") (log: $O/$target.log)"
+	tail -3 "$O/$target.log" | sed 's/^/      /'
+	return 1
+}
+
+# run_fixture DIR OUT: run the current fixture with the file found in DIR
+# (the original or a rewritten copy), store its stdout and exit status in OUT
+# and its stderr in OUT.err.  Reads prog, file, ARGS, O.
+run_fixture () {
+	local status
+	if [ "$prog" = "$file" ]; then
+		timeout 60 "$1/$file" "${ARGS[@]}" >"$2" 2>"$2.err"
+		status=$?
+	else
+		LD_LIBRARY_PATH=$1 timeout 60 "$O/$prog" "${ARGS[@]}" >"$2" 2>"$2.err"
+		status=$?
+	fi
+	echo "exit status $status" >>"$2"
+}
+
+# check_original: run the original in $w/orig into $w/orig.out; PASS when it
+# exits 42, else SKIP and set can_run=false (true otherwise), so that the
+# run checks of its rewrites are skipped.  Reads name, w and what run_fixture
+# reads.
+check_original () {
+	can_run=true
+	run_fixture "$w/orig" "$w/orig.out"
+	if [ "$(tail -1 "$w/orig.out")" = "exit status 42" ]; then
+		pass "$name: original runs and exits 42"
+	else
+		skip "$name: the original does not run here ($(tail -1 "$w/orig.out")): run checks skipped"
+		sed 's/^/      stderr: /' "$w/orig.out.err" | head -5
+		can_run=false
+	fi
+}
+
+# same_run DIR WHAT: the fixture run against DIR prints what the original did
+# (nothing checked when the original does not run).  Reads can_run, w, name
+# and what run_fixture reads.
+same_run () {
+	$can_run || return 0
+	run_fixture "$1" "$1.out"
+	if cmp -s "$w/orig.out" "$1.out"; then
+		pass "$name: $2 prints the same and exits 42"
+	else
+		fail "$name: $2 prints something else than the original"
+		diff "$w/orig.out" "$1.out" | head -20 | sed 's/^/      /'
+		sed 's/^/      stderr: /' "$1.out.err" | head -5
+	fi
+}
+
+# check_elflint RESULT [WHAT]: RESULT has no more eu-elflint --gnu-ld messages
+# than the original; WHAT, when given, labels the check.  Nothing checked
+# when have_elflint is false.  Reads have_elflint, lint_before (the
+# original's elflint_count), name, w, file.
+check_elflint () {
+	$have_elflint || return 0
+	local after what=${2:+$2: }
+	after=$(elflint_count "$1")
+	if [ "$after" -le "$lint_before" ]; then
+		pass "$name: ${what}eu-elflint --gnu-ld messages $after <= original's $lint_before"
+	else
+		fail "$name: ${what}eu-elflint --gnu-ld messages $after > original's $lint_before"
+		diff <(elflint_messages "$w/orig/$file") <(elflint_messages "$1") | sed 's/^/      /' | head -20
+	fi
+}
+
+# stop_unless_built: when no fixture could be built (built_any is false), say
+# so, print the summary and exit 77 (skipped).  Reads built_any.
+stop_unless_built () {
+	$built_any && return 0
+	echo "no fixture could be built on this machine (see the SKIP lines above)"
+	echo "# pass $n_pass, fail $n_fail, skip $n_skip"
+	exit 77
+}

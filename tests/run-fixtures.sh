@@ -62,61 +62,6 @@ lld-pie        lld-pie         lld-pie         pie            -    -
 libbiglld      libbiglld.so    usebig-lld      shared_object  -    -
 '
 
-# why_unbuildable NAME: a guess at the missing piece, for the SKIP line.
-why_unbuildable () {
-	local gcc=${GCC:-gcc} clang=${CLANG:-clang}
-	case $1 in
-	lld-pie|libbiglld)
-		have "$clang" || { echo "$clang not found"; return; }
-		have ld.lld || { echo "ld.lld not found"; return; } ;;
-	*)
-		have "$gcc" || { echo "$gcc not found"; return; } ;;
-	esac
-	case $1 in
-	static|static-pie)
-		local libc
-		libc=$("$gcc" -print-file-name=libc.a 2>/dev/null)
-		[ -f "$libc" ] || { echo "no static libc (libc.a)"; return; } ;;
-	esac
-	echo "build failed"
-}
-
-# build_fixture NAME: build NAME into $O, quietly; the log is in $O/NAME.log.
-# The compilers can be chosen with GCC and CLANG in the environment.
-build_fixture () {
-	mkdir -p "$O" || return 1
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
-		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
-		O="$O" "$1" >"$O/$1.log" 2>&1
-}
-
-# run_fixture DIR OUT: run the current fixture with the rewritten file found
-# in DIR, store its stdout and exit status in OUT.
-run_fixture () {
-	local status
-	if [ "$prog" = "$file" ]; then
-		timeout 60 "$1/$file" "${ARGS[@]}" >"$2" 2>"$2.err"
-		status=$?
-	else
-		LD_LIBRARY_PATH=$1 timeout 60 "$O/$prog" "${ARGS[@]}" >"$2" 2>"$2.err"
-		status=$?
-	fi
-	echo "exit status $status" >>"$2"
-}
-
-# same_run DIR WHAT: the fixture run against DIR prints what the original did.
-same_run () {
-	$can_run || return 0
-	run_fixture "$1" "$1.out"
-	if cmp -s "$w/orig.out" "$1.out"; then
-		pass "$name: $2 prints the same and exits 42"
-	else
-		fail "$name: $2 prints something else than the original"
-		diff "$w/orig.out" "$1.out" | head -20 | sed 's/^/      /'
-		sed 's/^/      stderr: /' "$1.out.err" | head -5
-	fi
-}
-
 # check_phdrs RESULT RULE: everything but p_align is as in the original and
 # every PT_LOAD's p_align is what phdr-dump predicts for RULE.
 check_phdrs () {
@@ -142,19 +87,6 @@ check_changed () {
 		pass "$name: $1: $predicted segment(s) eligible and the file changed"
 	else
 		fail "$name: $1: expected an aligned segment: $predicted predicted eligible, file $(cmp -s "$w/orig/$file" "$3" && echo unchanged || echo changed)"
-	fi
-}
-
-# check_elflint RESULT WHAT: RESULT has no more elflint messages than the original.
-check_elflint () {
-	$have_elflint || return 0
-	local after
-	after=$(elflint_count "$1")
-	if [ "$after" -le "$lint_before" ]; then
-		pass "$name: $2: eu-elflint --gnu-ld messages $after <= original's $lint_before"
-	else
-		fail "$name: $2: eu-elflint --gnu-ld messages $after > original's $lint_before"
-		diff <(elflint_messages "$w/orig/$file") <(elflint_messages "$1") | sed 's/^/      /' | head -20
 	fi
 }
 
@@ -258,11 +190,7 @@ built_any=false
 while read -r name file prog type must_relaxed must_kernel <&3; do
 	[ -n "$name" ] || continue
 	echo "# fixture $name"
-	if ! build_fixture "$name"; then
-		skip "$name: cannot build it here: $(why_unbuildable "$name") (log: $O/$name.log)"
-		tail -3 "$O/$name.log" | sed 's/^/      /'
-		continue
-	fi
+	build_or_skip "$name" "$name" || continue
 	built_any=true
 	w=$WORK/$name
 	mkdir -p "$w"/{orig,relaxed,kernel,out,mode,cap}
@@ -271,15 +199,7 @@ while read -r name file prog type must_relaxed must_kernel <&3; do
 	fails_before=$n_fail
 
 	# The original must run before its rewrite can be compared with it.
-	can_run=true
-	run_fixture "$w/orig" "$w/orig.out"
-	if [ "$(tail -1 "$w/orig.out")" = "exit status 42" ]; then
-		pass "$name: original runs and exits 42"
-	else
-		skip "$name: the original does not run here ($(tail -1 "$w/orig.out")): run checks skipped"
-		sed 's/^/      stderr: /' "$w/orig.out.err" | head -5
-		can_run=false
-	fi
+	check_original
 	if [ "$prog" != "$file" ] && $can_run; then
 		if LD_TRACE_LOADED_OBJECTS=1 LD_LIBRARY_PATH=$w/orig "$O/$prog" | grep -qF "$w/orig/$file"
 		then pass "$name: $prog loads $file from the work directory"
@@ -403,9 +323,5 @@ while read -r name file prog type must_relaxed must_kernel <&3; do
 	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
 done 3<<<"$FIXTURES" </dev/null
 
-if ! $built_any; then
-	echo "no fixture could be built on this machine (see the SKIP lines above)"
-	echo "# pass $n_pass, fail $n_fail, skip $n_skip"
-	exit 77
-fi
+stop_unless_built
 finish

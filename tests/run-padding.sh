@@ -71,65 +71,6 @@ debug-bfd-split debug-bfd       debug-bfd-split  debug-bfd-split  no   split
 static          static          static           static           no   -
 '
 
-# why_unbuildable TARGET: a guess at the missing piece, for the SKIP line.
-why_unbuildable () {
-	local gcc=${GCC:-gcc} clang=${CLANG:-clang}
-	case $1 in
-	lld-pie|libbiglld|lld-nosections|lld-twoseg)
-		have "$clang" || { echo "$clang not found"; return; }
-		have ld.lld || { echo "ld.lld not found"; return; } ;;
-	debug-lld)
-		have "$gcc" || { echo "$gcc not found"; return; }
-		have ld.lld || { echo "ld.lld not found"; return; } ;;
-	*)
-		have "$gcc" || { echo "$gcc not found"; return; } ;;
-	esac
-	case $1 in
-	lld-nosections)
-		[ -n "$LLVM_OBJCOPY" ] || { echo "llvm-objcopy not found (Debian: package llvm)"; return; } ;;
-	debug-*)
-		have objcopy || { echo "objcopy not found"; return; } ;;
-	static)
-		[ -f "$("$gcc" -print-file-name=libc.a 2>/dev/null)" ] || { echo "no static libc (libc.a)"; return; } ;;
-	esac
-	echo "build failed"
-}
-
-# build_fixture TARGET: build TARGET into $O, quietly; the log is in $O/TARGET.log.
-build_fixture () {
-	mkdir -p "$O" || return 1
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
-		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
-		O="$O" ${LLVM_OBJCOPY:+LLVM_OBJCOPY="$LLVM_OBJCOPY"} "$1" >"$O/$1.log" 2>&1
-}
-
-# run_fixture DIR OUT: run the current fixture with the file found in DIR,
-# store its stdout and exit status in OUT.
-run_fixture () {
-	local status
-	if [ "$prog" = "$file" ]; then
-		timeout 60 "$1/$file" "${ARGS[@]}" >"$2" 2>"$2.err"
-		status=$?
-	else
-		LD_LIBRARY_PATH=$1 timeout 60 "$O/$prog" "${ARGS[@]}" >"$2" 2>"$2.err"
-		status=$?
-	fi
-	echo "exit status $status" >>"$2"
-}
-
-# same_run DIR WHAT: the fixture run against DIR prints what the original did.
-same_run () {
-	$can_run || return 0
-	run_fixture "$1" "$1.out"
-	if cmp -s "$w/orig.out" "$1.out"; then
-		pass "$name: $2 prints the same and exits 42"
-	else
-		fail "$name: $2 prints something else than the original"
-		diff "$w/orig.out" "$1.out" | head -20 | sed 's/^/      /'
-		sed 's/^/      stderr: /' "$1.out.err" | head -5
-	fi
-}
-
 # allocated FILE: bytes of disk space FILE occupies.
 allocated () { echo $(( $(stat -c '%b * %B' -- "$1") )); }
 
@@ -350,11 +291,7 @@ built_any=false
 while read -r name target file prog padded gdbmode <&3; do
 	[ -n "$name" ] || continue
 	echo "# fixture $name"
-	if ! build_fixture "$target"; then
-		skip "$name: cannot build it here: $(why_unbuildable "$target") (log: $O/$target.log)"
-		tail -3 "$O/$target.log" | sed 's/^/      /'
-		continue
-	fi
+	build_or_skip "$name" "$target" ${LLVM_OBJCOPY:+LLVM_OBJCOPY="$LLVM_OBJCOPY"} || continue
 	built_any=true
 	w=$WORK/$name
 	mkdir -p "$w"/{orig,new,nopad,second}
@@ -363,15 +300,7 @@ while read -r name target file prog padded gdbmode <&3; do
 	orig=$w/orig/$file
 	new=$w/new/$file
 
-	can_run=true
-	run_fixture "$w/orig" "$w/orig.out"
-	if [ "$(tail -1 "$w/orig.out")" = "exit status 42" ]; then
-		pass "$name: original runs and exits 42"
-	else
-		skip "$name: the original does not run here ($(tail -1 "$w/orig.out")): run checks skipped"
-		sed 's/^/      stderr: /' "$w/orig.out.err" | head -5
-		can_run=false
-	fi
+	check_original
 	$have_elflint && lint_before=$(elflint_count "$orig")
 
 	# Dry run first: it must write nothing.
@@ -423,15 +352,7 @@ while read -r name target file prog padded gdbmode <&3; do
 
 	same_run "$w/new" "rewritten file"
 
-	if $have_elflint; then
-		lint_after=$(elflint_count "$new")
-		if [ "$lint_after" -le "$lint_before" ]; then
-			pass "$name: eu-elflint --gnu-ld messages $lint_after <= original's $lint_before"
-		else
-			fail "$name: eu-elflint --gnu-ld messages $lint_after > original's $lint_before"
-			diff <(elflint_messages "$orig") <(elflint_messages "$new") | sed 's/^/      /' | head -20
-		fi
-	fi
+	check_elflint "$new"
 
 	if msg=$(loader_rules "$new"); then
 		pass "$name: AT_PHDR (kernel < 5.18) and p_align congruence (glibc < 2.35) rules hold"
@@ -518,11 +439,26 @@ while read -r name target file prog padded gdbmode <&3; do
 	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
 done 3<<<"$FIXTURES" </dev/null
 
-if ! $built_any; then
-	echo "no fixture could be built on this machine (see the SKIP lines above)"
-	echo "# pass $n_pass, fail $n_fail, skip $n_skip"
-	exit 77
-fi
+stop_unless_built
+
+# start_part DIR WHO PURPOSE: whether a part below that crafts files from the
+# lld-pie fixture ($base) with python3 can run.  If not, SKIP "WHO python3
+# PURPOSE" or "WHO the lld-pie fixture" and fail; else make the work directory
+# $WORK/DIR, set w to it and fails_before to the failures so far.  Reads
+# have_python, base.
+start_part () {
+	if ! $have_python; then
+		skip "$2 python3 $3"
+	elif [ ! -f "$base" ]; then
+		skip "$2 the lld-pie fixture"
+	else
+		w=$WORK/$1
+		mkdir -p "$w"
+		fails_before=$n_fail
+		return 0
+	fi
+	return 1
+}
 
 # ---------------------------------------------------------------------------
 # Refusals: files crafted from lld-pie (and lld-twoseg) so that a hole cannot
@@ -542,14 +478,7 @@ fi
 #            alignment and the text is padded: one hole, .rodata refused
 echo "# refusals"
 base=$O/lld-pie
-if ! $have_python; then
-	skip "refusal cases need python3 to craft the files"
-elif [ ! -f "$base" ]; then
-	skip "refusal cases need the lld-pie fixture"
-else
-	w=$WORK/refuse
-	mkdir -p "$w"
-	fails_before=$n_fail
+if start_part refuse "refusal cases need" "to craft the files"; then
 	read -r t_index t_off _ <<<"$(text_load "$base")"
 	cases=()		# "NAME CULPRIT-WORDS CHANGED"
 
@@ -683,14 +612,7 @@ fi
 # The checker itself: --bytemap must catch each kind of damage, or the passes
 # above prove nothing.
 echo "# phdr-dump --bytemap self-test"
-if ! $have_python; then
-	skip "bytemap self-test needs python3 to damage files"
-elif [ ! -f "$base" ]; then
-	skip "bytemap self-test needs the lld-pie fixture"
-else
-	w=$WORK/selftest
-	mkdir -p "$w"
-	fails_before=$n_fail
+if start_part selftest "bytemap self-test needs" "to damage files"; then
 	cp "$base" "$w/in"
 	cp "$base" "$w/good"
 	"$ELFPMD" -q "$w/good"
