@@ -20,6 +20,7 @@ enum
   OPT_PAGE_SIZE,
   OPT_NO_SYNC,
   OPT_NO_PAD,
+  OPT_MADVISE,
 };
 
 static const struct argp_option options[] = {
@@ -39,6 +40,10 @@ static const struct argp_option options[] = {
     "Align to SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
   { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
     "Base page size of the target kernel (e.g. 64K), when the machine has several", 0 },
+
+  { "madvise", OPT_MADVISE, NULL, 0,
+    "Inject a startup stub that gets the aligned text onto huge pages at run time "
+    "(x86-64 so far)", 0 },
 
   { NULL, 0, NULL, 0, "Report:", 3 },
   { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
@@ -104,6 +109,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
       break;
     case OPT_NO_SYNC:
       c->run.sync = false;
+      break;
+    case OPT_MADVISE:
+      c->run.madvise = true;
       break;
     case OPT_NO_PAD:
       c->run.pad = false;

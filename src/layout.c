@@ -60,6 +60,40 @@ layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file, si
   return ph;
 }
 
+size_t
+layout_new_phnum (const struct layout_plan *plan, const struct elf_file *file)
+{
+  return plan->stub.enabled ? plan->stub.new_phnum : file->phnum;
+}
+
+void
+layout_new_phdr_table (const struct layout_plan *plan, const struct elf_file *file,
+		       GElf_Phdr *out)
+{
+  if (plan->stub.enabled)
+    stub_new_phdrs (plan, file, out);
+  else
+    for (size_t i = 0; i < file->phnum; i++)
+      out[i] = layout_new_phdr (plan, file, i);
+}
+
+size_t
+layout_new_shnum (const struct layout_plan *plan, const struct elf_file *file)
+{
+  return plan->stub.add_section ? plan->stub.new_shnum : file->shnum;
+}
+
+void
+layout_new_shdr_table (const struct layout_plan *plan, const struct elf_file *file,
+		       GElf_Shdr *out)
+{
+  if (plan->stub.add_section)
+    stub_new_shdrs (plan, file, out);
+  else
+    for (size_t i = 0; i < file->shnum; i++)
+      out[i] = layout_new_shdr (plan, file, i);
+}
+
 GElf_Shdr
 layout_new_shdr (const struct layout_plan *plan, const struct elf_file *file, size_t index)
 {
@@ -418,6 +452,23 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 	    plan->aslr_bits_lost = log2_exact (after) - log2_exact (before);
 	}
     }
+
+  plan->stub.wanted = opts->madvise;
+  if (stub_plan_build (plan, file, err) != 0)
+    return -1;
+  if (plan->stub.enabled)
+    {
+      plan->new_size = plan->stub.seg_offset + plan->stub.seg_size;
+      if (plan->stub.reuse_slot == SIZE_MAX)
+	plan->new_phoff = plan->stub.seg_offset;
+      plan->changed = true;
+      if (plan->stub.add_section)
+	{
+	  plan->new_shoff = plan->stub.shdr_offset;
+	  plan->new_size = plan->stub.shdr_offset
+			   + (uint64_t) plan->stub.new_shnum * elf_shdr_size (file->elfclass);
+	}
+    }
   return 0;
 }
 
@@ -451,6 +502,55 @@ old_kernel_at_phdr (const GElf_Phdr *first, uint64_t first_offset, uint64_t phof
   return true;
 }
 
+/* Check the stub's segment: above every other segment in memory and after
+   all contents in the file, page-congruent, and where AT_PHDR as kernels
+   before 5.18 compute it finds the new program header table.  */
+static int
+check_stub (const struct layout_plan *plan, const struct elf_file *file, struct diag *err)
+{
+  const struct stub_plan *sp = &plan->stub;
+  size_t n = sp->new_phnum;
+  GElf_Phdr *table = calloc (n, sizeof *table);
+  if (table == NULL)
+    return diag_set (err, "out of memory");
+  layout_new_phdr_table (plan, file, table);
+  int ret = 0;
+  const GElf_Phdr *first = NULL, *prev = NULL;
+  uint64_t page = plan->opts.page;
+  for (size_t i = 0; i < n && ret == 0; i++)
+    {
+      const GElf_Phdr *ph = &table[i];
+      if (ph->p_type != PT_LOAD)
+	continue;
+      if (first == NULL)
+	first = ph;
+      if (prev != NULL && ph->p_vaddr < prev->p_vaddr + prev->p_memsz)
+	ret = diag_set (err, "internal error: the stub's segment would overlap PT_LOAD %zu", i);
+      if (((ph->p_vaddr - ph->p_offset) & (page - 1)) != 0)
+	ret = diag_set (err, "internal error: PT_LOAD %zu would not be page-congruent", i);
+      prev = ph;
+    }
+  /* AT_PHDR as kernels before 5.18 compute it: the table where it was, or
+     the new one at the start of the stub's segment.  */
+  uint64_t want = sp->reuse_slot != SIZE_MAX
+    ? file->phdrs[first_load (file) - file->phdrs].p_vaddr
+      - file->phdrs[first_load (file) - file->phdrs].p_offset + file->ehdr.e_phoff
+    : sp->seg_vaddr;
+  if (ret == 0 && (first == NULL || first->p_vaddr - first->p_offset + plan->new_phoff != want))
+    ret = diag_set (err, "internal error: AT_PHDR for kernels before 5.18 would miss the table");
+  uint64_t end = sp->seg_offset + sp->seg_size;
+  if (sp->add_section)
+    end = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
+  if (ret == 0 && (sp->seg_offset < layout_map_offset (plan, plan->old_size)
+		   || end != plan->new_size || (sp->add_section && plan->new_shoff != sp->shdr_offset)))
+    ret = diag_set (err, "internal error: the stub's segment would overlap the file's contents");
+  if (ret == 0 && (sp->entry_vaddr < sp->seg_vaddr
+		   || sp->entry_vaddr >= sp->seg_vaddr + sp->seg_size))
+    ret = diag_set (err, "internal error: the stub's entry is outside its segment");
+  free (table);
+  return ret;
+}
+
 int
 layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
 		   struct diag *err)
@@ -479,11 +579,13 @@ layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
     return diag_set (err, "internal error: the ELF32 output would exceed 4 GiB");
 
   size_t phsize = elf_phdr_size (file->elfclass);
-  if (file->phnum != 0
+  if (file->phnum != 0 && !plan->stub.enabled
       && (plan->new_phoff != layout_map_offset (plan, file->ehdr.e_phoff)
 	  || !inside (plan->new_phoff, (uint64_t) file->phnum * phsize, plan->new_size)))
     return diag_set (err, "internal error: the program header table would not follow the map");
-  if (file->shnum != 0
+  if (plan->stub.enabled && check_stub (plan, file, err) != 0)
+    return -1;
+  if (file->shnum != 0 && !plan->stub.add_section
       && (plan->new_shoff != layout_map_offset (plan, file->ehdr.e_shoff)
 	  || !inside (plan->new_shoff, (uint64_t) file->shnum * elf_shdr_size (file->elfclass),
 		      plan->new_size)))
@@ -492,7 +594,8 @@ layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
   /* AT_PHDR as kernels before 5.18 and qemu-user compute it must not change.  */
   const GElf_Phdr *first = first_load (file);
   uint64_t before, after;
-  if (old_kernel_at_phdr (first, first ? first->p_offset : 0, file->ehdr.e_phoff, &before)
+  if (!plan->stub.enabled
+      && old_kernel_at_phdr (first, first ? first->p_offset : 0, file->ehdr.e_phoff, &before)
       && old_kernel_at_phdr (first, plan->segs[first - file->phdrs].new_offset, plan->new_phoff,
 			     &after)
       && before != after)

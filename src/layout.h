@@ -16,6 +16,7 @@
 
 #include "diag.h"
 #include "elf_file.h"
+#include "madvise_stub.h"
 #include "phdr_align.h"
 
 /* What the plan does to one program header.  */
@@ -57,6 +58,7 @@ struct layout_options
   uint64_t pmd;
   uint64_t page;
   bool pad;			/* may move contents (false: --no-pad) */
+  bool madvise;			/* inject the startup stub (--madvise) */
 };
 
 struct layout_plan
@@ -81,6 +83,8 @@ struct layout_plan
   uint64_t chunks_after;	/* ... and after the rewrite */
   uint64_t old_max_align, new_max_align; /* largest power-of-two PT_LOAD p_align */
   unsigned aslr_bits_lost;	/* random bits of the load base the new alignment costs */
+
+  struct stub_plan stub;	/* the startup stub, when asked for */
 };
 
 /* Decide, for FILE (opened and validated), what to change under OPTS.
@@ -101,9 +105,21 @@ uint64_t layout_map_offset (const struct layout_plan *plan, uint64_t old);
 uint64_t layout_map_position (const struct layout_plan *plan, uint64_t old, bool alloc,
 			      uint64_t addr);
 
+/* Number of program headers of the output.  */
+size_t layout_new_phnum (const struct layout_plan *plan, const struct elf_file *file);
+
+/* The output's program header table (layout_new_phnum entries) into OUT.  */
+void layout_new_phdr_table (const struct layout_plan *plan, const struct elf_file *file,
+			    GElf_Phdr *out);
+
 /* The program header INDEX of FILE as PLAN rewrites it.  */
 GElf_Phdr layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file,
 			   size_t index);
+
+/* Number of section headers of the output, and its table into OUT.  */
+size_t layout_new_shnum (const struct layout_plan *plan, const struct elf_file *file);
+void layout_new_shdr_table (const struct layout_plan *plan, const struct elf_file *file,
+			    GElf_Shdr *out);
 
 /* Section header INDEX of FILE as PLAN rewrites it.  */
 GElf_Shdr layout_new_shdr (const struct layout_plan *plan, const struct elf_file *file,

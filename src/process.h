@@ -24,6 +24,7 @@ struct run_options
   bool dry_run;
   bool sync;
   bool pad;			/* may move file contents (false: --no-pad) */
+  bool madvise;			/* inject the startup stub */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
 };

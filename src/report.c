@@ -54,6 +54,26 @@ rule_name (enum align_rule rule)
   return rule == ALIGN_RULE_KERNEL ? "kernel" : "relaxed";
 }
 
+static const char *
+hook_name (enum stub_hook hook)
+{
+  switch (hook)
+    {
+    case STUB_HOOK_ENTRY: return "e_entry";
+    case STUB_HOOK_INIT_CHAIN: return "DT_INIT, chained to the old one";
+    default: return "DT_INIT, in a spare .dynamic slot";
+    }
+}
+
+static uint64_t
+stub_chunks (const struct stub_plan *sp)
+{
+  uint64_t chunks = 0;
+  for (size_t k = 0; k < sp->params.nranges; k++)
+    chunks += sp->params.range[k].length / sp->params.pmd;
+  return chunks;
+}
+
 void
 report_summary (FILE *out, const struct file_report *r)
 {
@@ -81,8 +101,31 @@ report_summary (FILE *out, const struct file_report *r)
       if (r->plan->refused != 0)
 	fprintf (out, "; padding refused for %zu segment%s", r->plan->refused,
 		 r->plan->refused == 1 ? "" : "s");
+      if (r->plan->stub.enabled)
+	fprintf (out, "; startup stub hooked through %s", hook_name (r->plan->stub.hook));
+      else if (r->plan->stub.wanted)
+	fprintf (out, "; no startup stub: %s", r->plan->stub.refusal);
     }
   fputc ('\n', out);
+}
+
+static void
+report_stub_text (FILE *out, const struct file_report *r)
+{
+  const struct stub_plan *sp = &r->plan->stub;
+  if (!sp->enabled)
+    {
+      fprintf (out, "  startup stub: not injected: %s\n", sp->refusal);
+      return;
+    }
+  fprintf (out, "  startup stub (%s, %zu bytes): new PT_LOAD at offset %#" PRIx64 ", address %#" PRIx64
+	   ", hooked through %s; works on %" PRIu64 " chunk%s in %" PRIu64 " range%s\n",
+	   sp->stub->name, sp->stub->size, sp->seg_offset, sp->seg_vaddr, hook_name (sp->hook),
+	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
+	   sp->params.nranges == 1 ? "" : "s");
+  if (sp->reuse_slot == SIZE_MAX)
+    fprintf (out, "  the program header table moved into the stub's segment (no free slot): "
+	     "GNU strip breaks such a file, eu-strip does not; strip before elfpmd\n");
 }
 
 void
@@ -148,6 +191,8 @@ report_text (FILE *out, const struct file_report *r)
     fprintf (out, ", allocated %" PRIu64 " -> %" PRIu64 " bytes", r->written.allocated_before,
 	     r->written.allocated_after);
   fputc ('\n', out);
+  if (p->stub.wanted)
+    report_stub_text (out, r);
   fprintf (out, "  result: %s\n", report_status (r));
 }
 
@@ -252,5 +297,26 @@ report_json (FILE *out, const struct file_report *r)
   if (r->has_written)
     fprintf (out, ",\"allocated_before\":%" PRIu64 ",\"allocated_after\":%" PRIu64,
 	     r->written.allocated_before, r->written.allocated_after);
+  const struct stub_plan *sp = &p->stub;
+  if (sp->wanted)
+    {
+      fprintf (out, ",\"stub\":{\"injected\":%s", sp->enabled ? "true" : "false");
+      if (sp->enabled)
+	{
+	  json_key_string (out, "arch", sp->stub->name);
+	  json_key_string (out, "hook", hook_name (sp->hook));
+	  fprintf (out, ",\"table_moved\":%s", sp->reuse_slot == SIZE_MAX ? "true" : "false");
+	  fprintf (out, ",\"segment_offset\":%" PRIu64 ",\"segment_vaddr\":%" PRIu64
+		   ",\"size\":%" PRIu64 ",\"entry\":%" PRIu64 ",\"ranges\":%" PRIu64
+		   ",\"chunks\":%" PRIu64, sp->seg_offset, sp->seg_vaddr, sp->seg_size,
+		   sp->entry_vaddr, (uint64_t) sp->params.nranges, stub_chunks (sp));
+	}
+      else
+	{
+	  fprintf (out, ",\"present\":%s", sp->present ? "true" : "false");
+	  json_key_string (out, "reason", sp->refusal);
+	}
+      fputc ('}', out);
+    }
   fputs ("}\n", out);
 }

@@ -277,13 +277,19 @@ static int
 write_phdrs (const struct elf_file *file, const struct layout_plan *plan, int out,
 	     struct diag *err)
 {
-  size_t n = file->phnum;
+  size_t n = layout_new_phnum (plan, file);
   void *table = calloc (n, file->elfclass == ELFCLASS32 ? sizeof (Elf32_Phdr) : sizeof (Elf64_Phdr));
-  if (table == NULL)
-    return diag_set (err, "out of memory");
+  GElf_Phdr *phdrs = calloc (n, sizeof *phdrs);
+  if (table == NULL || phdrs == NULL)
+    {
+      free (table);
+      free (phdrs);
+      return diag_set (err, "out of memory");
+    }
+  layout_new_phdr_table (plan, file, phdrs);
   for (size_t i = 0; i < n; i++)
     {
-      GElf_Phdr ph = layout_new_phdr (plan, file, i);
+      GElf_Phdr ph = phdrs[i];
       if (file->elfclass == ELFCLASS32)
 	((Elf32_Phdr *) table)[i] = (Elf32_Phdr) {
 	  .p_type = ph.p_type, .p_flags = ph.p_flags,
@@ -296,6 +302,56 @@ write_phdrs (const struct elf_file *file, const struct layout_plan *plan, int ou
     }
   int ret = write_records (file, out, ELF_T_PHDR, table, n, plan->new_phoff, err);
   free (table);
+  free (phdrs);
+  return ret;
+}
+
+/* Write the stub's segment after its program header table, and hook it.  */
+static int
+write_stub (const struct elf_file *file, const struct layout_plan *plan, int out,
+	    struct diag *err)
+{
+  const struct stub_plan *sp = &plan->stub;
+  unsigned char *seg = calloc (1, sp->seg_size);
+  if (seg == NULL)
+    return diag_set (err, "out of memory");
+  stub_segment_tail (plan, file, seg);
+  uint64_t from = sp->code_offset - sp->seg_offset;
+  int ret = 0;
+  if (pwrite (out, seg + from, sp->seg_size - from, (off_t) sp->code_offset)
+      != (ssize_t) (sp->seg_size - from))
+    ret = diag_set (err, "cannot write the stub: %s", strerror (errno));
+  free (seg);
+  if (ret == 0 && sp->add_section)
+    {
+      /* The section name table, copied and extended by the stub's name.  */
+      size_t shstrndx = 0;
+      elf_getshdrstrndx (file->elf, &shstrndx);
+      const GElf_Shdr *names = &file->shdrs[shstrndx];
+      unsigned char *buf = calloc (1, sp->shstrtab_size);
+      if (buf == NULL)
+	return diag_set (err, "out of memory");
+      if (pread (file->fd, buf, names->sh_size, (off_t) names->sh_offset) != (ssize_t) names->sh_size)
+	ret = diag_set (err, "cannot read the section name table: %s", strerror (errno));
+      memcpy (buf + names->sh_size, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
+      memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME, STUB_PHDR_SECTION_NAME,
+	      sizeof STUB_PHDR_SECTION_NAME);
+      if (ret == 0 && pwrite (out, buf, sp->shstrtab_size, (off_t) sp->shstrtab_offset)
+		      != (ssize_t) sp->shstrtab_size)
+	ret = diag_set (err, "cannot write the section name table: %s", strerror (errno));
+      free (buf);
+    }
+  if (ret == 0 && sp->hook != STUB_HOOK_ENTRY)
+    {
+      GElf_Dyn dyn = { .d_tag = DT_INIT, .d_un.d_val = sp->entry_vaddr };
+      if (file->elfclass == ELFCLASS32)
+	{
+	  Elf32_Dyn d32 = { .d_tag = DT_INIT, .d_un.d_val = (Elf32_Word) sp->entry_vaddr };
+	  ret = write_records (file, out, ELF_T_DYN, &d32, 1, sp->dyn_offset, err);
+	}
+      else
+	ret = write_records (file, out, ELF_T_DYN, &dyn, 1, sp->dyn_offset, err);
+    }
   return ret;
 }
 
@@ -304,13 +360,19 @@ static int
 write_shdrs (const struct elf_file *file, const struct layout_plan *plan, int out,
 	     struct diag *err)
 {
-  size_t n = file->shnum;
+  size_t n = layout_new_shnum (plan, file);
   void *table = calloc (n, file->elfclass == ELFCLASS32 ? sizeof (Elf32_Shdr) : sizeof (Elf64_Shdr));
-  if (table == NULL)
-    return diag_set (err, "out of memory");
+  GElf_Shdr *shdrs = calloc (n, sizeof *shdrs);
+  if (table == NULL || shdrs == NULL)
+    {
+      free (table);
+      free (shdrs);
+      return diag_set (err, "out of memory");
+    }
+  layout_new_shdr_table (plan, file, shdrs);
   for (size_t i = 0; i < n; i++)
     {
-      GElf_Shdr sh = layout_new_shdr (plan, file, i);
+      GElf_Shdr sh = shdrs[i];
       if (file->elfclass == ELFCLASS32)
 	((Elf32_Shdr *) table)[i] = (Elf32_Shdr) {
 	  .sh_name = sh.sh_name, .sh_type = sh.sh_type, .sh_flags = (Elf32_Word) sh.sh_flags,
@@ -323,6 +385,7 @@ write_shdrs (const struct elf_file *file, const struct layout_plan *plan, int ou
     }
   int ret = write_records (file, out, ELF_T_SHDR, table, n, plan->new_shoff, err);
   free (table);
+  free (shdrs);
   return ret;
 }
 
@@ -334,6 +397,14 @@ write_ehdr (const struct elf_file *file, const struct layout_plan *plan, int out
   GElf_Ehdr eh = file->ehdr;
   eh.e_phoff = plan->new_phoff;
   eh.e_shoff = plan->new_shoff;
+  if (plan->stub.enabled)
+    {
+      eh.e_phnum = (GElf_Half) plan->stub.new_phnum;
+      if (plan->stub.add_section)
+	eh.e_shnum = (GElf_Half) plan->stub.new_shnum;
+      if (plan->stub.hook == STUB_HOOK_ENTRY)
+	eh.e_entry = plan->stub.entry_vaddr;
+    }
   if (file->elfclass == ELFCLASS32)
     {
       Elf32_Ehdr e32 = {
@@ -447,10 +518,13 @@ verify_byte_map (const struct elf_file *file, const struct layout_plan *plan, in
 		 struct diag *err)
 {
   const uint64_t edge = 16 << 10, stride = (uint64_t) 4 << 20;
-  uint64_t skip[3][2] = {
+  uint64_t skip[4][2] = {
     { 0, elf_ehdr_size (file->elfclass) },
     { file->ehdr.e_phoff, (uint64_t) file->phnum * elf_phdr_size (file->elfclass) },
     { file->ehdr.e_shoff, (uint64_t) file->shnum * elf_shdr_size (file->elfclass) },
+    { plan->stub.enabled && plan->stub.hook != STUB_HOOK_ENTRY ? plan->stub.dyn_old_offset : 0,
+      plan->stub.enabled && plan->stub.hook != STUB_HOOK_ENTRY
+	? gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT) : 0 },
   };
   uint64_t start = 0;
   for (size_t k = 0; k <= plan->ninserts; k++)
@@ -459,16 +533,16 @@ verify_byte_map (const struct elf_file *file, const struct layout_plan *plan, in
       uint64_t len = end - start, to = layout_map_offset (plan, start);
       if (len <= 2 * edge)
 	{
-	  if (compare_range (file->fd, out, start, to, len, skip, 3, err) != 0)
+	  if (compare_range (file->fd, out, start, to, len, skip, 4, err) != 0)
 	    return -1;
 	}
       else
 	{
-	  if (compare_range (file->fd, out, start, to, edge, skip, 3, err) != 0
-	      || compare_range (file->fd, out, end - edge, to + len - edge, edge, skip, 3, err) != 0)
+	  if (compare_range (file->fd, out, start, to, edge, skip, 4, err) != 0
+	      || compare_range (file->fd, out, end - edge, to + len - edge, edge, skip, 4, err) != 0)
 	    return -1;
 	  for (uint64_t at = edge; at + 4096 <= len - edge; at += stride)
-	    if (compare_range (file->fd, out, start + at, to + at, 4096, skip, 3, err) != 0)
+	    if (compare_range (file->fd, out, start + at, to + at, 4096, skip, 4, err) != 0)
 	      return -1;
 	}
       /* The hole reads as zeros.  */
@@ -503,22 +577,30 @@ verify_output (const struct elf_file *file, const struct layout_plan *plan,
   if (elf_file_open (&out, path, &oerr) != 0)
     return diag_set (err, "internal error: the output does not read back: %s", oerr.msg);
   int ret = 0;
-  if ((uint64_t) out.st.st_size != plan->new_size || out.phnum != file->phnum
+  size_t phnum = layout_new_phnum (plan, file);
+  if ((uint64_t) out.st.st_size != plan->new_size || out.phnum != phnum
       || out.ehdr.e_phoff != plan->new_phoff || out.ehdr.e_shoff != plan->new_shoff
-      || out.shnum != file->shnum)
+      || out.shnum != layout_new_shnum (plan, file))
     ret = diag_set (err, "internal error: the output's headers differ from the plan");
-  for (size_t i = 0; ret == 0 && i < file->phnum; i++)
-    {
-      GElf_Phdr want = layout_new_phdr (plan, file, i);
-      if (memcmp (&want, &out.phdrs[i], sizeof want) != 0)
-	ret = diag_set (err, "internal error: program header %zu of the output differs from the plan", i);
-    }
-  for (size_t i = 0; ret == 0 && i < file->shnum; i++)
-    {
-      GElf_Shdr want = layout_new_shdr (plan, file, i);
-      if (memcmp (&want, &out.shdrs[i], sizeof want) != 0)
-	ret = diag_set (err, "internal error: section header %zu of the output differs from the plan", i);
-    }
+  GElf_Phdr *planned = calloc (phnum != 0 ? phnum : 1, sizeof *planned);
+  if (ret == 0 && planned == NULL)
+    ret = diag_set (err, "out of memory");
+  if (ret == 0)
+    layout_new_phdr_table (plan, file, planned);
+  for (size_t i = 0; ret == 0 && i < phnum; i++)
+    if (memcmp (&planned[i], &out.phdrs[i], sizeof planned[i]) != 0)
+      ret = diag_set (err, "internal error: program header %zu of the output differs from the plan", i);
+  free (planned);
+  size_t shnum = layout_new_shnum (plan, file);
+  GElf_Shdr *sections = calloc (shnum != 0 ? shnum : 1, sizeof *sections);
+  if (ret == 0 && sections == NULL)
+    ret = diag_set (err, "out of memory");
+  if (ret == 0)
+    layout_new_shdr_table (plan, file, sections);
+  for (size_t i = 0; ret == 0 && i < shnum; i++)
+    if (memcmp (&sections[i], &out.shdrs[i], sizeof sections[i]) != 0)
+      ret = diag_set (err, "internal error: section header %zu of the output differs from the plan", i);
+  free (sections);
   if (ret == 0)
     ret = verify_byte_map (file, plan, out.fd, err);
   elf_file_close (&out);
@@ -554,12 +636,16 @@ write_to_temp (const struct elf_file *file, const struct layout_plan *plan,
 {
   if (copy_contents (file, plan, o->fd, opts->sync, err) != 0)
     return -1;
-  bool tables_move = plan->new_phoff != file->ehdr.e_phoff || plan->new_shoff != file->ehdr.e_shoff;
+  bool tables_move = plan->new_phoff != file->ehdr.e_phoff || plan->new_shoff != file->ehdr.e_shoff
+		     || plan->stub.enabled;
   if (tables_move && write_ehdr (file, plan, o->fd, err) != 0)
     return -1;
   if (plan->changed && file->phnum != 0 && write_phdrs (file, plan, o->fd, err) != 0)
     return -1;
-  if (plan->ninserts != 0 && file->shnum != 0 && write_shdrs (file, plan, o->fd, err) != 0)
+  if ((plan->ninserts != 0 || plan->stub.add_section) && file->shnum != 0
+      && write_shdrs (file, plan, o->fd, err) != 0)
+    return -1;
+  if (plan->stub.enabled && write_stub (file, plan, o->fd, err) != 0)
     return -1;
   if ((opts->in_place ? keep_metadata (file, o->fd, err) : new_file_mode (file, o->fd, err)) != 0)
     return -1;

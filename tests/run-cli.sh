@@ -50,7 +50,7 @@ check "usage errors leave the file alone" test "$sig" = "$(file_signature "$work
 
 # --help and friends.
 expect_status 0 "--help" "$ELFPMD" --help
-for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --verbose --quiet "Exit status" " 64 "; do
+for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --madvise --verbose --quiet "Exit status" " 64 "; do
 	grep -q -- "$word" "$work/out" && pass "--help mentions '$word'" || fail "--help lacks '$word'"
 done
 expect_status 0 "--usage" "$ELFPMD" --usage
@@ -59,7 +59,7 @@ grep -q '^elfpmd [0-9]' "$work/out" && pass "--version names the program" || fai
 
 # Every documented option is in the man page.
 man=$TESTS_SRCDIR/../man/elfpmd.1
-for word in output dry-run check json rule pmd-size page-size no-sync no-pad verbose quiet help usage version "EXIT STATUS"; do
+for word in output dry-run check json rule pmd-size page-size no-sync no-pad madvise verbose quiet help usage version "EXIT STATUS"; do
 	sed 's/\\-/-/g' "$man" | grep -q -- "$word" && pass "man page mentions '$word'" || fail "man page lacks '$word'"
 done
 

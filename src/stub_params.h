@@ -1,0 +1,34 @@
+/* The parameters elfpmd writes into an injected startup stub, shared by the
+   stub (stub/stub.c) and the injector.  All fields are 64-bit words in the
+   target's byte order; addresses are relative to the stub's entry point, so
+   the stub needs no relocation.  */
+#ifndef ELFPMD_STUB_PARAMS_H
+#define ELFPMD_STUB_PARAMS_H
+
+#include <stdint.h>
+
+#define STUB_MAGIC 0x31444d5046504c45ULL	/* "ELPFPMD1" read as little-endian */
+#define STUB_MAX_RANGES 4
+
+/* The stub finds the object's file through /proc/self/exe (programs) or
+   through /proc/self/maps (shared objects).  */
+#define STUB_FLAG_EXE 1u
+
+struct stub_range
+{
+  int64_t start;		/* PMD-aligned start, relative to stub_entry */
+  uint64_t length;		/* a multiple of the PMD size */
+  uint64_t file_offset;		/* file offset of START */
+};
+
+struct stub_params
+{
+  int64_t target;		/* where to continue, relative to stub_entry; 0: return */
+  uint64_t magic;		/* STUB_MAGIC: marks a file that already has the stub */
+  uint64_t flags;		/* STUB_FLAG_* */
+  uint64_t pmd;			/* PMD size */
+  uint64_t nranges;
+  struct stub_range range[STUB_MAX_RANGES];
+};
+
+#endif

@@ -1,0 +1,538 @@
+#!/bin/bash
+# run-madvise.sh: elfpmd --madvise, the startup stub that gets the aligned
+# text onto PMD (2 MiB) pages at run time (DESIGN.md sections 3, 5 and 6).
+# For programs and a shared library with 17 MiB of text (tests/fixtures
+# madbig.S; gcc PIE, gcc -no-pie, gcc -static-pie, a gcc shared library used
+# by a gcc PIE, an lld PIE that needs padding):
+#   - -n --json --madvise reports "stub":{"injected":true,...} with the hook
+#     (e_entry, DT_INIT for the library) and as many chunks as the rewritten
+#     file's program headers allow (counted here from tests/phdr-dump);
+#   - the rewritten copy prints what the original prints and exits 42;
+#   - eu-elflint --gnu-ld complains no more than about the original;
+#   - phdr-dump --bytemap does not apply (the stub adds a PT_LOAD and
+#     sections); its refusal is only about the header counts, and the file is
+#     checked structurally instead: the same segments, their bytes unchanged
+#     (but DT_INIT's value for a library), one new R-X PT_LOAD after them;
+#   - a second elfpmd --madvise leaves the file byte for byte as it was;
+#   - coverage: FilePmdMapped of the object's VMAs, summed, in
+#     /proc/PID/smaps while the program runs (the fixture copies its smaps to
+#     $FIXTURE_SMAPS), must be >= 95% of the ideal (whole 2 MiB chunks of the
+#     text) in three page cache states: cold (sync; drop_caches), warm (the
+#     second of two runs) and order-0 (caches dropped, then the whole file
+#     read through a MADV_RANDOM mapping, so that it is cached in 4 KiB
+#     folios);
+#   - with PR_SET_THP_DISABLE (fixtures/thp-off.c) the program prints the
+#     same and gets no PMD mapping;
+#   - under valgrind and gdb, and with the stub's system calls failing
+#     (strace fault injection), it prints the same;
+#   - strip and eu-strip of the rewritten file keep the stub working.
+#
+# Needs root (drop_caches, /proc/kpageflags), THP not [never], and file THP
+# working on the file system of $TESTS_BUILDDIR (probed with
+# fixtures/pagecache.c, independently of elfpmd); skipped (77) otherwise.
+# Fixtures are built into $TESTS_BUILDDIR/madvise-build; the work files of a
+# failed fixture are kept there.
+#
+# Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
+# set, or by hand from the source tree: bash tests/run-madvise.sh (see
+# tests/lib.sh for the defaults).
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PMD=$((0x200000))
+MIN_PERCENT=95		# coverage required in every cache state
+ARGS=(alpha "beta gamma")	# arguments of every fixture run
+O=$TESTS_BUILDDIR/madvise-build
+WORK=$O/work
+started=$SECONDS
+
+# skip_all REASON: the whole script cannot run here.
+skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
+
+require_elfpmd
+[ "$(id -u)" = 0 ] || skip_all "needs root (drop_caches for the cold and order-0 cache states, /proc/kpageflags)"
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+[ -r "$thp" ] || skip_all "$thp missing: kernel without transparent huge pages"
+grep -q '\[never\]' "$thp" && skip_all "transparent huge pages disabled ($thp: $(cat "$thp"))"
+[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
+have python3 || skip_all "python3 not found (reads the JSON report and the files' bytes)"
+
+rm -rf "$WORK"
+mkdir -p "$WORK" || hard_error "cannot create $WORK"
+require_phdr_dump "$WORK/tools"
+
+build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c, thp-off.c): $(tail -1 "$O/mad-tools.log")"
+PAGECACHE=$O/pagecache
+THP_OFF=$O/thp-off
+
+# Does file THP work here at all?  A MADV_HUGEPAGE mapping of an uncached
+# 4 MiB file on the build directory's file system must get PMD-mapped;
+# elfpmd plays no part in this.
+head -c $((4 << 20)) /dev/urandom >"$WORK/probe.dat" || hard_error "cannot write $WORK/probe.dat"
+probe=$("$PAGECACHE" probe "$WORK/probe.dat" 2>&1)
+case $? in
+0) note "file THP probe: $probe (file system $(df -PT "$WORK" | awk 'NR == 2 { print $2 }'), THP $(cat "$thp"))" ;;
+1) skip_all "file THP does not work here: a MADV_HUGEPAGE mapping of a 4 MiB file on $(df -PT "$WORK" | awk 'NR == 2 { print $2 }') got $probe (file system without large page cache folios, tmpfs, or kernel too old)" ;;
+*) skip_all "file THP probe failed: $probe" ;;
+esac
+rm -f "$WORK/probe.dat"
+
+have_elflint=false
+if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi
+have_valgrind=false
+if have valgrind; then have_valgrind=true; else skip "valgrind not found: valgrind runs skipped"; fi
+have_gdb=false
+if have gdb; then have_gdb=true; else skip "gdb not found: debugger runs skipped"; fi
+have_strace=false
+if have strace; then have_strace=true; else skip "strace not found: runs with failing system calls skipped"; fi
+
+# The fixtures, one per line:
+#   NAME  TARGET  FILE  PROGRAM  HOOK
+# TARGET is the tests/fixtures/Makefile target; FILE the file rewritten;
+# PROGRAM what runs (FILE itself, or a program that loads the library FILE
+# from LD_LIBRARY_PATH); HOOK how the stub must be hooked (the start of the
+# report's "hook").
+FIXTURES='
+pie         mad-pie         mad-pie         mad-pie         e_entry
+nopie       mad-nopie       mad-nopie       mad-nopie       e_entry
+static-pie  mad-static-pie  mad-static-pie  mad-static-pie  e_entry
+lib         mad-lib         libmadbig.so    usemadbig       DT_INIT
+lld-pie     mad-lld-pie     mad-lld-pie     mad-lld-pie     e_entry
+'
+
+# drop_caches: write back and drop the whole page cache.
+drop_caches () { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# run_as DIR OUT [WRAPPER...]: run the current fixture with the file in DIR,
+# under WRAPPER... when given; stdout and "exit status N" into OUT, stderr
+# into OUT.err.  The library is found through LD_LIBRARY_PATH=DIR.  Reads
+# prog, file, ARGS, O.
+run_as () {
+	local dir=$1 out=$2 exe status
+	shift 2
+	if [ "$prog" = "$file" ]; then exe=$dir/$file; else exe=$O/$prog; fi
+	# (the group's 2>/dev/null keeps bash's "Segmentation fault" notice off
+	# the log; the status says it)
+	{ LD_LIBRARY_PATH=$dir timeout 60 "$@" "$exe" "${ARGS[@]}" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
+# same_output OUT WHAT: OUT is what the original printed; PASS or FAIL.
+same_output () {
+	if cmp -s "$w/orig.out" "$1"; then
+		pass "$name: $2: prints the same and exits 42"
+		return 0
+	fi
+	fail "$name: $2: prints something else than the original"
+	diff "$w/orig.out" "$1" | head -10 | sed 's/^/      /'
+	sed 's/^/      stderr: /' "$1.err" | head -5
+	return 1
+}
+
+# pmd_kb SMAPS OBJECT: FilePmdMapped summed over the VMAs of OBJECT (same
+# inode, same base name) in the smaps copy SMAPS, in kB.
+pmd_kb () {
+	awk -v ino="$(stat -c %i "$2")" -v base="/${2##*/}" '
+		/^[0-9a-f]+-[0-9a-f]+ / {
+			n = length(base)
+			cur = $5 == ino && substr($0, length($0) - n + 1) == base
+			next }
+		cur && $1 == "FilePmdMapped:" { kb += $2 }
+		END { print kb + 0 }' "$1"
+}
+
+# ideal_chunks FILE: whole PMD chunks of FILE's executable read-only
+# PT_LOADs that the kernel can map with PMD pages (address congruent with
+# offset, load base PMD-aligned), counted from phdr-dump's view.
+ideal_chunks () {
+	"$PHDR_DUMP" "$1" | awk -v pmd="$PMD" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$1 == "ehdr" { exec = $2 == "type=EXEC"; next }
+		$2 == "LOAD" {
+			if (hex($8) > maxalign) maxalign = hex($8)
+			if ($3 !~ /X/ || $3 ~ /W/) next
+			va = hex($5); off = hex($4); end = va + hex($6)
+			if ((va - off) % pmd != 0) next
+			c = int(end / pmd) - int((va + pmd - 1) / pmd)
+			if (c > 0) chunks += c }
+		END { print (exec || maxalign >= pmd) ? chunks + 0 : 0 }'
+}
+
+# coverage STATE DIR OBJECT [WRAPPER...]: run the fixture with the file in
+# DIR (under WRAPPER...), taking its smaps copy; the output must be the
+# original's and FilePmdMapped of OBJECT at least MIN_PERCENT of the ideal.
+coverage () {
+	local state=$1 dir=$2 object=$3 smaps kb want ideal
+	shift 3
+	smaps=$w/smaps.$state
+	rm -f "$smaps"
+	FIXTURE_SMAPS=$smaps run_as "$dir" "$w/$state.out" "$@"
+	same_output "$w/$state.out" "$state run" || return 0
+	if [ ! -s "$smaps" ]; then fail "$name: $state: the program wrote no smaps copy"; return 0; fi
+	ideal=$(ideal_chunks "$object")
+	want=$((ideal * PMD / 1024))
+	kb=$(pmd_kb "$smaps" "$object")
+	cov_line="$cov_line $state $kb/$want"
+	if [ "$want" -eq 0 ]; then
+		fail "$name: $state: no whole PMD chunk in the text to measure"
+	elif [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+		pass "$name: $state: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))%"
+	else
+		fail "$name: $state: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))% < $MIN_PERCENT%"
+		awk -v ino="$(stat -c %i "$object")" '/^[0-9a-f]+-[0-9a-f]+ / { cur = $5 == ino; if (cur) hdr = $0; next }
+			cur && $1 == "FilePmdMapped:" { print "      " hdr "  FilePmdMapped " $2 " kB" }' "$smaps"
+	fi
+}
+
+# check_report JSON HOOK IDEAL: the dry run's "stub" object: injected, hooked
+# as HOOK says, IDEAL chunks.
+check_report () {
+	python3 - "$@" <<'EOF'
+import json, sys
+path, hook, ideal = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = open(path).read().splitlines()
+if len(lines) != 1:
+    sys.exit("expected one line of JSON, got %d" % len(lines))
+try:
+    r = json.loads(lines[0])
+except ValueError as e:
+    sys.exit("not JSON: %s" % e)
+s = r.get("stub")
+if not isinstance(s, dict):
+    sys.exit("no \"stub\" object")
+errors = []
+if s.get("injected") is not True:
+    errors.append("injected is %r (%s)" % (s.get("injected"), s.get("reason")))
+if not str(s.get("hook", "")).startswith(hook):
+    errors.append("hook %r, expected %s" % (s.get("hook"), hook))
+if s.get("chunks") != ideal:
+    errors.append("chunks %r, the program headers allow %d" % (s.get("chunks"), ideal))
+if not isinstance(s.get("ranges"), int) or s.get("ranges") < 1:
+    errors.append("ranges %r" % s.get("ranges"))
+if errors:
+    sys.exit("; ".join(errors))
+print("hook %r, %d range(s), %d chunks, stub of %s bytes at offset %#x" % (
+    s["hook"], s["ranges"], s["chunks"], s.get("size"), s.get("segment_offset", 0)))
+EOF
+}
+
+# check_structure IN OUT HOOK: OUT is IN plus the stub: the same ELF type,
+# the same program headers in the same order (offsets and p_align may
+# change, PT_PHDR moves), their bytes unchanged but for DT_INIT's value when
+# HOOK is DT_INIT, plus one R-X PT_LOAD after every other segment; e_entry
+# is in it when HOOK is e_entry, else unchanged.  The ELF header inside the
+# first PT_LOAD is left out of the byte comparison.
+check_structure () {
+	python3 - "$1" "$2" "$3" <("$PHDR_DUMP" "$1") <("$PHDR_DUMP" "$2") <<'EOF'
+import struct, sys
+inp, out, hook, din, dout = sys.argv[1:]
+def parse(f):
+    eh, rows = None, []
+    for line in open(f):
+        w = line.split()
+        if w[0] == "ehdr":
+            eh = dict(x.split("=", 1) for x in w[1:])
+        else:
+            rows.append(dict(type=w[1], flags=w[2], off=int(w[3], 16), va=int(w[4], 16),
+                             filesz=int(w[5], 16), memsz=int(w[6], 16), align=int(w[7], 16)))
+    return eh, rows
+e1, p1 = parse(din)
+e2, p2 = parse(dout)
+errors = []
+for k in ("type", "class", "data"):
+    if e1[k] != e2[k]:
+        errors.append("ehdr %s %s -> %s" % (k, e1[k], e2[k]))
+if e1["class"] != "64" or e1["data"] != "LSB":
+    sys.exit("only ELF64 LSB is checked here")
+loads1 = [p for p in p1 if p["type"] == "LOAD"]
+end1 = max(p["va"] + p["memsz"] for p in loads1)
+new = [p for p in p2 if p["type"] == "LOAD" and p["va"] >= end1]
+if len(new) != 1:
+    sys.exit("expected one new PT_LOAD after the old segments, found %d" % len(new))
+stub = new[0]
+if stub["flags"] != "R-X":
+    errors.append("stub PT_LOAD flags %s" % stub["flags"])
+if (stub["va"] - stub["off"]) % 4096:
+    errors.append("stub PT_LOAD offset %#x not congruent with %#x" % (stub["off"], stub["va"]))
+rest = [p for p in p2 if p is not stub]
+# Where the table has a PT_NOTE that only repeats PT_GNU_PROPERTY, the new
+# PT_LOAD takes its slot and the table stays where it was (GNU strip keeps
+# such a file working); otherwise the table grows by one entry and moves
+# into the stub's segment.
+reused = len(p2) == len(p1)
+if reused:
+    j = p2.index(stub)
+    prop = [p for p in p1 if p["type"] == "GNU_PROPERTY"]
+    if not (p1[j]["type"] == "NOTE" and prop and p1[j]["off"] == prop[0]["off"]
+            and p1[j]["filesz"] == prop[0]["filesz"]):
+        errors.append("the stub's PT_LOAD took slot %d, a %s that is not a copy of PT_GNU_PROPERTY"
+                      % (j, p1[j]["type"]))
+    p1 = p1[:j] + p1[j + 1:]
+if [p["type"] for p in rest] != [p["type"] for p in p1]:
+    errors.append("program header types %s -> %s" % ([p["type"] for p in p1], [p["type"] for p in rest]))
+else:
+    a, b = open(inp, "rb").read(), open(out, "rb").read()
+    # A library's DT_INIT is redirected to the stub: its d_val may change.
+    init_vals = set()
+    if hook == "DT_INIT":
+        for o in p1:
+            if o["type"] == "DYNAMIC":
+                for i in range(0, o["filesz"] - 15, 16):
+                    tag = struct.unpack_from("<q", a, o["off"] + i)[0]
+                    if tag == 12:
+                        init_vals.add(o["va"] + i + 8)
+                    if tag == 0:
+                        break
+    for old, nw in zip(p1, rest):
+        if old["type"] == "PHDR":
+            if reused:
+                if (old["va"], old["off"], old["filesz"]) != (nw["va"], nw["off"], nw["filesz"]):
+                    errors.append("PT_PHDR moved although the table kept its size")
+            elif not (stub["va"] <= nw["va"] and nw["va"] + nw["memsz"] <= stub["va"] + stub["memsz"]):
+                errors.append("PT_PHDR not inside the stub PT_LOAD")
+            continue
+        for k in ("flags", "va", "filesz", "memsz"):
+            if old[k] != nw[k]:
+                errors.append("%s at %#x: %s %s -> %s" % (old["type"], old["va"], k, old[k], nw[k]))
+        if old["type"] != "LOAD":
+            continue
+        x = bytearray(a[old["off"]:old["off"] + old["filesz"]])
+        y = bytearray(b[nw["off"]:nw["off"] + nw["filesz"]])
+        if old["off"] == 0:
+            # The ELF header (e_entry, e_phoff, e_shoff, the counts) is
+            # checked above and below, not byte for byte.
+            x[:64] = y[:64]
+        if reused:
+            # The program header table, rewritten in place, is compared
+            # entry by entry above.
+            phoff, size = int(e1["phoff"], 16), 56 * (len(p1) + 1)
+            if old["off"] <= phoff and phoff + size <= old["off"] + old["filesz"]:
+                k = phoff - old["off"]
+                x[k:k + size] = y[k:k + size]
+        for va in init_vals:
+            if old["va"] <= va and va + 8 <= old["va"] + old["filesz"]:
+                k = va - old["va"]
+                x[k:k + 8] = y[k:k + 8]
+        if x != y:
+            diffs = [i for i in range(min(len(x), len(y))) if x[i] != y[i]]
+            errors.append("PT_LOAD at %#x: %d bytes changed (first at +%#x)%s" % (
+                old["va"], len(diffs), diffs[0] if diffs else 0,
+                "" if len(x) == len(y) else ", size %d -> %d" % (len(x), len(y))))
+    if hook == "DT_INIT" and not init_vals:
+        errors.append("the library has no DT_INIT to chain (hook %s)" % hook)
+entry1, entry2 = int(e1["entry"], 16), int(e2["entry"], 16)
+if hook == "e_entry":
+    if not (stub["va"] <= entry2 < stub["va"] + stub["filesz"]):
+        errors.append("e_entry %#x not in the stub PT_LOAD" % entry2)
+elif entry1 != entry2:
+    errors.append("e_entry %#x -> %#x for a %s hook" % (entry1, entry2, hook))
+if errors:
+    sys.exit("; ".join(errors[:6]))
+print("stub PT_LOAD %s at %#x (%#x bytes), other segments and their bytes as before" % (
+    stub["flags"], stub["va"], stub["filesz"]))
+EOF
+}
+
+# check_bytemap IN OUT: phdr-dump --bytemap cannot map a file with an added
+# program header; it must refuse for that reason only (one more program
+# header), not for anything else.
+check_bytemap () {
+	local msg n1 n2
+	if msg=$("$PHDR_DUMP" --bytemap "$1" "$2" 2>&1); then
+		pass "$name: phdr-dump --bytemap: $msg"
+		return
+	fi
+	n1=$("$PHDR_DUMP" "$1" | sed -n '1s/.* phnum=\([0-9]*\).*/\1/p')
+	n2=$("$PHDR_DUMP" "$2" | sed -n '1s/.* phnum=\([0-9]*\).*/\1/p')
+	if [ "$(printf '%s\n' "$msg" | wc -l)" -eq 1 ] &&
+	   printf '%s\n' "$msg" | grep -q "differ in .*number or the size of program or section headers ($n1/$n2 phdrs" &&
+	   { [ "$n2" -eq $((n1 + 1)) ] || [ "$n2" -eq "$n1" ]; }; then
+		pass "$name: phdr-dump --bytemap does not apply: only refused for the stub's program header or sections ($n1 -> $n2 phdrs)"
+	else
+		fail "$name: phdr-dump --bytemap refuses for another reason than the added program header"
+		printf '%s\n' "$msg" | head -5 | sed 's/^/      /'
+	fi
+}
+
+# strace_case LABEL CALLS [WHEN]: run under strace with CALLS (comma list)
+# made to fail with ENOSYS (from the WHEN-th call on, when given): the output
+# must be the original's, and the stub must have made at least one of them
+# (strace marks them INJECTED).  Reads w, name, r, dir.
+strace_case () {
+	local label=$1 calls=$2 when=${3:+:when=$3} log
+	log=$w/strace.$label.log
+	run_as "$dir" "$w/strace.$label.out" strace -f -qq -o "$log" \
+		-e trace=prctl,madvise,ioctl,open,fadvise64 -e inject="$calls:error=ENOSYS$when"
+	same_output "$w/strace.$label.out" "$calls failing${3:+ from call ${3%+} on} (strace)"
+	local injected
+	injected=$(grep -c 'INJECTED' "$log" 2>/dev/null)
+	if [ "${injected:-0}" -gt 0 ]; then
+		pass "$name: $calls failing: the stub made $injected failing call(s) ($(grep 'INJECTED' "$log" | sed 's/^[0-9]* *//; s/(.*//' | sort -u | tr '\n' ' '| sed 's/ $//'))"
+	else
+		fail "$name: $calls failing: strace saw none of the stub's $calls calls fail"
+		head -5 "$log" | sed 's/^/      /'
+	fi
+}
+
+COVERAGE=()
+built_any=false
+while read -r name target file prog hook <&3; do
+	[ -n "$name" ] || continue
+	echo "# fixture $name"
+	# (why_unbuildable knows the toolchain needs of the classic targets that
+	# the mad-* ones mirror)
+	if ! build_fixture "$target"; then
+		skip "$name: cannot build it here: $(why_unbuildable "${target#mad-}") (log: $O/$target.log)"
+		tail -3 "$O/$target.log" | sed 's/^/      /'
+		continue
+	fi
+	built_any=true
+	w=$WORK/$name
+	dir=$w/rewritten
+	r=$dir/$file
+	mkdir -p "$w/orig" "$dir"
+	cp -p "$O/$file" "$w/orig/$file"
+	fails_before=$n_fail
+	cov_line="$name:"
+
+	check_original
+	$can_run || continue
+	$have_elflint && lint_before=$(elflint_count "$w/orig/$file")
+
+	# The dry run of the original announces the stub.
+	"$ELFPMD" -n --json --madvise "$w/orig/$file" >"$w/report.json" 2>"$w/report.err"
+	check "$name: -n --json --madvise exits 0" test $? -eq 0
+	check "$name: -n --json --madvise leaves the file alone" cmp -s "$O/$file" "$w/orig/$file"
+
+	# Rewrite a copy.
+	cp -p "$w/orig/$file" "$r"
+	if ! "$ELFPMD" -q --madvise "$r" >"$w/rewrite.log" 2>&1; then
+		fail "$name: elfpmd -q --madvise failed: $(head -3 "$w/rewrite.log")"
+		continue
+	fi
+	pass "$name: elfpmd -q --madvise exits 0"
+	if [ -s "$w/rewrite.log" ]; then
+		fail "$name: elfpmd -q --madvise printed something: $(head -3 "$w/rewrite.log")"
+	fi
+	ideal=$(ideal_chunks "$r")
+	if msg=$(check_report "$w/report.json" "$hook" "$ideal" 2>&1); then
+		pass "$name: -n --json --madvise: stub injected: $msg"
+	else
+		fail "$name: -n --json --madvise: $msg"
+		grep -o '"stub":.*' "$w/report.json" | head -c 400 | sed 's/^/      /'; echo
+	fi
+	run_as "$dir" "$w/rewritten.out"
+	same_output "$w/rewritten.out" "rewritten with --madvise"
+	check_elflint "$r" "--madvise"
+	check_bytemap "$w/orig/$file" "$r"
+	if msg=$(check_structure "$w/orig/$file" "$r" "$hook" 2>&1); then
+		pass "$name: structure: $msg"
+	else
+		fail "$name: structure: $msg"
+	fi
+
+	# A second run finds the stub and leaves the file alone.
+	cp -p "$r" "$w/once"
+	sig=$(file_signature "$r")
+	if "$ELFPMD" -q --madvise "$r" >"$w/second.log" 2>&1; then
+		check "$name: second --madvise run leaves the bytes as they were" cmp -s "$w/once" "$r"
+		check "$name: second --madvise run leaves inode and times alone" test "$sig" = "$(file_signature "$r")"
+		rm -f "$w/once"
+	else
+		fail "$name: second elfpmd --madvise run failed: $(head -3 "$w/second.log")"
+	fi
+	"$ELFPMD" -n --json --madvise "$r" >"$w/second.json" 2>&1
+	check "$name: -n --json --madvise of the rewritten file reports the stub present" \
+		grep -q '"stub":{"injected":false,"present":true' "$w/second.json"
+
+	# Coverage in the three page cache states.
+	drop_caches
+	coverage cold "$dir" "$r"
+	run_as "$dir" "$w/warm0.out"
+	coverage warm "$dir" "$r"
+
+	# PR_SET_THP_DISABLE: the same output, no PMD mapping even with the PMD
+	# folios of the warm runs in the cache.
+	FIXTURE_SMAPS=$w/smaps.thp-off run_as "$dir" "$w/thp-off.out" "$THP_OFF"
+	if same_output "$w/thp-off.out" "PR_SET_THP_DISABLE"; then
+		kb=$(pmd_kb "$w/smaps.thp-off" "$r")
+		check "$name: PR_SET_THP_DISABLE: FilePmdMapped $kb kB (must be 0)" test "$kb" -eq 0
+	fi
+
+	drop_caches
+	o0=$("$PAGECACHE" order0 "$r" 2>&1)
+	note "$name: $o0"
+	case $o0 in *" 0 in large folios") ;; *) note "$name: order-0 state not reached: some pages are in large folios" ;; esac
+	coverage order-0 "$dir" "$r"
+
+	# Runs with the stub's system calls failing.  The order-0 state is
+	# kept by these runs (no eviction succeeds), so the stub goes down its
+	# repair path: no PAGEMAP_SCAN; no descriptor of the object (every open
+	# after /proc/self/pagemap fails); no POSIX_FADV_DONTNEED; everything.
+	if $have_strace; then
+		drop_caches
+		"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+		strace_case ioctl ioctl
+		strace_case open open 2+
+		strace_case fadvise64 fadvise64
+		strace_case all prctl,madvise,ioctl,open,fadvise64
+	fi
+
+	# valgrind: only where it runs the original cleanly (it reports errors
+	# in glibc's own start-up code of a static PIE).
+	if $have_valgrind; then
+		run_as "$w/orig" "$w/valgrind-orig.out" valgrind -q --error-exitcode=99
+		if ! cmp -s "$w/orig.out" "$w/valgrind-orig.out"; then
+			skip "$name: valgrind does not run the original cleanly either ($(tail -1 "$w/valgrind-orig.out"): $(grep -m1 -v '^==[0-9]*== *$' "$w/valgrind-orig.out.err" | sed 's/^==[0-9]*== //'))"
+		else
+			run_as "$dir" "$w/valgrind.out" valgrind -q --error-exitcode=99
+			same_output "$w/valgrind.out" "under valgrind"
+		fi
+	fi
+
+	if $have_gdb; then
+		if [ "$prog" = "$file" ]; then exe=$r; else exe=$O/$prog; fi
+		LD_LIBRARY_PATH=$dir timeout 60 gdb -batch -nx -ex 'break main' -ex run -ex bt \
+			--args "$exe" "${ARGS[@]}" >"$w/gdb.out" 2>&1 </dev/null
+		if grep -Eq '^#0 .*\<main \(' "$w/gdb.out"; then
+			pass "$name: gdb stops in main ($(grep -E '^#0 ' "$w/gdb.out" | head -1 | sed 's/  */ /g'))"
+		else
+			fail "$name: gdb does not show main in the backtrace"
+			tail -5 "$w/gdb.out" | sed 's/^/      /'
+		fi
+	fi
+
+	# strip and eu-strip keep the stub, which still works.
+	for stripper in strip eu-strip; do
+		if ! have $stripper; then skip "$name: $stripper not found"; continue; fi
+		if [ "$stripper" = strip ] && grep -q '"table_moved":true' "$w/report.json" 2>/dev/null; then
+			skip "$name: strip: elfpmd reports that the program header table moved (no free slot), which GNU strip cannot rewrite (a known limit, documented)"
+			continue
+		fi
+		sd=$w/$stripper
+		mkdir -p "$sd"
+		cp -p "$r" "$sd/$file"
+		if ! $stripper "$sd/$file" 2>"$w/strip.err"; then
+			fail "$name: $stripper fails on the rewritten file: $(head -1 "$w/strip.err")"
+			continue
+		fi
+		"$ELFPMD" -n --json --madvise "$sd/$file" >"$w/strip.json" 2>&1
+		check "$name: after $stripper, elfpmd still finds the stub" \
+			grep -q '"stub":{"injected":false,"present":true' "$w/strip.json"
+		"$PAGECACHE" evict "$sd/$file" >/dev/null 2>&1
+		coverage "$stripper" "$sd" "$sd/$file"
+	done
+
+	COVERAGE+=("$cov_line")
+	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
+done 3<<<"$FIXTURES" </dev/null
+
+stop_unless_built
+echo "# coverage (FilePmdMapped kB / ideal kB):"
+for line in "${COVERAGE[@]}"; do echo "#   $line"; done
+echo "# run time $((SECONDS - started)) s"
+finish
