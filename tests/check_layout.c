@@ -470,6 +470,114 @@ START_TEST (test_unknown_machine_fails_untouched)
 }
 END_TEST
 
+/* The stub's plan on a gcc-like PIE: where a PT_NOTE only repeats
+   PT_GNU_PROPERTY, the new PT_LOAD takes its slot and the table stays; else
+   the table moves into the new segment, whose address minus offset equals
+   the first PT_LOAD's (AT_PHDR on kernels before 5.18).  */
+static struct synth_elf
+stub_pie (bool duplicate_note)
+{
+  struct synth_elf s = {
+    .elfclass = 2, .data = 1, .type = ET_EXEC, .machine = EM_X86_64, .phnum = 5,
+    .phdr = {
+      { PT_PHDR, PF_R, 64, 0x400040, 5 * 56, 5 * 56, 8 },
+      { PT_LOAD, PF_R | PF_X, 0, 0x400000, 6 * M, 6 * M, 0x1000 },
+      { PT_LOAD, PF_R | PF_W, 0x600000, 0xa00000, 0x100, 0x3000, 0x1000 },
+      { PT_NOTE, PF_R, 0x200, 0x400200, 0x20, 0x20, 8 },
+      { duplicate_note ? PT_GNU_PROPERTY : PT_GNU_STACK, PF_R, 0x200, 0x400200, 0x20, 0x20, 8 },
+    },
+  };
+  return s;
+}
+
+START_TEST (test_stub_plan)
+{
+  for (int dup = 0; dup <= 1; dup++)
+    {
+      struct synth_elf s = stub_pie (dup);
+      char *path = synth_temp_path ("stub");
+      ck_assert (synth_write (path, &s) == 0);
+      struct elf_file f;
+      struct diag err = { "" };
+      ck_assert (elf_file_open (&f, path, &err) == 0);
+      struct layout_plan p;
+      struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+				   .pad = true, .madvise = true };
+      ck_assert_msg (layout_plan_build (&p, &f, &lo, &err) == 0, "%s", err.msg);
+      ck_assert_msg (layout_plan_check (&p, &f, &err) == 0, "%s", err.msg);
+      const struct stub_plan *sp = &p.stub;
+      ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
+      ck_assert_int_eq (sp->hook, STUB_HOOK_ENTRY);
+      ck_assert_uint_eq (sp->old_target, 0);
+      ck_assert_uint_eq (sp->params.nranges, 1);
+      ck_assert_uint_eq (sp->params.range[0].length, 3 * 2 * M);	/* 0x400000 .. 0xa00000 */
+      ck_assert_uint_eq (sp->params.range[0].file_offset, 0);
+      ck_assert_int_eq ((int64_t) sp->entry_vaddr + sp->params.range[0].start, 0x400000);
+      ck_assert_uint_eq (sp->seg_offset % (4 * K), 0);
+      ck_assert_uint_ge (sp->seg_vaddr, 0xa03000);	/* above the bss */
+      ck_assert_uint_eq (sp->seg_vaddr - sp->seg_offset, 0x400000);
+      GElf_Phdr table[8];
+      ck_assert_uint_le (layout_new_phnum (&p, &f), 8);
+      layout_new_phdr_table (&p, &f, table);
+      if (dup)
+	{
+	  ck_assert_uint_eq (sp->reuse_slot, 3);
+	  ck_assert_uint_eq (layout_new_phnum (&p, &f), 5);
+	  ck_assert_uint_eq (p.new_phoff, 64);
+	  ck_assert_uint_eq (table[3].p_type, PT_LOAD);
+	  ck_assert_uint_eq (table[0].p_vaddr, 0x400040);	/* PT_PHDR stays */
+	}
+      else
+	{
+	  ck_assert_uint_eq (sp->reuse_slot, SIZE_MAX);
+	  ck_assert_uint_eq (layout_new_phnum (&p, &f), 6);
+	  ck_assert_uint_eq (p.new_phoff, sp->seg_offset);
+	  ck_assert_uint_eq (table[0].p_vaddr, sp->seg_vaddr);	/* PT_PHDR moves */
+	  ck_assert_uint_eq (table[3].p_type, PT_LOAD);	/* after the last PT_LOAD */
+	  ck_assert_uint_eq (table[3].p_vaddr, sp->seg_vaddr);
+	}
+      layout_plan_free (&p);
+      elf_file_close (&f);
+      unlink (path);
+      free (path);
+    }
+}
+END_TEST
+
+START_TEST (test_stub_refusals)
+{
+  struct synth_elf s = stub_pie (true);
+  s.machine = EM_AARCH64;	/* no stub for it yet */
+  char *path = synth_temp_path ("stubno");
+  ck_assert (synth_write (path, &s) == 0);
+  struct elf_file f;
+  struct diag err = { "" };
+  ck_assert (elf_file_open (&f, path, &err) == 0);
+  struct layout_plan p;
+  struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+			       .pad = true, .madvise = true };
+  ck_assert (layout_plan_build (&p, &f, &lo, &err) == 0);
+  ck_assert (!p.stub.enabled);
+  ck_assert_ptr_nonnull (strstr (p.stub.refusal, "no startup stub"));
+  layout_plan_free (&p);
+  elf_file_close (&f);
+
+  /* Text too small for a whole chunk: nothing for the stub to do.  */
+  s = stub_pie (true);
+  s.phdr[1].filesz = s.phdr[1].memsz = M;
+  s.phdr[2].offset = 0x100000;
+  ck_assert (synth_write (path, &s) == 0);
+  ck_assert (elf_file_open (&f, path, &err) == 0);
+  ck_assert (layout_plan_build (&p, &f, &lo, &err) == 0);
+  ck_assert (!p.stub.enabled);
+  ck_assert_ptr_nonnull (strstr (p.stub.refusal, "no whole PMD chunk"));
+  layout_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -483,6 +591,8 @@ main (void)
   tcase_add_test (tc, test_plan_keeps_later_alignment);
   tcase_add_loop_test (tc, test_padding_refusals, 0, sizeof padding_refusals / sizeof padding_refusals[0]);
   tcase_add_test (tc, test_rewrite_padded);
+  tcase_add_test (tc, test_stub_plan);
+  tcase_add_test (tc, test_stub_refusals);
   tcase_add_test (tc, test_plan_exec);
   tcase_add_test (tc, test_rewrite_classes);
   tcase_add_test (tc, test_unknown_machine_fails_untouched);
