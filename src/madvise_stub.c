@@ -64,23 +64,18 @@ stub_present (const struct elf_file *file)
 }
 
 /* A program header the new PT_LOAD can take over without losing anything:
-   PT_NULL, or a PT_NOTE that covers exactly what PT_GNU_PROPERTY covers
-   (GNU ld emits both; the kernel and ld.so read PT_GNU_PROPERTY).  It must
-   come after every PT_LOAD, so that the PT_LOADs stay sorted.  SIZE_MAX if
-   there is none.  */
+   PT_NULL; a PT_NOTE that covers exactly what PT_GNU_PROPERTY covers (GNU ld
+   emits both; the kernel and ld.so read PT_GNU_PROPERTY); or a shared
+   object's PT_PHDR, which ld.so does not need (it finds the table in the
+   PT_LOAD that holds it).  SIZE_MAX if there is none.  */
 static size_t
 reusable_slot (const struct elf_file *file)
 {
-  size_t last_load = 0;
   const GElf_Phdr *property = NULL;
   for (size_t i = 0; i < file->phnum; i++)
-    {
-      if (file->phdrs[i].p_type == PT_LOAD)
-	last_load = i;
-      if (file->phdrs[i].p_type == PT_GNU_PROPERTY)
-	property = &file->phdrs[i];
-    }
-  for (size_t i = last_load + 1; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_GNU_PROPERTY)
+      property = &file->phdrs[i];
+  for (size_t i = 0; i < file->phnum; i++)
     {
       const GElf_Phdr *ph = &file->phdrs[i];
       if (ph->p_type == PT_NULL)
@@ -89,6 +84,10 @@ reusable_slot (const struct elf_file *file)
 	  && ph->p_filesz == property->p_filesz && ph->p_vaddr == property->p_vaddr)
 	return i;
     }
+  if (file->kind == OBJECT_SHARED)
+    for (size_t i = 0; i < file->phnum; i++)
+      if (file->phdrs[i].p_type == PT_PHDR)
+	return i;
   return SIZE_MAX;
 }
 
@@ -304,8 +303,16 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
   };
   if (sp->reuse_slot != SIZE_MAX)
     {
+      /* The table keeps its size: drop the reused entry and put the new
+	 PT_LOAD right after the last PT_LOAD, so the PT_LOADs stay sorted.  */
+      size_t o = 0;
       for (size_t i = 0; i < file->phnum; i++)
-	out[i] = i == sp->reuse_slot ? load : layout_new_phdr (plan, file, i);
+	{
+	  if (i != sp->reuse_slot)
+	    out[o++] = layout_new_phdr (plan, file, i);
+	  if (i + 1 == sp->new_load_index)
+	    out[o++] = load;
+	}
       return;
     }
   uint64_t table = (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);

@@ -124,7 +124,7 @@ report_stub_text (FILE *out, const struct file_report *r)
 	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
 	   sp->params.nranges == 1 ? "" : "s");
   if (sp->reuse_slot == SIZE_MAX)
-    fprintf (out, "  the program header table moved into the stub's segment (no free slot): "
+    fprintf (out, "  the program header table moved into the stub's segment (no entry could go): "
 	     "GNU strip breaks such a file, eu-strip does not; strip before elfpmd\n");
 }
 

@@ -263,15 +263,26 @@ rest = [p for p in p2 if p is not stub]
 # PT_LOAD takes its slot and the table stays where it was (GNU strip keeps
 # such a file working); otherwise the table grows by one entry and moves
 # into the stub's segment.
+# The entry given up is a PT_NULL, a PT_NOTE that repeats PT_GNU_PROPERTY, or
+# a shared object's PT_PHDR; the new PT_LOAD follows the last PT_LOAD.
 reused = len(p2) == len(p1)
 if reused:
-    j = p2.index(stub)
     prop = [p for p in p1 if p["type"] == "GNU_PROPERTY"]
-    if not (p1[j]["type"] == "NOTE" and prop and p1[j]["off"] == prop[0]["off"]
-            and p1[j]["filesz"] == prop[0]["filesz"]):
-        errors.append("the stub's PT_LOAD took slot %d, a %s that is not a copy of PT_GNU_PROPERTY"
-                      % (j, p1[j]["type"]))
-    p1 = p1[:j] + p1[j + 1:]
+    types = [p["type"] for p in rest]
+    dropped = [j for j in range(len(p1)) if [p["type"] for p in p1[:j] + p1[j + 1:]] == types
+               and (p1[j]["type"] == "NULL"
+                    or (p1[j]["type"] == "NOTE" and prop and p1[j]["off"] == prop[0]["off"]
+                        and p1[j]["filesz"] == prop[0]["filesz"])
+                    or (p1[j]["type"] == "PHDR" and hook == "DT_INIT"))]
+    if not dropped:
+        errors.append("the stub's PT_LOAD replaced no entry that can go: %s -> %s"
+                      % ([p["type"] for p in p1], types))
+    else:
+        j = dropped[0]
+        p1 = p1[:j] + p1[j + 1:]
+    last_load = max(i for i, p in enumerate(p2) if p["type"] == "LOAD")
+    if p2[last_load] is not stub:
+        errors.append("the stub's PT_LOAD is not the last PT_LOAD")
 if [p["type"] for p in rest] != [p["type"] for p in p1]:
     errors.append("program header types %s -> %s" % ([p["type"] for p in p1], [p["type"] for p in rest]))
 else:
