@@ -1,0 +1,423 @@
+#!/bin/bash
+# startup.sh -- what does elfpmd's --madvise stub cost at startup?
+#
+# Copies a large program (default: gcc's cc1plus, from
+# `gcc -print-prog-name=cc1plus`), rewrites a second copy with
+# `elfpmd --madvise`, and times trivial invocations of both that exit at
+# once, with a small C helper (posix_spawn + wait4 around each run,
+# CLOCK_MONOTONIC; stdin, stdout and stderr /dev/null):
+#   warm  WARM runs of each, in batches of BATCH runs of one program, the
+#         batches alternating ABBA; each batch starts with one untimed run,
+#         so that a batch is warm even if someone dropped the caches since
+#         the last one;
+#   cold  COLD runs of each, alternating ABBA, each right after
+#         sync; drop_caches (untimed).
+# It prints the median, mean, minimum and maximum time per run, the median
+# minor and major page faults per run (wait4's rusage), and the ratios
+# rewritten / original (> 1: the stub makes the start slower) of the
+# medians and of the means.  Acceptance: a warm start at most 5% slower.
+# A cold start of the rewrite reads all the aligned text (that is the
+# stub's job: every chunk is faulted in as one 2 MiB folio), where the
+# original reads only what it executes; expect the cold ratio to be large.
+#
+# Coverage: one more run of each, cold and then warm, with a preloaded
+# library (LD_PRELOAD, built here) whose destructor reads FilePmdMapped of
+# the program's own VMAs from /proc/self/smaps, next to the ideal (whole
+# 2 MiB chunks of its executable VMAs congruent with their file offset);
+# dynamically linked programs that end through exit() only.
+#
+# The invocations: for the default cc1plus, `--version` and an empty
+# translation unit (`-quiet -o /dev/null`, the source read from stdin
+# /dev/null); for a BINARY given, its ARGs, or `--version` when none.  By
+# default (no BINARY) a second program is measured too: a PIE with 256 MiB
+# of text (the shape of bench/seed000.sh) whose main returns at once: the
+# worst case for the stub, which touches every chunk of it.
+#
+# The caches are dropped once after the copies are written, so that each
+# copy's page cache holds what its own runs put there, not the folios that
+# writing it left.  Every timed batch, and every cold run with its cache
+# drop, holds the lock (flock(1) on /tmp/elfpmd-bench.lock, or
+# $ELFPMD_BENCH_LOCK), one at a time, so that other benchmarks taking the
+# same lock never time anything at the same moment.
+#
+# Usage: bench/startup.sh [-n WARM] [-b BATCH] [-c COLD] [-p | -P]
+#                         [-d WORKDIR] [-k] [BINARY [ARG...]]
+#   -n WARM      warm runs of each program per invocation (default 200)
+#   -b BATCH     warm runs per batch (default 10; WARM is rounded up to
+#                an even number of batches)
+#   -c COLD      cold runs of each (default 10)
+#   -p           also measure the 256 MiB-text PIE (default without BINARY)
+#   -P           do not measure the 256 MiB-text PIE
+#   -d WORKDIR   directory to work in (default: mktemp -d under /var/tmp;
+#                its file system must give file-backed huge pages: ext4 on
+#                Linux 6.16+, xfs 5.18+)
+#   -k           keep the work directory
+#   ELFPMD=path  the tool (default: ../src/elfpmd beside this script, else PATH)
+# A BINARY that finds its libraries through $ORIGIN needs them beside the
+# copy; use -d to put the copies in the right place.
+# Needs root (drop_caches), cc, THP not [never].  About half a minute.
+
+set -eu
+export LC_ALL=C
+
+WARM=200
+BATCH=10
+COLD=10
+BIGPIE=
+WORK=
+KEEP=0
+while getopts 'n:b:c:pPd:kh' opt; do
+	case $opt in
+	n) WARM=$OPTARG ;;
+	b) BATCH=$OPTARG ;;
+	c) COLD=$OPTARG ;;
+	p) BIGPIE=1 ;;
+	P) BIGPIE=0 ;;
+	d) WORK=$OPTARG ;;
+	k) KEEP=1 ;;
+	*) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
+	esac
+done
+shift $((OPTIND - 1))
+die() { echo "startup.sh: $*" >&2; exit 1; }
+for v in "$WARM" "$BATCH" "$COLD"; do
+	case $v in '' | *[!0-9]*) die "-n, -b and -c want numbers" ;; esac
+done
+[ "$WARM" -ge 1 ] && [ "$BATCH" -ge 1 ] && [ "$COLD" -ge 1 ] || die "-n, -b and -c want at least 1"
+BATCHES=$(((WARM + BATCH - 1) / BATCH))
+BATCHES=$((BATCHES + BATCHES % 2))
+
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${ELFPMD:-}" ]; then
+	if [ -x "$here/../src/elfpmd" ]; then
+		ELFPMD=$here/../src/elfpmd
+	else
+		ELFPMD=$(command -v elfpmd) || die "elfpmd not found: set ELFPMD"
+	fi
+fi
+if [ $# -gt 0 ]; then
+	SOURCE=$1
+	shift
+	[ -f "$SOURCE" ] && [ -x "$SOURCE" ] || die "$SOURCE: not an executable file"
+	if [ $# -gt 0 ]; then INVOCATIONS=("$*"); else INVOCATIONS=("--version"); fi
+	: "${BIGPIE:=0}"
+else
+	command -v gcc >/dev/null || die "gcc is needed to find cc1plus (or name a BINARY)"
+	SOURCE=$(gcc -print-prog-name=cc1plus)
+	[ -x "$SOURCE" ] || die "gcc has no cc1plus (g++ not installed?): name a BINARY"
+	INVOCATIONS=("--version" "-quiet -o /dev/null")
+	: "${BIGPIE:=1}"
+fi
+SOURCE=$(readlink -f "$SOURCE")
+LOCK=${ELFPMD_BENCH_LOCK:-/tmp/elfpmd-bench.lock}
+command -v cc >/dev/null || die "cc is needed"
+command -v flock >/dev/null || die "flock (util-linux) is needed"
+[ "$(id -u)" = 0 ] || die "needs root (drop_caches)"
+[ -w /proc/sys/vm/drop_caches ] || die "/proc/sys/vm/drop_caches is not writable"
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+[ -r "$thp" ] || die "$thp missing: kernel without transparent huge pages"
+grep -q '\[never\]' "$thp" && die "transparent huge pages are disabled ($thp)"
+
+if [ -n "$WORK" ]; then
+	mkdir -p "$WORK"
+	WORK=$(mktemp -d "$WORK/startup.XXXXXX")
+else
+	WORK=$(mktemp -d /var/tmp/startup.XXXXXX)
+fi
+cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi; }
+trap cleanup EXIT
+started=$SECONDS
+
+echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
+echo "work dir: $WORK ($(df -T "$WORK" | awk 'NR == 2 { print $2 " on " $1 }'))"
+echo "kernel:   $(uname -r), $(nproc) CPUs, THP $(cat "$thp"), lock $LOCK"
+
+# ------------------------------------------------------------------ helpers
+cd "$WORK"
+cat >runtimer.c <<'EOF'
+/* runtimer [-d] [-w WARMUPS] [-n RUNS] PROG [ARG...]: run PROG (a path)
+   WARMUPS times untimed, then RUNS times timed, with stdin, stdout and
+   stderr on /dev/null; with -d, sync() and drop the page cache before each
+   timed run (untimed).  For each timed run print "SECONDS MINFLT MAJFLT":
+   wall time from just before posix_spawn to wait4's return
+   (CLOCK_MONOTONIC), and the child's page faults.  Exit 1 when a run
+   fails.  */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int
+run (char **argv, double *seconds, struct rusage *ru)
+{
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init (&fa);
+  posix_spawn_file_actions_addopen (&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen (&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen (&fa, 2, "/dev/null", O_WRONLY, 0);
+  struct timespec t0, t1;
+  pid_t pid;
+  int status;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  int err = posix_spawn (&pid, argv[0], &fa, NULL, argv, environ);
+  if (err == 0 && wait4 (pid, &status, 0, ru) != pid)
+    err = -1;
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  posix_spawn_file_actions_destroy (&fa);
+  if (err != 0)
+    {
+      fprintf (stderr, "runtimer: %s: %s\n", argv[0], err > 0 ? strerror (err) : "wait failed");
+      return -1;
+    }
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    {
+      fprintf (stderr, "runtimer: %s: exit status 0x%x\n", argv[0], (unsigned) status);
+      return -1;
+    }
+  *seconds = (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  int drop = 0, opt;
+  long warmups = 0, runs = 1;
+  while ((opt = getopt (argc, argv, "+dw:n:")) != -1)
+    switch (opt)
+      {
+      case 'd': drop = 1; break;
+      case 'w': warmups = atol (optarg); break;
+      case 'n': runs = atol (optarg); break;
+      default: return 64;
+      }
+  if (optind >= argc)
+    return 64;
+  double s;
+  struct rusage ru;
+  for (long i = 0; i < warmups; i++)
+    if (run (argv + optind, &s, &ru) != 0)
+      return 1;
+  for (long i = 0; i < runs; i++)
+    {
+      if (drop)
+	{
+	  sync ();
+	  int fd = open ("/proc/sys/vm/drop_caches", O_WRONLY);
+	  if (fd < 0 || write (fd, "3\n", 2) != 2)
+	    {
+	      perror ("/proc/sys/vm/drop_caches");
+	      return 1;
+	    }
+	  close (fd);
+	}
+      if (run (argv + optind, &s, &ru) != 0)
+	return 1;
+      printf ("%.6f %ld %ld\n", s, ru.ru_minflt, ru.ru_majflt);
+    }
+  return 0;
+}
+EOF
+cat >pmdreport.c <<'EOF'
+/* pmdreport.so, preloaded: when the program ends through exit(), append
+   "PMD_KB IDEAL_KB" to the file $PMDREPORT: FilePmdMapped summed over the
+   VMAs of the program's own file in /proc/self/smaps, and the whole 2 MiB
+   chunks of its executable VMAs whose address is congruent with their file
+   offset (the most the kernel can map with PMD pages), in kB.  */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PMD (2ul << 20)
+
+__attribute__ ((destructor)) static void
+pmdreport (void)
+{
+  const char *out = getenv ("PMDREPORT");
+  char exe[4096], line[8192];
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  if (out == NULL || n < 0)
+    return;
+  exe[n] = '\0';
+  FILE *f = fopen ("/proc/self/smaps", "r");
+  if (f == NULL)
+    return;
+  int ours = 0;
+  long pmd_kb = 0, ideal = 0, kb;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      unsigned long lo, hi, off;
+      char perms[8];
+      int path = 0;
+      if (sscanf (line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &path) == 4
+	  && path > 0)
+	{
+	  line[strcspn (line, "\n")] = '\0';
+	  ours = strcmp (line + path, exe) == 0;
+	  long chunks = (long) (hi / PMD) - (long) ((lo + PMD - 1) / PMD);
+	  if (ours && perms[2] == 'x' && (lo - off) % PMD == 0 && chunks > 0)
+	    ideal += chunks;
+	}
+      else if (ours && sscanf (line, "FilePmdMapped: %ld kB", &kb) == 1)
+	pmd_kb += kb;
+    }
+  fclose (f);
+  FILE *o = fopen (out, "a");
+  if (o != NULL)
+    {
+      fprintf (o, "%ld %ld\n", pmd_kb, ideal * (long) (PMD >> 10));
+      fclose (o);
+    }
+}
+EOF
+cc -O2 -o runtimer runtimer.c
+cc -O2 -shared -fPIC -o pmdreport.so pmdreport.c
+
+# ------------------------------------------------------------------ programs
+# prepare NAME SOURCE: NAME/original, a copy of SOURCE, and NAME/rewritten,
+# elfpmd --madvise's rewrite of it; print elfpmd's view of the stub.
+prepare() {
+	local name=$1 json chunks
+	mkdir "$name"
+	cp "$2" "$name/original"
+	json=$("$ELFPMD" -n --json --madvise "$name/original")
+	case $json in
+	*'"status":"would change"'*'"stub":{"injected":true'*) ;;
+	*) echo "elfpmd -n --madvise would not inject its stub into $2; its report:" >&2
+		"$ELFPMD" -n --madvise "$name/original" >&2 || true
+		exit 1 ;;
+	esac
+	chunks=$(echo "$json" | sed -n 's/.*"stub":{[^}]*"chunks":\([0-9]*\).*/\1/p')
+	"$ELFPMD" -q --madvise -o "$name/rewritten" "$name/original"
+	printf '%s: %s, %d MiB; the stub works on %d chunks of 2 MiB (%d MiB), %s\n' "$name" "$2" \
+		$(($(stat -c %s "$2") >> 20)) "$chunks" $((chunks * 2)) \
+		"$(echo "$json" | sed -n 's/.*"aslr_bits_lost":\([0-9]*\).*/ASLR bits lost: \1/p')"
+}
+
+PROGRAMS=()
+prepare main "$SOURCE"
+PROGRAMS+=("main")
+if [ "$BIGPIE" = 1 ]; then
+	cat >big.S <<'EOF'
+	.section .text.big, "ax", @progbits
+	.p2align 12
+big_text:
+	.fill	256 << 20, 1, 0xc3
+	.section .note.GNU-stack, "", @progbits
+EOF
+	echo 'int main (void) { return 0; }' >bigmain.c
+	cc -O2 -fPIE -pie -Wl,-z,noexecstack -o bigpie.elf bigmain.c big.S
+	prepare bigpie "$WORK/bigpie.elf"
+	rm -f bigpie.elf big.S bigmain.c
+	PROGRAMS+=("bigpie")
+fi
+
+# ------------------------------------------------------------------ runs
+# locked COMMAND...: run COMMAND under the lock (one measurement).
+locked() {
+	{
+		flock -w 3600 9 || die "could not take the lock $LOCK in an hour"
+		"$@" 9>&-
+	} 9>>"$LOCK"
+}
+locked sh -c 'sync; echo 3 >/proc/sys/vm/drop_caches'
+
+# stats FILE: "median mean min max" of the first column (ms), and the
+# median of the second and third (page faults).
+stats() {
+	local med
+	med=$(sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	awk -v med="$med" '{ s += $1; if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 } END {
+		printf "%.3f %.3f %.3f %.3f", med * 1000, s / NR * 1000, lo * 1000, hi * 1000 }' "$1"
+	for c in 2 3; do
+		printf ' %s' "$(awk -v c="$c" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
+	done
+}
+
+# coverage STATE PROGRAM INVOCATION: one untimed run of each binary under
+# the lock, after a cache drop when STATE is cold, with pmdreport.so
+# preloaded; print "PMD of IDEAL MiB" of each.
+coverage() {
+	local state=$1 dir=$2 inv=$3 b line=""
+	for b in original rewritten; do
+		rm -f "pmd.$b"
+		# shellcheck disable=SC2086,SC2016 # INVOCATION is words; $1.. are sh's
+		locked sh -c 'if [ "$1" = cold ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi
+			preload=$2 report=$3; shift 3
+			LD_PRELOAD=$preload PMDREPORT=$report exec "$@"' _ "$state" \
+			"$WORK/pmdreport.so" "$WORK/pmd.$b" "$WORK/$dir/$b" $inv \
+			</dev/null >/dev/null 2>&1 || true
+		if [ -s "pmd.$b" ]; then
+			line+=$(awk -v b="$b" '{ printf "  %s %d of %d MiB", b, $1 / 1024, $2 / 1024 }' "pmd.$b")
+		else
+			line+="  $b: no report (static, or did not end through exit())"
+		fi
+	done
+	echo "  coverage, $state:$line"
+}
+
+# Each invocation of each program: warm batches ABBA, cold runs ABBA,
+# coverage; results per invocation.
+declare -a SUMMARY=()
+ACCEPT=
+for prog in "${PROGRAMS[@]}"; do
+	if [ "$prog" = bigpie ]; then invs=(""); else invs=("${INVOCATIONS[@]}"); fi
+	for inv in "${invs[@]}"; do
+		label="$prog${inv:+ $inv}"
+		[ "$prog" = main ] && label="$(basename "$SOURCE")${inv:+ $inv}"
+		echo
+		echo "== $label"
+		rm -f warm.* cold.*
+		for ((k = 0; k < BATCHES; k++)); do
+			if [ $((k % 2)) = 0 ]; then order="original rewritten"; else order="rewritten original"; fi
+			for b in $order; do
+				# shellcheck disable=SC2086 # INVOCATION is words
+				locked ./runtimer -w 1 -n "$BATCH" "$WORK/$prog/$b" $inv >>"warm.$b" ||
+					die "$prog/$b $inv failed"
+			done
+		done
+		for ((k = 0; k < COLD; k++)); do
+			if [ $((k % 2)) = 0 ]; then order="original rewritten"; else order="rewritten original"; fi
+			for b in $order; do
+				# shellcheck disable=SC2086 # INVOCATION is words
+				locked ./runtimer -d -n 1 "$WORK/$prog/$b" $inv >>"cold.$b" ||
+					die "$prog/$b $inv failed"
+			done
+		done
+		for state in warm cold; do
+			read -r mo ao lo ho fo jo <<<"$(stats "$state.original")"
+			read -r mr ar lr hr fr jr <<<"$(stats "$state.rewritten")"
+			printf '  %-4s %4d runs each   median    mean     min     max (ms)  faults minor/major (median)\n' \
+				"$state" "$(wc -l <"$state.original")"
+			printf '    original  %12.3f %7.3f %7.3f %7.3f   %6d/%d\n' "$mo" "$ao" "$lo" "$ho" "$fo" "$jo"
+			printf '    rewritten %12.3f %7.3f %7.3f %7.3f   %6d/%d\n' "$mr" "$ar" "$lr" "$hr" "$fr" "$jr"
+			ratio=$(awk -v a="$mr" -v b="$mo" -v c="$ar" -v d="$ao" 'BEGIN { printf "%.3f %.3f", a / b, c / d }')
+			printf '    rewritten/original: %s of medians, %s of means\n' "${ratio% *}" "${ratio#* }"
+			SUMMARY+=("$(printf '%-40s %-4s rewritten/original %s (medians), %s (means)' \
+				"$label" "$state" "${ratio% *}" "${ratio#* }")")
+			if [ "$state" = warm ] && [ "$prog" = main ]; then
+				ACCEPT+="${ratio% *} "
+			fi
+		done
+		coverage cold "$prog" "$inv"
+		coverage warm "$prog" "$inv"
+	done
+done
+
+echo
+echo "summary (> 1: the rewrite starts slower):"
+printf '  %s\n' "${SUMMARY[@]}"
+echo "$ACCEPT" | awk -v prog="$(basename "$SOURCE")" '{ w = $1; for (i = 2; i <= NF; i++) if ($i > w) w = $i
+	printf "acceptance: warm start of %s at most 5%% slower: worst median ratio %.3f: %s\n",
+		prog, w, (w <= 1.05 ? "PASS" : "FAIL") }'
+echo "runtime of this script: $((SECONDS - started)) s"
