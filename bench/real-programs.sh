@@ -48,7 +48,7 @@ PARENT=/var/tmp
 KEEP=0
 ONLY=
 LIST=0
-LOCK=/tmp/elfpmd-bench.lock
+LOCK=${ELFPMD_BENCH_LOCK:-/tmp/elfpmd-bench.lock}
 PMD=2097152
 JOB_TIMEOUT=120
 while getopts 'd:ko:lh' opt; do
@@ -123,15 +123,14 @@ done
 mkdir -p "$PARENT"
 WORK=$(mktemp -d "$PARENT/real-programs.XXXXXX")
 cleanup() {
-	[ -n "${WPID:-}" ] && kill "$WPID" 2>/dev/null
-	[ -n "${CPID:-}" ] && kill "$CPID" 2>/dev/null
+	[ -n "${WPID:-}" ] && kill $WPID 2>/dev/null
+	[ -n "${CPID:-}" ] && kill $CPID 2>/dev/null
 	[ "$KEEP" = 1 ] && echo "kept $WORK" || rm -rf "$WORK"
 }
 trap cleanup EXIT
 mkdir "$WORK/orig" "$WORK/pmd" "$WORK/in" "$WORK/out" "$WORK/snap"
 cd "$WORK"
 IN=$WORK/in
-FIFO=$WORK/gate
 
 echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
 echo "work dir: $WORK ($(df -T . | awk 'NR == 2 { print $2 " on " $1 }'))"
@@ -183,8 +182,13 @@ int main(void)
 }
 EOF
 gcc -g -O0 -o "$IN/hello" "$IN/hello.c"
-gcc -flto -O2 -fPIC -c "$IN/job.c" -o "$IN/job_lto.o"
-gcc -O2 -fPIC -c "$IN/job.c" -o "$IN/job_pic.o"
+# Output-gated jobs must write more than a pipe holds (64 KiB), so that they
+# block on the gate until it is read: 1000 small functions.
+for ((i = 0; i < 1000; i++)); do
+	echo "int g$i(int *a, int n) { int s = $i; for (int i = 0; i < n; i++) s = s * 31 + (a[i] ^ $i); return s; }"
+done >"$IN/big.c"
+gcc -flto -O2 -fPIC -c "$IN/big.c" -o "$IN/big_lto.o"
+gcc -O2 -fPIC -c "$IN/big.c" -o "$IN/big_pic.o"
 cat >"$IN/Hello.java" <<'EOF'
 public class Hello {
   public static void main(String[] a) {
@@ -339,15 +343,15 @@ ver_cc1() { "$D/cc1" -quiet -version -o /dev/null </dev/null; }
 # GCC's response files and lld's cannot be FIFOs (they seek, or open twice):
 # these two are gated on their output file instead.
 GATE_lto1=out
-run_lto1() { "$D/lto1" -quiet -O2 -fPIC "$IN/job_lto.o" -o "$FIFO"; }
-ver_lto1() { "$D/lto1" -quiet -version -O2 "$IN/job_lto.o" -o /dev/null; }
+run_lto1() { "$D/lto1" -quiet -O2 -fPIC "$IN/big_lto.o" -o "$FIFO"; }
+ver_lto1() { "$D/lto1" -quiet -version -O2 "$IN/big_lto.o" -o /dev/null; }
 printf 'break main\nrun\nnext\nnext\nnext\ninfo locals\nbt\ncontinue\n' >"$IN/gdb.cmds"
 content_gdb=$IN/gdb.cmds
-run_gdb() { "$D/gdb" -nx -q -batch -ex "shell cat $FIFO >$WORK/out/gdb.cmds" -x "$WORK/out/gdb.cmds" "$IN/hello"; }
+run_gdb() { "$D/gdb" -nx -q -batch -ex "shell cat $FIFO >$FIFO.cmds" -x "$FIFO.cmds" "$IN/hello"; }
 ver_gdb() { "$D/gdb" --version; }
 GATE_lld=out
 GATE_OUT_lld="sha256sum"
-run_lld() { "$D/lld" -flavor gnu -shared "$IN/job_pic.o" -o "$FIFO"; }
+run_lld() { "$D/lld" -flavor gnu -shared "$IN/big_pic.o" -o "$FIFO"; }
 ver_lld() { "$D/lld" -flavor gnu --version; }
 cat >"$IN/job.js" <<'EOF'
 let s = 0;
@@ -435,91 +439,117 @@ pmd_of() { # SMAPS PATH -> "TEXT_KIB ALIGNED VMAS"
 			for (i = 1; i <= length(a); i++) v = v * 16 + index("0123456789abcdef", substr(a, i, 1)) - 1
 			print t + 0, (n ? (v % P == 0 ? "yes" : "no") : "-"), n + 0 }' "$1"
 }
-normalize() { sed -e "s|$WORK/orig|DIR|g" -e "s|$WORK/pmd|DIR|g" -e 's/process [0-9][0-9]*/process N/g'; }
+normalize() {
+	sed -e "s|$WORK/orig|DIR|g" -e "s|$WORK/pmd|DIR|g" -e 's/process [0-9][0-9]*/process N/g' \
+		-e 's/gate[0-9][0-9]*/gate/g'
+}
 lock() { exec 9>"$LOCK"; flock 9; }
 unlock() { flock -u 9; exec 9>&-; }
 
-declare -A COV ALIGN NOTE TEXT IDEAL KIND SUMMARY RC GATE
+declare -A COV COVS ALIGN NOTE TEXT IDEAL KIND SUMMARY RC GATE
 # One gated run of SET with the copies in D: optional global cache drop,
-# start the job, wait until it opens the gate, copy smaps of every process
-# mapping one of the set's objects, release the gate, wait for the end.
-gated() { # SET D LABEL COLD
-	local set=$1 D=$2 label=$3 cold=$4 content name rel p pids t0 rc snapped a b
+# start K instances of the job at once (K = 1 unless given), wait until
+# every one has opened its gate, copy smaps of every process mapping one of
+# the set's objects, release the gates, wait for the ends.  COV is the
+# lowest coverage among the instances, COVS all of them.
+gated() { # SET D LABEL COLD [K]
+	local set=$1 D=$2 label=$3 cold=$4 K=${5:-1} content name rel p pids t0 n0 rc a b k
 	local -n objs=OBJS_$set
-	local gate filter out=$WORK/out/$set.$label
+	local gate filter out=$WORK/out/$set.$label fifo
+	local -a wpids=() cpids=()
 	eval "content=\${content_$set:-} gate=\${GATE_$set:-in} filter=\${GATE_OUT_$set:-cat}"
-	rm -f "$FIFO" "$FIFO.opened" "$FIFO.go" "$out.gate"
-	mkfifo "$FIFO"
+	for ((k = 1; k <= K; k++)); do
+		fifo=$WORK/gate$k
+		rm -f "$fifo" "$fifo.opened" "$fifo.go" "$out.$k.gate"
+		mkfifo "$fifo"
+	done
 	lock
 	if [ "$cold" = 1 ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi
-	if [ "$gate" = in ]; then
-		# the job reads the FIFO: we are the writer
-		(exec 3>"$FIFO"; : >"$FIFO.opened"
-			while [ ! -e "$FIFO.go" ]; do sleep 0.02; done
-			cat "$content" >&3) 9>&- &
-	else
-		# the job writes the FIFO (its output file): we are the reader
-		(exec 3<"$FIFO"; : >"$FIFO.opened"
-			while [ ! -e "$FIFO.go" ]; do sleep 0.02; done
-			$filter <&3 >"$out.gate") 9>&- &
-	fi
-	WPID=$!
-	(cd "$WORK/out" && D=$D run_"$set") >"$out.out" 2>&1 9>&- &
-	CPID=$!
-	t0=$SECONDS
-	local n0
+	if [ -n "${PRE:-}" ]; then $PRE; fi
+	for ((k = 1; k <= K; k++)); do
+		fifo=$WORK/gate$k
+		if [ "$gate" = in ]; then
+			# the job reads the FIFO: we are the writer
+			(exec 3>"$fifo"; : >"$fifo.opened"
+				while [ ! -e "$fifo.go" ]; do sleep 0.02; done
+				cat "$content" >&3) 9>&- &
+		else
+			# the job writes the FIFO (its output file): we are the reader
+			(exec 3<"$fifo"; : >"$fifo.opened"
+				while [ ! -e "$fifo.go" ]; do sleep 0.02; done
+				$filter <&3 >"$out.$k.gate") 9>&- &
+		fi
+		wpids+=($!)
+	done
+	WPID=${wpids[*]}
 	n0=$(date +%s%N)
-	while [ ! -e "$FIFO.opened" ] && kill -0 "$CPID" 2>/dev/null && [ $((SECONDS - t0)) -lt 120 ]; do
-		sleep 0.01
+	for ((k = 1; k <= K; k++)); do
+		(cd "$WORK/out" && FIFO=$WORK/gate$k D=$D run_"$set") >"$out.$k.out" 2>&1 9>&- &
+		cpids+=($!)
+	done
+	CPID=${cpids[*]}
+	t0=$SECONDS
+	for ((k = 1; k <= K; k++)); do
+		while [ ! -e "$WORK/gate$k.opened" ] && kill -0 "${cpids[k - 1]}" 2>/dev/null &&
+			[ $((SECONDS - t0)) -lt 120 ]; do
+			sleep 0.01
+		done
+		[ -e "$WORK/gate$k.opened" ] || echo "  $set $label: job $k never opened its gate" >&2
 	done
 	GATE[$set.$label]=$((($(date +%s%N) - n0) / 1000000))
-	snapped=
 	for name in "${objs[@]}"; do
 		rel=$(objrel "$name")
 		pids=$(pids_mapping "$D/$rel")
-		p=${pids%%$'\n'*}
-		if [ -n "$p" ]; then
-			[ -e "$WORK/snap/$set.$label.$p" ] || cat "/proc/$p/smaps" >"$WORK/snap/$set.$label.$p" 2>/dev/null || :
-			read -r a b _ < <(pmd_of "$WORK/snap/$set.$label.$p" "$D/$rel")
-			COV[$name.$label]=$a ALIGN[$name.$label]=$b
-			if [ "$(wc -w <<<"$pids")" -gt 1 ]; then
-				NOTE[$name]+="$label: $(wc -w <<<"$pids") processes map it; "
-			fi
-			snapped+="$p "
-		else
-			COV[$name.$label]=-
+		COV[$name.$label]=- COVS[$name.$label]=
+		if [ -z "$pids" ]; then
 			if grep -qE "/${rel##*/}\$" /proc/[0-9]*/maps 2>/dev/null; then
 				NOTE[$name]+="$label: the copy is not mapped, another file of that name is; "
 			fi
+			continue
+		fi
+		for p in $pids; do
+			[ -e "$WORK/snap/$set.$label.$p" ] || cat "/proc/$p/smaps" >"$WORK/snap/$set.$label.$p" 2>/dev/null || :
+			read -r a b _ < <(pmd_of "$WORK/snap/$set.$label.$p" "$D/$rel")
+			COVS[$name.$label]+="$a "
+			ALIGN[$name.$label]=$b
+			if [ "${COV[$name.$label]}" = - ] || [ "$a" -lt "${COV[$name.$label]}" ]; then
+				COV[$name.$label]=$a
+			fi
+		done
+		if [ "$(wc -w <<<"$pids")" != "$K" ]; then
+			NOTE[$name]+="$label: $(wc -w <<<"$pids") processes map it, $K expected; "
 		fi
 	done
-	[ -e "$FIFO.opened" ] || echo "  $set $label: the job never opened the gate" >&2
-	: >"$FIFO.go"
-	# a watchdog: a job that opens the gate twice, or hangs, is killed
+	for ((k = 1; k <= K; k++)); do : >"$WORK/gate$k.go"; done
+	# a watchdog: a job that opens its gate twice, or hangs, is killed
 	t0=$SECONDS
-	while kill -0 "$CPID" 2>/dev/null && [ $((SECONDS - t0)) -lt "$JOB_TIMEOUT" ]; do
-		sleep 0.05
+	for ((k = 1; k <= K; k++)); do
+		while kill -0 "${cpids[k - 1]}" 2>/dev/null && [ $((SECONDS - t0)) -lt "$JOB_TIMEOUT" ]; do
+			sleep 0.05
+		done
 	done
-	if kill -0 "$CPID" 2>/dev/null; then
-		echo "  $set $label: the job still runs after ${JOB_TIMEOUT}s: killed" >&2
+	if kill -0 ${cpids[*]} 2>/dev/null; then
+		echo "  $set $label: a job still runs after ${JOB_TIMEOUT}s: killed" >&2
 		for name in "${objs[@]}"; do
 			for p in $(pids_mapping "$D/$(objrel "$name")"); do kill -9 "$p" 2>/dev/null || :; done
 		done
-		kill "$CPID" 2>/dev/null || :
+		kill ${cpids[*]} 2>/dev/null || :
 	fi
-	rc=0
-	wait "$CPID" || rc=$?
-	CPID=
-	if [ "$gate" = out ]; then
-		wait "$WPID" 2>/dev/null || :
-		cat "$out.gate" >>"$out.out" 2>/dev/null || :
-	else
-		kill "$WPID" 2>/dev/null || :
-		wait "$WPID" 2>/dev/null || :
-	fi
-	WPID=
+	RC[$set.$label]=0
+	for ((k = 1; k <= K; k++)); do
+		rc=0
+		wait "${cpids[k - 1]}" || rc=$?
+		[ "$rc" = 0 ] || RC[$set.$label]=$rc
+		if [ "$gate" = out ]; then
+			wait "${wpids[k - 1]}" 2>/dev/null || :
+			cat "$out.$k.gate" >>"$out.$k.out" 2>/dev/null || :
+		else
+			kill "${wpids[k - 1]}" 2>/dev/null || :
+			wait "${wpids[k - 1]}" 2>/dev/null || :
+		fi
+	done
+	CPID= WPID=
 	unlock
-	RC[$set.$label]=$rc
 }
 objrel() { # NAME -> path in the copy directory
 	local o set name kind rel src
@@ -542,7 +572,8 @@ if st.get("injected"):
     out.append("phdrs moved" if st.get("table_moved") else "phdrs stay")
     out.append("stub %d chunks" % st["chunks"])
 else:
-    out.append("no stub: " + str(st.get("reason", "")))
+    r = str(st.get("reason", ""))
+    out.append("no stub: " + ("no whole 2 MiB chunk of text" if r.startswith("no whole PMD chunk") else r))
 if d.get("aslr_bits_lost"): out.append("-%d ASLR bits" % d["aslr_bits_lost"])
 print(", ".join(out))' 2>/dev/null || echo "?"
 }
@@ -569,13 +600,33 @@ for o in "${OBJECTS[@]}"; do
 	if [ "$set" = - ] || wanted "$set"; then ORDER+=("$name"); fi
 done
 
+# Re-create the rewritten copies: elfpmd writes them anew (page cache as
+# its writes and fsync leave it), or they are copied with cp (dirty pages).
+rewrite_again() {
+	local name rel
+	for name in "${local_objs[@]}"; do
+		rel=$(objrel "$name")
+		cp "$WORK/orig/$rel" "$WORK/pmd/$rel.new"
+		"$ELFPMD" -q --madvise "$WORK/pmd/$rel.new"
+		mv -f "$WORK/pmd/$rel.new" "$WORK/pmd/$rel"
+	done
+}
+copy_again() {
+	local name rel
+	for name in "${local_objs[@]}"; do
+		rel=$(objrel "$name")
+		cp "$WORK/pmd/$rel" "$WORK/pmd/$rel.new"
+		mv -f "$WORK/pmd/$rel.new" "$WORK/pmd/$rel"
+	done
+}
+LABELS="fresh cold warm par3 dirty"
 for set in "${SETS[@]}"; do
 	[ -n "${SETOBJS[$set]:-}" ] || continue
 	read -r -a "OBJS_$set" <<<"${SETOBJS[$set]}"
-	local_objs=(${SETOBJS[$set]})
+	read -r -a local_objs <<<"${SETOBJS[$set]}"
 	echo
 	echo "== $set: ${local_objs[*]}"
-	[ "$(type -t prep_"$set")" = function ] && { prep_"$set" "$WORK/orig"; prep_"$set" "$WORK/pmd"; }
+	if [ "$(type -t prep_"$set")" = function ]; then prep_"$set" "$WORK/orig"; prep_"$set" "$WORK/pmd"; fi
 	for name in "${local_objs[@]}"; do
 		rel=$(objrel "$name")
 		for o in "${OBJECTS[@]}"; do
@@ -586,7 +637,7 @@ for set in "${SETS[@]}"; do
 		cp "$src" "$WORK/orig/$rel"
 		cp "$src" "$WORK/pmd/$rel"
 		"$ELFPMD" -n --json --madvise "$WORK/pmd/$rel" >"$WORK/out/$name.json" || :
-		"$ELFPMD" --madvise "$WORK/pmd/$rel" | sed 's/^/  /'
+		"$ELFPMD" --madvise "$WORK/pmd/$rel" | sed "s|^$WORK/pmd/|  |"
 		read -r a b < <(text_info "$WORK/pmd/$rel")
 		IDEAL[$name]=$b
 	done
@@ -595,32 +646,39 @@ for set in "${SETS[@]}"; do
 	gated "$set" "$WORK/orig" orig 0
 	gated "$set" "$WORK/pmd" cold 1
 	gated "$set" "$WORK/pmd" warm 0
+	rewrite_again
+	gated "$set" "$WORK/pmd" par3 0 3
+	PRE=copy_again gated "$set" "$WORK/pmd" dirty 0
 	# outputs
 	ok=yes
-	for label in fresh orig cold warm; do
+	for label in orig $LABELS; do
 		[ "${RC[$set.$label]}" = 0 ] || { ok=no; echo "  $label run: exit status ${RC[$set.$label]}"; }
 	done
 	if [ -z "$(eval echo "\${NOCMP_$set:-}")" ]; then
-		normalize <"$WORK/out/$set.orig.out" >"$WORK/out/$set.orig.norm"
-		for label in fresh cold warm; do
-			normalize <"$WORK/out/$set.$label.out" >"$WORK/out/$set.$label.norm"
-			cmp -s "$WORK/out/$set.orig.norm" "$WORK/out/$set.$label.norm" ||
-				{ ok=no; echo "  $label output differs from the original's:"; diff "$WORK/out/$set.orig.norm" "$WORK/out/$set.$label.norm" | head -n 10 | sed 's/^/    /'; }
+		normalize <"$WORK/out/$set.orig.1.out" >"$WORK/out/$set.orig.norm"
+		for f in "$WORK/out/$set".{fresh,cold,warm,par3,dirty}.[0-9].out; do
+			normalize <"$f" >"${f%.out}.norm"
+			cmp -s "$WORK/out/$set.orig.norm" "${f%.out}.norm" || {
+				ok=no
+				echo "  ${f##*/}: output differs from the original's:"
+				diff "$WORK/out/$set.orig.norm" "${f%.out}.norm" | head -n 10 | sed 's/^/    /'
+			}
 		done
 	fi
 	(cd "$WORK/out" && D=$WORK/orig ver_"$set") 2>&1 | normalize >"$WORK/out/$set.ver.orig" || :
 	(cd "$WORK/out" && D=$WORK/pmd ver_"$set") 2>&1 | normalize >"$WORK/out/$set.ver.pmd" || :
 	cmp -s "$WORK/out/$set.ver.orig" "$WORK/out/$set.ver.pmd" ||
 		{ ok=no; echo "  version output differs:"; diff "$WORK/out/$set.ver.orig" "$WORK/out/$set.ver.pmd" | head -n 10 | sed 's/^/    /'; }
-	echo "  job: $(head -c 300 "$WORK/out/$set.orig.out" | tr '\n\t' '  ' | cut -c1-110)..."
+	echo "  job: $(head -c 300 "$WORK/out/$set.orig.1.out" | tr '\n\t' '  ' | cut -c1-110)..."
 	echo "  start to gate, ms (10 ms polls): fresh ${GATE[$set.fresh]}, orig warm-up ${GATE[$set.warmup]}," \
-		"orig ${GATE[$set.orig]}, cold ${GATE[$set.cold]}, warm ${GATE[$set.warm]}"
-	echo "  outputs (job $(wc -c <"$WORK/out/$set.orig.out") bytes, version $(wc -l <"$WORK/out/$set.ver.orig") lines) same as the original's: $ok"
+		"orig ${GATE[$set.orig]}, cold ${GATE[$set.cold]}, warm ${GATE[$set.warm]}," \
+		"3 at once ${GATE[$set.par3]}, dirty ${GATE[$set.dirty]}"
+	echo "  outputs (job $(wc -c <"$WORK/out/$set.orig.1.out") bytes, version $(wc -l <"$WORK/out/$set.ver.orig") lines) same as the original's: $ok"
 	for name in "${local_objs[@]}"; do
 		if [ "$ok" = no ]; then NOTE[$name]+="OUTPUT DIFFERS; "; fi
-		printf '  %-20s fresh %s  orig %s  cold %s  warm %s KiB PMD-mapped (ideal %d KiB); base aligned: %s\n' \
-			"$name" "${COV[$name.fresh]}" "${COV[$name.orig]}" "${COV[$name.cold]}" "${COV[$name.warm]}" \
-			$((IDEAL[$name] * 2048)) "${ALIGN[$name.warm]:-?}"
+		printf '  %-20s KiB PMD-mapped of %d: fresh %s  cold %s  warm %s  3 at once %s dirty %s  orig %s; base aligned: %s\n' \
+			"$name" $((IDEAL[$name] * 2048)) "${COV[$name.fresh]}" "${COV[$name.cold]}" "${COV[$name.warm]}" \
+			"${COVS[$name.par3]:--}" "${COV[$name.dirty]}" "${COV[$name.orig]}" "${ALIGN[$name.warm]:-?}"
 	done
 done
 
@@ -629,16 +687,22 @@ pct() { # KIB CHUNKS
 	case $1 in -|'') echo - ;; *) awk -v k="$1" -v c="$2" 'BEGIN { if (c) printf "%.0f%%", 100 * k / 1024 / (2 * c); else print "-" }' ;; esac
 }
 echo
-echo "FilePmdMapped text of each object (its copy), in % of the ideal; orig = the unmodified copy:"
-printf '%-20s %-20s %9s %6s %6s %6s %6s %6s  %s\n' name kind "text MiB" ideal fresh cold warm orig "elfpmd --madvise; notes"
+echo "FilePmdMapped text of each object (its copy) in % of the ideal (whole 2 MiB chunks of"
+echo "its executable PT_LOADs); fresh: first run after elfpmd wrote it; 3@once: the lowest of"
+echo "three started together after a new rewrite; dirty: first run of a cp'd copy; orig: the"
+echo "unmodified copy, warm:"
+hdr='%-19s %-20s %6s %5s %5s %5s %5s %6s %5s %5s  %s\n'
+printf "$hdr" name kind "text" ideal cold warm fresh 3@once dirty orig "elfpmd --madvise; notes"
+printf "$hdr" "" "" MiB chunk "" "" "" "" "" "" ""
 for name in "${ORDER[@]}"; do
 	if [ -z "${TEXT[$name]:-}" ]; then
-		printf '%-20s %-20s %9s %6s %6s %6s %6s %6s  %s\n' "$name" "${KIND[$name]}" - - - - - - "${NOTE[$name]:-}"
+		printf "$hdr" "$name" "${KIND[$name]}" - - - - - - - - "${NOTE[$name]:-}"
 		continue
 	fi
-	printf '%-20s %-20s %9.1f %6s %6s %6s %6s %6s  %s\n' "$name" "${KIND[$name]}" \
-		"$(awk -v t="${TEXT[$name]}" 'BEGIN { print t / 1048576 }')" "${IDEAL[$name]}" \
-		"$(pct "${COV[$name.fresh]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.cold]:-}" "${IDEAL[$name]}")" \
-		"$(pct "${COV[$name.warm]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.orig]:-}" "${IDEAL[$name]}")" \
+	printf "$hdr" "$name" "${KIND[$name]}" \
+		"$(awk -v t="${TEXT[$name]}" 'BEGIN { printf "%.1f", t / 1048576 }')" "${IDEAL[$name]}" \
+		"$(pct "${COV[$name.cold]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.warm]:-}" "${IDEAL[$name]}")" \
+		"$(pct "${COV[$name.fresh]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.par3]:-}" "${IDEAL[$name]}")" \
+		"$(pct "${COV[$name.dirty]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.orig]:-}" "${IDEAL[$name]}")" \
 		"${SUMMARY[$name]}${NOTE[$name]:+; ${NOTE[$name]}}"
 done
