@@ -12,28 +12,36 @@
 # first, even rounds rewritten first), invoking cc1plus directly on a .ii
 # preprocessed once with g++ -E:  cc1plus -quiet -O2 -o /dev/null t.ii
 #
-# Prints each run's wall time, the median, min .. max and spread of each,
-# the ratio original/rewritten (of the medians, and the median of the
-# per-round ratios), then FilePmdMapped of each copy's text sampled from
-# /proc/PID/smaps DELAY seconds into a compile (warm, and after a global
-# `echo 3 > drop_caches`), against the ideal: the whole PMD chunks inside
-# its executable PT_LOADs.  A startup check follows: the time of BATCH
+# Prints each run's wall and user+sys time, the median, min .. max and
+# spread of each, the ratio original/rewritten (of the medians, and the
+# median and range of the per-round ratios), an acceptance line (not slower:
+# the ratio at least 1 minus half the larger spread), then FilePmdMapped of
+# each copy's text sampled from /proc/PID/smaps DELAY seconds into a compile
+# (warm, and after a global `echo 3 > drop_caches`), against the ideal: the
+# whole PMD chunks inside its executable PT_LOADs.  A startup check follows: the time of BATCH
 # compiles of an empty unit, for each copy.
 #
 # Every measurement (one run, with its cache drop) holds the lock
-# /tmp/elfpmd-bench.lock (flock), so that benchmarks run by others on the
-# same machine do not overlap with it.
+# /tmp/elfpmd-bench.lock (or $ELFPMD_BENCH_LOCK; flock), so that benchmarks
+# run by others on the same machine never time at the same moment.
 #
-# Usage: bench/cc1plus.sh [-n ROUNDS] [-t TYPES] [-s DELAY] [-d DIR] [-k]
+# With -x a third arm runs the rewritten copy with THP disabled
+# (PR_SET_THP_DISABLE through a small wrapper: the stub then does nothing
+# and no PMD mapping is made): the same file and layout without huge pages,
+# which separates the effect of the PMD mappings from everything else.
+#
+# Usage: bench/cc1plus.sh [-n ROUNDS] [-t TYPES] [-s DELAY] [-d DIR] [-k] [-x]
 #   -n ROUNDS    timed runs of each copy (default 5)
 #   -t TYPES     distinct types in the generated unit (default 20: about
 #                8000 template instantiations, ~5 s at -O2 on a 2-core VM)
 #   -s DELAY     when to sample smaps, seconds into the compile (default 1)
 #   -d DIR       work directory parent (default /var/tmp)
 #   -k           keep the work directory
+#   -x           add the THP-disabled arm
 #   CC1PLUS=path the compiler proper to copy (default: gcc's)
 #   ELFPMD=path  the tool (default: ../src/elfpmd beside this script)
-# Needs root (drop_caches), g++, readelf, flock.  Not a test: ~2 minutes.
+# Needs root (drop_caches), g++, cc, readelf, flock.  Not a test: about
+# 2 minutes (3 with -x).
 
 set -eu
 export LC_ALL=C
@@ -44,14 +52,16 @@ DELAY=1
 PARENT=/var/tmp
 KEEP=0
 BATCH=20
-LOCK=/tmp/elfpmd-bench.lock
-while getopts 'n:t:s:d:kh' opt; do
+NOTHP=0
+LOCK=${ELFPMD_BENCH_LOCK:-/tmp/elfpmd-bench.lock}
+while getopts 'n:t:s:d:kxh' opt; do
 	case $opt in
 	n) ROUNDS=$OPTARG ;;
 	t) TYPES=$OPTARG ;;
 	s) DELAY=$OPTARG ;;
 	d) PARENT=$OPTARG ;;
 	k) KEEP=1 ;;
+	x) NOTHP=1 ;;
 	*) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
 	esac
 done
@@ -64,7 +74,7 @@ if [ -z "${ELFPMD:-}" ]; then
 		ELFPMD=$(command -v elfpmd) || { echo "elfpmd not found: set ELFPMD" >&2; exit 1; }
 	fi
 fi
-for t in g++ readelf flock; do
+for t in g++ cc readelf flock; do
 	command -v "$t" >/dev/null || { echo "$t is needed" >&2; exit 1; }
 done
 [ -w /proc/sys/vm/drop_caches ] || { echo "needs root (drop_caches)" >&2; exit 1; }
@@ -125,6 +135,25 @@ ideal_chunks() {
 }
 IDEAL=$(ideal_chunks cc1plus.pmd)
 echo "  ideal: $IDEAL whole 2 MiB chunks of text ($((IDEAL * 2)) MiB)"
+
+# A wrapper that disables THP for what it runs (PR_SET_THP_DISABLE, which
+# exec keeps): the rewritten cc1plus with its stub idle and no PMD mapping.
+cat >nothp.c <<'EOF'
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 64;
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0)
+		perror("prctl");
+	execv(argv[1], argv + 1);
+	perror(argv[1]);
+	return 127;
+}
+EOF
+cc -O2 -o nothp nothp.c
 
 # ------------------------------------------------------------------ workload
 gen() { # TYPES
@@ -207,6 +236,13 @@ measure() { # BIN II COLD SNAP
 		t1=$(date +%s%N)
 		echo $(((t1 - t0) / 1000000))' _ "$1" "$2" "$3" "$4" "$DELAY"
 }
+# One timed run under the lock: wall, user and system seconds.  WRAPPER
+# (the THP-off one) runs the compiler when given.
+timed() { # BIN [WRAPPER]
+	flock "$LOCK" bash -c '
+		TIMEFORMAT="%3R %3U %3S"
+		{ time $2 "$1" -quiet -O2 -o /dev/null t.ii 2>>errors.log; } 2>&1' _ "$1" "${2:-}"
+}
 # BATCH compiles of an empty unit, under the lock; milliseconds per run.
 startup() { # BIN
 	flock "$LOCK" bash -c '
@@ -235,12 +271,6 @@ coverage() { # LABEL SMAPS FILE
 		if (o) printf ", plus %d MiB of non-text segments", o / 1024
 		printf "\n" }'
 }
-median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END {
-	if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-stats() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END {
-	m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	printf "median %7.1f ms   min .. max %d .. %d   spread (max-min)/median %.1f%%", m, v[1], v[NR],
-		100 * (v[NR] - v[1]) / m }'; }
 
 # ------------------------------------------------------------------ warm runs
 # Start from a page cache that holds neither copy (as after installing the
@@ -249,29 +279,85 @@ for f in cc1plus.orig cc1plus.pmd; do dd if="$f" iflag=nocache count=0 status=no
 echo
 echo "warm-up (untimed): original $(measure ./cc1plus.orig t.ii 0 '') ms," \
 	"rewritten $(measure ./cc1plus.pmd t.ii 0 '') ms"
-echo "$ROUNDS rounds, warm cache, wall ms (odd rounds original first):"
-TO= TP= R=
+declare -A W C SPREAD
+if [ "$NOTHP" = 1 ]; then
+	ARMS="O P N"
+	echo "$ROUNDS rounds, warm cache, seconds wall (user+sys); O original, P rewritten,"
+	echo "N rewritten with THP disabled; the order rotates (OPN, PNO, NOP):"
+else
+	ARMS="O P"
+	echo "$ROUNDS rounds, warm cache, seconds wall (user+sys); O original, P rewritten;"
+	echo "odd rounds original first:"
+fi
 for ((r = 1; r <= ROUNDS; r++)); do
-	if [ $((r % 2)) = 1 ]; then
-		o=$(measure ./cc1plus.orig t.ii 0 '')
-		p=$(measure ./cc1plus.pmd t.ii 0 '')
+	if [ "$NOTHP" = 1 ]; then
+		case $((r % 3)) in 1) order="O P N" ;; 2) order="P N O" ;; 0) order="N O P" ;; esac
+	elif [ $((r % 2)) = 1 ]; then
+		order="O P"
 	else
-		p=$(measure ./cc1plus.pmd t.ii 0 '')
-		o=$(measure ./cc1plus.orig t.ii 0 '')
+		order="P O"
 	fi
-	TO+="$o " TP+="$p "
-	R+="$(awk -v o="$o" -v p="$p" 'BEGIN { printf "%.4f", o / p }') "
-	printf '  round %d: original %6d   rewritten %6d   ratio %.3f\n' "$r" "$o" "$p" \
-		"$(awk -v o="$o" -v p="$p" 'BEGIN { print o / p }')"
+	line=
+	for a in $order; do
+		case $a in
+		O) read -r w u y < <(timed ./cc1plus.orig) ;;
+		P) read -r w u y < <(timed ./cc1plus.pmd) ;;
+		N) read -r w u y < <(timed ./cc1plus.pmd ./nothp) ;;
+		esac
+		W[$a.$r]=$w C[$a.$r]=$(awk -v u="$u" -v y="$y" 'BEGIN { printf "%.3f", u + y }')
+		line+="$(printf '%s %6.3f (%6.3f)   ' "$a" "$w" "${C[$a.$r]}")"
+	done
+	printf '  round %d: %s ratio O/P %.3f\n' "$r" "$line" \
+		"$(awk -v o="${W[O.$r]}" -v p="${W[P.$r]}" 'BEGIN { print o / p }')"
 done
-echo "original:  $(stats "$TO")"
-echo "rewritten: $(stats "$TP")"
-awk -v a="$(median "$TO")" -v b="$(median "$TP")" -v r="$(median "$R")" \
-	-v rs="$(tr ' ' '\n' <<<"$R" | sed '/^$/d' | sort -g | sed -n '1p;$p' | paste -sd' ')" 'BEGIN {
-	split(rs, x, " ")
-	printf "ratio original/rewritten: %.3f of medians; per round: median %.3f, min .. max %.3f .. %.3f\n",
-		a / b, r, x[1], x[2]
-	printf "(> 1: the rewritten cc1plus is faster)\n" }'
+col() { # ARM ARRAY-NAME -> its ROUNDS values
+	local -n arr=$2
+	local r
+	for ((r = 1; r <= ROUNDS; r++)); do printf '%s ' "${arr[$1.$r]}"; done
+}
+ratios() { # A B ARRAY-NAME -> the per-round ratios A/B
+	local -n arr=$3
+	local r
+	for ((r = 1; r <= ROUNDS; r++)); do
+		awk -v a="${arr[$1.$r]}" -v b="${arr[$2.$r]}" 'BEGIN { printf "%.4f ", a / b }'
+	done
+}
+summ() { # VALUES -> "median min max spread%"
+	tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.4f %.4f %.4f %.1f\n", m, v[1], v[NR], 100 * (v[NR] - v[1]) / m }'
+}
+declare -A NAME=([O]="original" [P]="rewritten" [N]="rewritten, THP off")
+for a in $ARMS; do
+	read -r m lo hi sp < <(summ "$(col "$a" W)")
+	read -r cm _ _ csp < <(summ "$(col "$a" C)")
+	printf '%-19s wall median %.3f s, min .. max %.3f .. %.3f, spread %.1f%%; user+sys median %.3f s (spread %.1f%%)\n' \
+		"${NAME[$a]}:" "$m" "$lo" "$hi" "$sp" "$cm" "$csp"
+	SPREAD[$a]=$sp
+done
+ratio_line() { # A B LABEL
+	local rm rlo rhi cm
+	read -r rm rlo rhi _ < <(summ "$(ratios "$1" "$2" W)")
+	read -r cm _ _ _ < <(summ "$(ratios "$1" "$2" C)")
+	awk -v l="$3" -v a="$(summ "$(col "$1" W)")" -v b="$(summ "$(col "$2" W)")" \
+		-v rm="$rm" -v rlo="$rlo" -v rhi="$rhi" -v cm="$cm" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "ratio %-29s wall %.3f of medians, per round median %.3f (%.3f .. %.3f); user+sys per round %.3f\n",
+			l, x[1] / y[1], rm, rlo, rhi, cm }'
+}
+ratio_line O P "original / rewritten:"
+if [ "$NOTHP" = 1 ]; then
+	ratio_line N P "rewritten THP off / on:"
+	ratio_line O N "original / rewritten THP off:"
+fi
+echo "(> 1: the second is faster)"
+# Acceptance: not slower, within noise: the ratio of the medians is at least
+# 1 minus half the larger spread ((max - min) / median) of the two.
+awk -v a="$(summ "$(col O W)")" -v b="$(summ "$(col P W)")" 'BEGIN {
+	split(a, x, " "); split(b, y, " ")
+	r = x[1] / y[1]; noise = (x[4] > y[4] ? x[4] : y[4]) / 200
+	printf "acceptance, not slower (ratio of medians >= 1 - half the larger spread = %.3f): %s, ratio %.3f\n",
+		1 - noise, (r >= 1 - noise) ? "PASS" : "FAIL", r }'
 
 # ------------------------------------------------------------------ coverage
 echo

@@ -28,10 +28,14 @@
 #   orig   the unmodified copy, after one untimed run (control)
 #   cold   the rewritten copy after sync + echo 3 > drop_caches
 #   warm   the rewritten copy again, right after the cold run
-# The outputs of the orig, fresh, cold and warm jobs must be the same (paths
-# of the copy directory and process ids masked), and so must the
-# --version-style output of both copies.  Every run holds the lock
-# /tmp/elfpmd-bench.lock (flock) from its cache drop to its end.
+#   3@once three instances started together, after the copy was written anew
+#          by elfpmd (as in fresh: a parallel build right after the rewrite)
+#   dirty  the first run of a new cp of the rewritten copy, its page cache
+#          still dirty (installed with cp or install, without fsync)
+# The outputs of all these jobs must be the same as the original's (paths of
+# the copy directory and process ids masked), and so must the --version-style
+# output of both copies.  Every run holds the lock /tmp/elfpmd-bench.lock (or
+# $ELFPMD_BENCH_LOCK; flock) from its cache drop to its end.
 #
 # Usage: bench/real-programs.sh [-d DIR] [-k] [-o NAME,...] [-l]
 #   -d DIR       work directory parent (default /var/tmp); needs ~1 GiB
@@ -611,12 +615,15 @@ rewrite_again() {
 		mv -f "$WORK/pmd/$rel.new" "$WORK/pmd/$rel"
 	done
 }
+# A new file written by cp (not renamed over an old one, not truncated: ext4's
+# auto_da_alloc would start its writeback at once): dirty in the page cache.
 copy_again() {
 	local name rel
 	for name in "${local_objs[@]}"; do
 		rel=$(objrel "$name")
-		cp "$WORK/pmd/$rel" "$WORK/pmd/$rel.new"
-		mv -f "$WORK/pmd/$rel.new" "$WORK/pmd/$rel"
+		mv -f "$WORK/pmd/$rel" "$WORK/pmd/$rel.old"
+		cp "$WORK/pmd/$rel.old" "$WORK/pmd/$rel"
+		rm -f "$WORK/pmd/$rel.old"
 	done
 }
 LABELS="fresh cold warm par3 dirty"
