@@ -320,11 +320,7 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
   for (size_t i = 0; i < file->phnum; i++)
     {
       if (i == sp->new_load_index)
-	out[o++] = (GElf_Phdr) {
-	  .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = sp->seg_offset,
-	  .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
-	  .p_memsz = sp->seg_size, .p_align = plan->opts.page,
-	};
+	out[o++] = load;
       GElf_Phdr ph = layout_new_phdr (plan, file, i);
       if (ph.p_type == PT_PHDR)
 	{
@@ -335,11 +331,7 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
       out[o++] = ph;
     }
   if (sp->new_load_index == file->phnum)
-    out[o++] = (GElf_Phdr) {
-      .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = sp->seg_offset,
-      .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
-      .p_memsz = sp->seg_size, .p_align = plan->opts.page,
-    };
+    out[o++] = load;
 }
 
 void
