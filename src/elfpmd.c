@@ -3,12 +3,14 @@
 #include <config.h>
 
 #include <argp.h>
+#include <errno.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
 #include "process.h"
+#include "stub_params.h"
 #include "sizes.h"
 
 /* Long-only options.  */
@@ -21,6 +23,7 @@ enum
   OPT_NO_SYNC,
   OPT_NO_PAD,
   OPT_MADVISE,
+  OPT_POPULATE_MAX,
 };
 
 static const struct argp_option options[] = {
@@ -44,6 +47,10 @@ static const struct argp_option options[] = {
   { "madvise", OPT_MADVISE, NULL, 0,
     "Inject a startup stub that gets the aligned text onto huge pages at run time "
     "(x86-64 so far)", 0 },
+  { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
+    "With --madvise: at every start the stub populates text ranges of at most CHUNKS "
+    "PMD-sized chunks whole (default 32); larger ranges are sampled, and populated whole "
+    "only when the sample finds chunks cached in small pages", 0 },
 
   { NULL, 0, NULL, 0, "Report:", 3 },
   { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
@@ -72,7 +79,7 @@ struct cmdline
 {
   struct run_options run;
   bool verbose, quiet, json;
-  bool seen_rule, seen_pmd, seen_page;
+  bool seen_rule, seen_pmd, seen_page, seen_populate;
   char **files;
   int nfiles;
 };
@@ -139,6 +146,20 @@ parse_opt (int key, char *arg, struct argp_state *state)
       c->seen_page = true;
       c->run.page_size = size_argument (state, "--page-size", arg);
       break;
+    case OPT_POPULATE_MAX:
+      {
+	if (c->seen_populate)
+	  argp_error (state, "--populate-max given twice");
+	c->seen_populate = true;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull (arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || v > STUB_POPULATE_LIMIT)
+	  argp_error (state, "--populate-max: '%s' is not a number of chunks from 0 to %d",
+		      arg, STUB_POPULATE_LIMIT);
+	c->run.populate_max = v;
+      }
+      break;
     case OPT_JSON:
       c->json = true;
       break;
@@ -164,6 +185,8 @@ parse_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--output takes exactly one input FILE");
       if (c->run.output != NULL && c->run.dry_run)
 	argp_error (state, "--output and --dry-run exclude each other");
+      if (c->seen_populate && !c->run.madvise)
+	argp_error (state, "--populate-max needs --madvise");
       if (c->run.pmd_size != 0 && c->run.page_size != 0 && c->run.pmd_size < c->run.page_size)
 	argp_error (state, "--pmd-size is smaller than --page-size");
       break;
@@ -179,7 +202,8 @@ int
 main (int argc, char **argv)
 {
   argp_err_exit_status = EX_USAGE;
-  struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true } };
+  struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
+				  .populate_max = STUB_POPULATE_DEFAULT } };
   const struct argp argp = { options, parse_opt, "FILE...", doc, NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;

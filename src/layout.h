@@ -59,6 +59,7 @@ struct layout_options
   uint64_t page;
   bool pad;			/* may move contents (false: --no-pad) */
   bool madvise;			/* inject the startup stub (--madvise) */
+  uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
 };
 
 struct layout_plan

@@ -14,6 +14,10 @@
 #include "sizes.h"
 #include "stub_x86_64.h"
 
+/* The generated stub leaves room for every field of the parameters.  */
+_Static_assert (STUB_X86_64_SIZE - STUB_X86_64_PARAMS >= 8 * (5 + 3 * STUB_MAX_RANGES + 1),
+		"stub/stub.ld reserves too little room for struct stub_params");
+
 static const struct madvise_stub stubs[] = {
   { EM_X86_64, ELFCLASS64, "x86-64", stub_x86_64_code, STUB_X86_64_SIZE,
     STUB_X86_64_ENTRY, STUB_X86_64_PARAMS },
@@ -286,6 +290,7 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
   sp->params.target = sp->old_target != 0 ? (int64_t) (sp->old_target - sp->entry_vaddr) : 0;
   sp->params.magic = STUB_MAGIC;
   sp->params.pmd = plan->opts.pmd;
+  sp->params.populate_max = plan->opts.populate_max;
   for (size_t k = 0; k < sp->params.nranges; k++)
     sp->params.range[k].start -= (int64_t) sp->entry_vaddr;
   sp->enabled = true;
@@ -394,4 +399,5 @@ stub_segment_tail (const struct layout_plan *plan, const struct elf_file *file,
       put64 (p + 48 + 24 * k, v->range[k].length, file->data);
       put64 (p + 56 + 24 * k, v->range[k].file_offset, file->data);
     }
+  put64 (p + 40 + 24 * STUB_MAX_RANGES, v->populate_max, file->data);
 }

@@ -65,7 +65,8 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
       r.pmd_source = source;
     }
   struct layout_options lo = { .rule = opts->rule, .pmd = r.pmd, .page = r.page,
-			       .pad = opts->pad, .madvise = opts->madvise };
+			       .pad = opts->pad, .madvise = opts->madvise,
+			       .populate_max = opts->populate_max };
   if (layout_plan_build (&plan, &file, &lo, &err) != 0)
     goto done;
   planned = true;

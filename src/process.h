@@ -25,6 +25,7 @@ struct run_options
   bool sync;
   bool pad;			/* may move file contents (false: --no-pad) */
   bool madvise;			/* inject the startup stub */
+  uint64_t populate_max;	/* --populate-max */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
 };

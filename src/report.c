@@ -74,6 +74,21 @@ stub_chunks (const struct stub_plan *sp)
   return chunks;
 }
 
+/* Chunks in ranges that the stub samples instead of populating whole
+   (--populate-max).  */
+static uint64_t
+stub_sampled_chunks (const struct stub_plan *sp)
+{
+  uint64_t chunks = 0;
+  for (size_t k = 0; k < sp->params.nranges; k++)
+    {
+      uint64_t n = sp->params.range[k].length / sp->params.pmd;
+      if (n > sp->params.populate_max && n > 4)
+	chunks += n;
+    }
+  return chunks;
+}
+
 void
 report_summary (FILE *out, const struct file_report *r)
 {
@@ -123,6 +138,10 @@ report_stub_text (FILE *out, const struct file_report *r)
 	   sp->stub->name, sp->stub->size, sp->seg_offset, sp->seg_vaddr, hook_name (sp->hook),
 	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
 	   sp->params.nranges == 1 ? "" : "s");
+  if (stub_sampled_chunks (sp) != 0)
+    fprintf (out, "  %" PRIu64 " of the chunks are in ranges longer than --populate-max=%" PRIu64
+	     ": the stub samples them and populates them whole only when the sample finds small pages\n",
+	     stub_sampled_chunks (sp), sp->params.populate_max);
   if (sp->reuse_slot == SIZE_MAX)
     fprintf (out, "  the program header table moved into the stub's segment (no entry could go): "
 	     "GNU strip breaks such a file, eu-strip does not; strip before elfpmd\n");
@@ -310,6 +329,8 @@ report_json (FILE *out, const struct file_report *r)
 		   ",\"size\":%" PRIu64 ",\"entry\":%" PRIu64 ",\"ranges\":%" PRIu64
 		   ",\"chunks\":%" PRIu64, sp->seg_offset, sp->seg_vaddr, sp->seg_size,
 		   sp->entry_vaddr, (uint64_t) sp->params.nranges, stub_chunks (sp));
+	  fprintf (out, ",\"populate_max\":%" PRIu64 ",\"sampled_chunks\":%" PRIu64,
+		   sp->params.populate_max, stub_sampled_chunks (sp));
 	}
       else
 	{

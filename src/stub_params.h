@@ -10,6 +10,11 @@
 #define STUB_MAGIC 0x31444d5046504c45ULL	/* "ELPFPMD1" read as little-endian */
 #define STUB_MAX_RANGES 4
 
+/* --populate-max: its default, and its largest value (the stub handles
+   ranges of at most 4096 chunks).  */
+#define STUB_POPULATE_DEFAULT 32
+#define STUB_POPULATE_LIMIT 4096
+
 /* The stub finds the object's file through /proc/self/exe (programs) or
    through /proc/self/maps (shared objects).  */
 #define STUB_FLAG_EXE 1u
@@ -29,6 +34,9 @@ struct stub_params
   uint64_t pmd;			/* PMD size */
   uint64_t nranges;
   struct stub_range range[STUB_MAX_RANGES];
+  /* Ranges of at most this many chunks are populated whole at startup;
+     larger ones are sampled first (see stub/stub.c).  */
+  uint64_t populate_max;
 };
 
 #endif

@@ -9,14 +9,24 @@
    1. madvise(MADV_HUGEPAGE), so that a fault in an uncached 2 MiB chunk
       reads one PMD-sized folio, and MADV_RANDOM, so that the fault reads
       just that chunk and does not spill readahead into the next one;
-   2. touch each chunk, last first;
-   3. ask PAGEMAP_SCAN (Linux 6.7+) which chunks are not PMD-mapped: pages
-      of them were already cached in small folios (by the loader's reads,
-      by readahead around the stub's own page, by an earlier run);
-   4. for each such chunk, drop this process's mapping and the file's cached
-      pages of it (POSIX_FADV_DONTNEED; pages other processes map stay) and
-      touch it again, so that it is read back as one PMD folio; then, for
-      what is left, try MADV_COLLAPSE;
+   2. touch each chunk, last first; or, for a range of more than
+      populate_max chunks, only a sample of eight (choose_sample), which
+      bounds the cost of a start with a warm cache;
+   3. ask PAGEMAP_SCAN (Linux 6.7+) which touched chunks are not PMD-mapped:
+      pages of them were already cached in small folios (by the loader's
+      reads, by readahead around the stub's own page, by an earlier run, by
+      the write that installed the file).  When every sampled chunk is
+      PMD-mapped, the rest are left to the program's own faults, which map
+      PMD folios already cached, and read uncached chunks as PMD folios
+      (MADV_HUGEPAGE stays); otherwise every chunk is touched, as for a
+      small range;
+   4. repair the chunks that are not PMD-mapped (repair): under an
+      exclusive flock on the file, so that programs started together do
+      not keep each other's small folios alive, and after fdatasync, since
+      dirty pages cannot be dropped, drop this process's mapping and the
+      file's cached pages of each chunk (POSIX_FADV_DONTNEED; pages other
+      processes map stay) and touch it again, so that it is read back as
+      one PMD folio; then, for what is left, try MADV_COLLAPSE;
    5. restore normal readahead (MADV_NORMAL).
    The stub honours PR_SET_THP_DISABLE.  */
 
@@ -34,6 +44,9 @@
 #define PR_GET_THP_DISABLE 42
 #define O_RDONLY 0
 #define O_CLOEXEC 02000000
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define EWOULDBLOCK 11
 
 #define PAGEMAP_SCAN 0xc0606610UL	/* _IOWR('f', 16, struct pm_scan_arg) */
 #define PAGE_IS_HUGE (1 << 6)
@@ -51,6 +64,9 @@ struct pm_scan_arg
 
 /* Chunks a range may have for the stub to track them: 8 GiB of 2 MiB.  */
 #define MAX_CHUNKS 4096
+
+/* How many times the stub evicts and refaults a chunk that stays small.  */
+#define REPAIR_ATTEMPTS 4
 
 #define HIDDEN __attribute__ ((visibility ("hidden")))
 
@@ -199,6 +215,110 @@ open_mapped_file (uintptr_t addr)
   return fd;
 }
 
+/* Whether bit I of the chunk set SET is on.  */
+static int
+chunk_in (const uint64_t *set, uint64_t i)
+{
+  return (set[i / 64] >> (i % 64)) & 1;
+}
+
+static void
+chunk_add (uint64_t *set, uint64_t i)
+{
+  set[i / 64] |= (uint64_t) 1 << (i % 64);
+}
+
+/* Put into SAMPLE the chunks of a range of N that the sampling start
+   populates: the first two and the last two, which the loader's and the
+   program's reads of neighbouring segments cache in small folios if
+   anything does, and four spread between them, which show whether the
+   whole file is cached in small folios (just written, or read by read()).  */
+static void
+choose_sample (uint64_t n, uint64_t *sample)
+{
+  for (uint64_t i = 0; i < (n + 63) / 64; i++)
+    sample[i] = n <= 4 ? ~(uint64_t) 0 : 0;
+  if (n <= 4)
+    return;
+  chunk_add (sample, 0);
+  chunk_add (sample, 1);
+  chunk_add (sample, n - 2);
+  chunk_add (sample, n - 1);
+  for (uint64_t k = 1; k <= 4; k++)
+    chunk_add (sample, n * k / 5);
+}
+
+/* Repair the chunks in BAD (not PMD-mapped after a touch) of the range at
+   START, whose file offset is FILE_OFFSET: evict this process's mapping and
+   the file's cached pages of each, and fault it again, so that it is read
+   back as one PMD folio.  FILE is the object's file, opened here when it is
+   -2.  */
+static void
+repair (const struct stub_params *p, uintptr_t self, int *file, int pagemap,
+	uintptr_t start, uint64_t file_offset, uint64_t n, uint64_t *bad)
+{
+  uint64_t pmd = p->pmd;
+  uint64_t len = n * pmd;
+  /* Stop mapping the small folios at once: pages a process maps cannot be
+     evicted, and several copies of the program starting together would
+     otherwise keep each other's small folios alive.  */
+  for (uint64_t i = 0; i < n; i++)
+    if (chunk_in (bad, i))
+      sys_madvise (start + i * pmd, pmd, MADV_DONTNEED);
+  if (*file == -2)
+    *file = (p->flags & STUB_FLAG_EXE) ? sys_open ("/proc/self/exe") : open_mapped_file (self);
+  if (*file >= 0)
+    {
+      /* One starter repairs at a time; wait for another at most 200 ms.
+	 Then touch again: it may have repaired the chunks already.  */
+      for (int t = 0; t < 200; t++)
+	{
+	  /* Any answer but "held by another" ends the wait: without the
+	     lock the repair still works, only less well against
+	     concurrent starters.  */
+	  if (syscall6 (SYS_flock, *file, LOCK_EX | LOCK_NB, 0, 0, 0, 0) != -EWOULDBLOCK)
+	    break;
+	  struct { long sec, nsec; } ms = { 0, 1000000 };
+	  syscall6 (SYS_nanosleep, (long) &ms, 0, 0, 0, 0, 0);
+	}
+      for (uint64_t i = 0; i < n; i++)
+	if (chunk_in (bad, i))
+	  touch (start + i * pmd);
+      if (find_small_chunks (pagemap, start, len, pmd, bad) <= 0)
+	return;
+      /* Dirty pages (a file just written) cannot be dropped: write them
+	 back first.  */
+      syscall6 (SYS_fdatasync, *file, 0, 0, 0, 0, 0);
+    }
+  /* A program started at the same moment may map the small folios for a
+     moment (its first touch, before it finds them small and lets them go):
+     try again a few times, 2 ms apart.  */
+  for (int attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++)
+    {
+      if (attempt > 0)
+	{
+	  struct { long sec, nsec; } wait = { 0, 2000000 };
+	  syscall6 (SYS_nanosleep, (long) &wait, 0, 0, 0, 0, 0);
+	}
+      for (uint64_t i = 0; i < n; i++)
+	if (chunk_in (bad, i))
+	  {
+	    uintptr_t c = start + i * pmd;
+	    sys_madvise (c, pmd, MADV_DONTNEED);
+	    if (*file >= 0)
+	      sys_fadvise (*file, (long) (file_offset + i * pmd), (long) pmd, POSIX_FADV_DONTNEED);
+	    touch (c);
+	  }
+      if (find_small_chunks (pagemap, start, len, pmd, bad) <= 0)
+	return;
+      if (*file < 0)
+	break;			/* without the file nothing can be evicted */
+    }
+  for (uint64_t i = 0; i < n; i++)
+    if (chunk_in (bad, i))
+      sys_madvise (start + i * pmd, pmd, MADV_COLLAPSE);
+}
+
 HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
 
 void
@@ -218,36 +338,47 @@ stub_main (uintptr_t self, const struct stub_params *p)
       if (sys_madvise (start, len, MADV_HUGEPAGE) != 0)
 	return;			/* no THP here: leave everything as it is */
       sys_madvise (start, len, MADV_RANDOM);
+
+      /* A large range is sampled first: when the sampled chunks are
+	 PMD-mapped, the file's cache is in good shape (an earlier run
+	 populated it), and the program's own faults will map the other
+	 chunks with PMD pages as it reaches them, at no cost now.  */
+      uint64_t touched[MAX_CHUNKS / 64];
+      int sampled = n > p->populate_max;
+      if (sampled)
+	choose_sample (n, touched);
+      else
+	for (uint64_t i = 0; i < (n + 63) / 64; i++)
+	  touched[i] = ~(uint64_t) 0;
       for (uint64_t i = n; i-- > 0;)
-	touch (start + i * pmd);
+	if (chunk_in (touched, i))
+	  touch (start + i * pmd);
 
       if (pagemap == -2)
 	pagemap = sys_open ("/proc/self/pagemap");
       uint64_t bad[MAX_CHUNKS / 64];
-      if (pagemap >= 0 && find_small_chunks (pagemap, start, len, pmd, bad) > 0)
+      if (pagemap < 0 || find_small_chunks (pagemap, start, len, pmd, bad) < 0)
+	goto next;
+      int any = 0;
+      for (uint64_t i = 0; i < (n + 63) / 64; i++)
+	any |= (bad[i] & touched[i]) != 0;
+      if (!any)
+	goto next;
+      if (sampled)
 	{
-	  if (file == -2)
-	    file = (p->flags & STUB_FLAG_EXE) ? sys_open ("/proc/self/exe")
-					       : open_mapped_file (self);
-	  for (uint64_t i = 0; i < n; i++)
-	    if (bad[i / 64] & ((uint64_t) 1 << (i % 64)))
-	      {
-		uintptr_t c = start + i * pmd;
-		sys_madvise (c, pmd, MADV_DONTNEED);
-		if (file >= 0)
-		  sys_fadvise (file, (long) (p->range[r].file_offset + i * pmd), (long) pmd,
-			       POSIX_FADV_DONTNEED);
-		touch (c);
-	      }
-	  if (find_small_chunks (pagemap, start, len, pmd, bad) > 0)
-	    for (uint64_t i = 0; i < n; i++)
-	      if (bad[i / 64] & ((uint64_t) 1 << (i % 64)))
-		sys_madvise (start + i * pmd, pmd, MADV_COLLAPSE);
+	  /* The sample found small folios: populate the whole range.  */
+	  for (uint64_t i = n; i-- > 0;)
+	    if (!chunk_in (touched, i))
+	      touch (start + i * pmd);
+	  if (find_small_chunks (pagemap, start, len, pmd, bad) <= 0)
+	    goto next;
 	}
+      repair (p, self, &file, pagemap, start, p->range[r].file_offset, n, bad);
+    next:
       sys_madvise (start, len, MADV_NORMAL);
     }
   if (pagemap >= 0)
     sys_close (pagemap);
   if (file >= 0)
-    sys_close (file);
+    sys_close (file);		/* which also drops the lock */
 }

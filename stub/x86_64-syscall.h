@@ -6,6 +6,9 @@
 #define SYS_open 2
 #define SYS_close 3
 #define SYS_madvise 28
+#define SYS_nanosleep 35
+#define SYS_flock 73
+#define SYS_fdatasync 75
 #define SYS_ioctl 16
 #define SYS_prctl 157
 #define SYS_fadvise64 221

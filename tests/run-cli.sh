@@ -43,6 +43,11 @@ expect_status 64 "size not a power of two" "$ELFPMD" --pmd-size=3M "$work/u"
 expect_status 64 "size with junk" "$ELFPMD" --pmd-size=2Mx "$work/u"
 expect_status 64 "negative size" "$ELFPMD" --page-size=-4K "$work/u"
 expect_status 64 "PMD below page" "$ELFPMD" --pmd-size=4K --page-size=64K "$work/u"
+expect_status 64 "--populate-max without --madvise" "$ELFPMD" --populate-max=8 "$work/u"
+expect_status 64 "--populate-max twice" "$ELFPMD" --madvise --populate-max=8 --populate-max=9 "$work/u"
+expect_status 64 "--populate-max not a number" "$ELFPMD" --madvise --populate-max=8x "$work/u"
+expect_status 64 "--populate-max negative" "$ELFPMD" --madvise --populate-max=-1 "$work/u"
+expect_status 64 "--populate-max too large" "$ELFPMD" --madvise --populate-max=4097 "$work/u"
 expect_status 64 "-q with -v" "$ELFPMD" -q -v "$work/u"
 expect_status 64 "-q with --json" "$ELFPMD" -q --json "$work/u"
 check "usage errors leave the file alone" test "$sig" = "$(file_signature "$work/u")"
@@ -50,7 +55,7 @@ check "usage errors leave the file alone" test "$sig" = "$(file_signature "$work
 
 # --help and friends.
 expect_status 0 "--help" "$ELFPMD" --help
-for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --madvise --verbose --quiet "Exit status" " 64 "; do
+for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --madvise --populate-max --verbose --quiet "Exit status" " 64 "; do
 	grep -q -- "$word" "$work/out" && pass "--help mentions '$word'" || fail "--help lacks '$word'"
 done
 expect_status 0 "--usage" "$ELFPMD" --usage
@@ -59,7 +64,7 @@ grep -q '^elfpmd [0-9]' "$work/out" && pass "--version names the program" || fai
 
 # Every documented option is in the man page.
 man=$TESTS_SRCDIR/../man/elfpmd.1
-for word in output dry-run check json rule pmd-size page-size no-sync no-pad madvise verbose quiet help usage version "EXIT STATUS"; do
+for word in output dry-run check json rule pmd-size page-size no-sync no-pad madvise populate-max sampled_chunks verbose quiet help usage version "EXIT STATUS"; do
 	sed 's/\\-/-/g' "$man" | grep -q -- "$word" && pass "man page mentions '$word'" || fail "man page lacks '$word'"
 done
 

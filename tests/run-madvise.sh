@@ -21,6 +21,11 @@
 #     second of two runs) and order-0 (caches dropped, then the whole file
 #     read through a MADV_RANDOM mapping, so that it is cached in 4 KiB
 #     folios);
+#   - the same coverage for the first run of a copy just written (dirty
+#     order-0 pages), for three runs started at once on an order-0 cache,
+#     and for a
+#     rewrite with --populate-max=0 (the stub samples the range; cold, warm
+#     and order-0);
 #   - with PR_SET_THP_DISABLE (fixtures/thp-off.c) the program prints the
 #     same and gets no PMD mapping;
 #   - under valgrind and gdb, and with the stub's system calls failing
@@ -186,6 +191,32 @@ coverage () {
 		awk -v ino="$(stat -c %i "$object")" '/^[0-9a-f]+-[0-9a-f]+ / { cur = $5 == ino; if (cur) hdr = $0; next }
 			cur && $1 == "FilePmdMapped:" { print "      " hdr "  FilePmdMapped " $2 " kB" }' "$smaps"
 	fi
+}
+
+# coverage_concurrent N DIR OBJECT: N runs of the fixture started at once,
+# each checked as coverage checks one.
+coverage_concurrent () {
+	local count=$1 dir=$2 object=$3 k smaps kb want ideal pids=()
+	for ((k = 1; k <= count; k++)); do
+		rm -f "$w/smaps.concurrent$k"
+		FIXTURE_SMAPS=$w/smaps.concurrent$k run_as "$dir" "$w/concurrent$k.out" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	ideal=$(ideal_chunks "$object")
+	want=$((ideal * PMD / 1024))
+	for ((k = 1; k <= count; k++)); do
+		same_output "$w/concurrent$k.out" "concurrent run $k of $count" || continue
+		smaps=$w/smaps.concurrent$k
+		if [ ! -s "$smaps" ]; then fail "$name: concurrent run $k: no smaps copy"; continue; fi
+		kb=$(pmd_kb "$smaps" "$object")
+		cov_line="$cov_line concurrent$k $kb/$want"
+		if [ "$want" -gt 0 ] && [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+			pass "$name: concurrent run $k of $count: FilePmdMapped $kb kB of $want kB ideal: $((kb * 100 / want))%"
+		else
+			fail "$name: concurrent run $k of $count: FilePmdMapped $kb kB of $want kB ideal < $MIN_PERCENT%"
+		fi
+	done
 }
 
 # check_report JSON HOOK IDEAL: the dry run's "stub" object: injected, hooked
@@ -377,7 +408,7 @@ strace_case () {
 	local label=$1 calls=$2 when=${3:+:when=$3} log
 	log=$w/strace.$label.log
 	run_as "$dir" "$w/strace.$label.out" strace -f -qq -o "$log" \
-		-e trace=prctl,madvise,ioctl,open,fadvise64 -e inject="$calls:error=ENOSYS$when"
+		-e trace=prctl,madvise,ioctl,open,fadvise64,flock,fdatasync,nanosleep -e inject="$calls:error=ENOSYS$when"
 	same_output "$w/strace.$label.out" "$calls failing${3:+ from call ${3%+} on} (strace)"
 	local injected
 	injected=$(grep -c 'INJECTED' "$log" 2>/dev/null)
@@ -480,6 +511,37 @@ while read -r name target file prog hook <&3; do
 	case $o0 in *" 0 in large folios") ;; *) note "$name: order-0 state not reached: some pages are in large folios" ;; esac
 	coverage order-0 "$dir" "$r"
 
+	# A copy just written in 4 KiB writes (as a package manager may write
+	# it): its pages are dirty order-0 folios in the cache, and dirty pages
+	# cannot be dropped until they are written back.
+	mkdir -p "$w/fresh"
+	dd if="$r" of="$w/fresh/$file" bs=4k status=none
+	chmod 755 "$w/fresh/$file"
+	coverage fresh "$w/fresh" "$w/fresh/$file"
+
+	# Three copies of the program started at once, the file cached in
+	# order-0 folios: each must get its text PMD-mapped, not keep the
+	# others' small folios alive.
+	drop_caches
+	"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+	coverage_concurrent 3 "$dir" "$r"
+
+	# A stub that samples (--populate-max=0: every range larger than the
+	# sample is sampled): with a warm cache it leaves the chunks it did not
+	# sample to the program's own faults; in the other states it finds small
+	# folios and populates everything.
+	mkdir -p "$w/sampled"
+	if "$ELFPMD" -q --madvise --populate-max=0 -o "$w/sampled/$file" "$w/orig/$file" >"$w/sampled.log" 2>&1; then
+		drop_caches
+		coverage sampled-cold "$w/sampled" "$w/sampled/$file"
+		coverage sampled-warm "$w/sampled" "$w/sampled/$file"
+		drop_caches
+		"$PAGECACHE" order0 "$w/sampled/$file" >/dev/null 2>&1
+		coverage sampled-order-0 "$w/sampled" "$w/sampled/$file"
+	else
+		fail "$name: elfpmd --madvise --populate-max=0 failed: $(head -3 "$w/sampled.log")"
+	fi
+
 	# Runs with the stub's system calls failing.  The order-0 state is
 	# kept by these runs (no eviction succeeds), so the stub goes down its
 	# repair path: no PAGEMAP_SCAN; no descriptor of the object (every open
@@ -490,7 +552,14 @@ while read -r name target file prog hook <&3; do
 		strace_case ioctl ioctl
 		strace_case open open 2+
 		strace_case fadvise64 fadvise64
-		strace_case all prctl,madvise,ioctl,open,fadvise64
+		# (these two let the repair succeed: the order-0 state is made
+		# again before each)
+		for calls in flock fdatasync; do
+			drop_caches
+			"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+			strace_case $calls $calls
+		done
+		strace_case all prctl,madvise,ioctl,open,fadvise64,flock,fdatasync,nanosleep
 	fi
 
 	# valgrind: only where it runs the original cleanly (it reports errors
