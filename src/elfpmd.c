@@ -49,7 +49,7 @@ static const struct argp_option options[] = {
     "(x86-64 so far)", 0 },
   { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
     "With --madvise: at every start the stub populates text ranges of at most CHUNKS "
-    "PMD-sized chunks whole (default 32); larger ranges are sampled, and populated whole "
+    "PMD-sized chunks whole (default 64); larger ranges are sampled, and populated whole "
     "only when the sample finds chunks cached in small pages", 0 },
 
   { NULL, 0, NULL, 0, "Report:", 3 },

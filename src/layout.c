@@ -459,7 +459,7 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
   if (plan->stub.enabled)
     {
       plan->new_size = plan->stub.seg_offset + plan->stub.seg_size;
-      if (plan->stub.reuse_slot == SIZE_MAX)
+      if (plan->stub.table == STUB_TABLE_MOVED)
 	plan->new_phoff = plan->stub.seg_offset;
       plan->changed = true;
       if (plan->stub.add_section)
@@ -502,6 +502,50 @@ old_kernel_at_phdr (const GElf_Phdr *first, uint64_t first_offset, uint64_t phof
   return true;
 }
 
+/* Check a table grown in place (TABLE, its N entries): inside the first
+   PT_LOAD's file contents, described by PT_PHDR, overlapping no segment
+   and no section, with the moved objects' copy inside the stub's segment
+   before its code.  */
+static int
+check_grown_table (const struct layout_plan *plan, const struct elf_file *file,
+		   const GElf_Phdr *table, size_t n, struct diag *err)
+{
+  const struct stub_plan *sp = &plan->stub;
+  uint64_t start = plan->new_phoff, end = start + (uint64_t) n * elf_phdr_size (file->elfclass);
+  const GElf_Phdr *first = NULL;
+  for (size_t i = 0; i < n && first == NULL; i++)
+    if (table[i].p_type == PT_LOAD)
+      first = &table[i];
+  if (first == NULL || start < first->p_offset || end - first->p_offset > first->p_filesz)
+    return diag_set (err, "internal error: the grown program header table would leave the first PT_LOAD");
+  for (size_t i = 0; i < n; i++)
+    {
+      const GElf_Phdr *ph = &table[i];
+      if (ph->p_type == PT_PHDR ? ph->p_offset != start || ph->p_filesz != end - start
+	  : ph->p_type != PT_LOAD && ph->p_filesz != 0 && ph->p_offset < end
+	    && start < ph->p_offset + ph->p_filesz)
+	return diag_set (err, "internal error: program header %zu would not fit the grown table", i);
+    }
+  size_t shnum = layout_new_shnum (plan, file);
+  GElf_Shdr *sections = calloc (shnum != 0 ? shnum : 1, sizeof *sections);
+  if (sections == NULL)
+    return diag_set (err, "out of memory");
+  layout_new_shdr_table (plan, file, sections);
+  int ret = 0;
+  for (size_t i = 1; i < shnum && ret == 0; i++)
+    {
+      const GElf_Shdr *sh = &sections[i];
+      if (sh->sh_type != SHT_NOBITS && sh->sh_size != 0 && sh->sh_offset < end
+	  && start < sh->sh_offset + sh->sh_size)
+	ret = diag_set (err, "internal error: section %zu would overlap the grown program header table", i);
+    }
+  free (sections);
+  if (ret == 0 && (sp->moved_offset < sp->seg_offset || sp->moved_end < sp->moved_start
+		   || sp->moved_end - sp->moved_start > sp->code_offset - sp->moved_offset))
+    ret = diag_set (err, "internal error: the moved objects would not fit before the stub");
+  return ret;
+}
+
 /* Check the stub's segment: above every other segment in memory and after
    all contents in the file, page-congruent, and where AT_PHDR as kernels
    before 5.18 compute it finds the new program header table.  */
@@ -532,12 +576,14 @@ check_stub (const struct layout_plan *plan, const struct elf_file *file, struct 
     }
   /* AT_PHDR as kernels before 5.18 compute it: the table where it was, or
      the new one at the start of the stub's segment.  */
-  uint64_t want = sp->reuse_slot != SIZE_MAX
+  uint64_t want = sp->table != STUB_TABLE_MOVED
     ? file->phdrs[first_load (file) - file->phdrs].p_vaddr
       - file->phdrs[first_load (file) - file->phdrs].p_offset + file->ehdr.e_phoff
     : sp->seg_vaddr;
   if (ret == 0 && (first == NULL || first->p_vaddr - first->p_offset + plan->new_phoff != want))
     ret = diag_set (err, "internal error: AT_PHDR for kernels before 5.18 would miss the table");
+  if (ret == 0 && sp->table == STUB_TABLE_GROWN)
+    ret = check_grown_table (plan, file, table, n, err);
   uint64_t end = sp->seg_offset + sp->seg_size;
   if (sp->add_section)
     end = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);

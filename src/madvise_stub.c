@@ -38,6 +38,10 @@ align_up (uint64_t x, uint64_t a)
   return (x + a - 1) & ~(a - 1);
 }
 
+/* The largest stub segment: a larger last executable PT_LOAD is not searched
+   for a stub.  */
+#define STUB_SEGMENT_MAX ((uint64_t) 64 << 10)
+
 /* Whether the file carries an elfpmd stub already: its magic in the file
    contents of the last executable PT_LOAD.  */
 static bool
@@ -47,7 +51,7 @@ stub_present (const struct elf_file *file)
   for (size_t i = 0; i < file->phnum; i++)
     if (file->phdrs[i].p_type == PT_LOAD && (file->phdrs[i].p_flags & PF_X))
       last = &file->phdrs[i];
-  if (last == NULL || last->p_filesz < 8 || last->p_filesz > (64 << 10))
+  if (last == NULL || last->p_filesz < 8 || last->p_filesz > STUB_SEGMENT_MAX)
     return false;
   unsigned char *buf = malloc (last->p_filesz);
   if (buf == NULL)
@@ -93,6 +97,369 @@ reusable_slot (const struct elf_file *file)
       if (file->phdrs[i].p_type == PT_PHDR)
 	return i;
   return SIZE_MAX;
+}
+
+/* Growing the table in place.
+
+   The table grows by one entry at its end when what follows it in the file
+   can go elsewhere: the new segment takes a copy, every header that
+   describes it (program headers, section headers, a dynamic entry) points
+   to the copy, and the table grows over the old place.  Only objects whose
+   every user finds them through such a header move: the interpreter's name
+   (the kernel reads it through PT_INTERP, ld.so through PT_INTERP's
+   address), notes (through PT_NOTE and PT_GNU_PROPERTY, or their sections)
+   and the symbol hash tables, position-independent and found by ld.so
+   through DT_HASH or DT_GNU_HASH alone.  GNU ld puts the build ID note and
+   .gnu.hash right after a shared object's table, lld puts .interp and the
+   notes after a program's.  Other dynamic tables (.dynsym, .dynstr, the
+   version tables, relocations) would move the same way but are not needed
+   for that, and relocations are also found through symbols in static
+   programs; they stay.  Symbols of .symtab defined in a moved section follow
+   it; a dynamic symbol defined in one keeps everything in place, since
+   other objects may hold its address.  */
+
+/* Whether old [OFF, OFF + LEN) and [START, END) overlap.  */
+static bool
+overlaps (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
+{
+  return len != 0 && start < end && off < end && start < off + len;
+}
+
+/* Whether old [OFF, OFF + LEN) lies inside [START, END).  */
+static bool
+within (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
+{
+  return off >= start && off <= end && len <= end - off;
+}
+
+/* Whether program header PH takes part in the growing: it has bytes in the
+   file and is neither a PT_LOAD nor the table itself.  */
+static bool
+phdr_occupies (const GElf_Phdr *ph)
+{
+  return ph->p_filesz != 0 && ph->p_type != PT_LOAD && ph->p_type != PT_PHDR;
+}
+
+/* Whether section SH has bytes in the file.  */
+static bool
+shdr_occupies (const GElf_Shdr *sh)
+{
+  return sh->sh_type != SHT_NOBITS && sh->sh_type != SHT_NULL && sh->sh_size != 0;
+}
+
+/* The dynamic tags whose value is an address, as far as they matter here:
+   one pointing into a table to move would not be patched.  */
+static bool
+pointer_tag (int64_t tag)
+{
+  switch (tag)
+    {
+    case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_SYMTAB: case DT_RELA:
+    case DT_INIT: case DT_FINI: case DT_REL: case DT_JMPREL: case DT_INIT_ARRAY:
+    case DT_FINI_ARRAY: case DT_PREINIT_ARRAY: case DT_SYMTAB_SHNDX: case DT_RELR:
+    case DT_VERSYM: case DT_VERDEF: case DT_VERNEED:
+      return true;
+    default:
+      return tag >= DT_ADDRRNGLO && tag <= DT_ADDRRNGHI;
+    }
+}
+
+/* The things a growing table must get past, and the facts needed to move
+   them.  */
+struct grow_scan
+{
+  const struct elf_file *file;
+  const GElf_Phdr *load;	/* the PT_LOAD holding the table */
+  uint64_t load_end;		/* its file contents' end */
+  size_t dyn_phdr;		/* PT_DYNAMIC's index, SIZE_MAX if none */
+  Elf_Data *dyn;		/* its entries */
+  size_t dyn_count;
+  uint64_t align;		/* the largest alignment among what moves */
+};
+
+/* Whether old offset OFF and address ADDR agree with the PT_LOAD holding
+   the table: what moves is found again by address.  */
+static bool
+loaded_at (const struct grow_scan *g, uint64_t off, uint64_t addr)
+{
+  return addr - g->load->p_vaddr == off - g->load->p_offset;
+}
+
+/* Raise G->align to ALIGN (0 and 1: none); false if it is not a power of two.  */
+static bool
+take_align (struct grow_scan *g, uint64_t align)
+{
+  if (align <= 1)
+    return true;
+  if (!is_power_of_2 (align))
+    return false;
+  if (align > g->align)
+    g->align = align;
+  return true;
+}
+
+/* For hash table section INDEX: the one dynamic entry that points to it, in
+   *DYN_INDEX.  False unless exactly one entry of the section's tag holds
+   its address and no other address entry points into it.  */
+static bool
+hash_dyn_entry (const struct grow_scan *g, size_t index, size_t *dyn_index)
+{
+  const GElf_Shdr *sh = &g->file->shdrs[index];
+  int64_t want = sh->sh_type == SHT_GNU_HASH ? DT_GNU_HASH : DT_HASH;
+  size_t found = 0;
+  for (size_t k = 0; k < g->dyn_count; k++)
+    {
+      GElf_Dyn d;
+      if (gelf_getdyn (g->dyn, (int) k, &d) == NULL || d.d_tag == DT_NULL)
+	break;
+      if (!pointer_tag (d.d_tag) || d.d_un.d_ptr - sh->sh_addr >= sh->sh_size)
+	continue;
+      if (d.d_tag != want || d.d_un.d_ptr != sh->sh_addr)
+	return false;
+      *dyn_index = k;
+      found++;
+    }
+  return found == 1;
+}
+
+/* The first object with bytes at or after old offset POS, as a unit that
+   moves: a PT_INTERP or PT_NOTE segment starting there, else a hash table
+   section.  Its range into *START and *END; *M describes it.  Return 1 for
+   a unit that may move (unit_movable decides), 0 when nothing follows, -1
+   when what follows cannot move (*START is where it starts).  */
+static int
+next_unit (const struct grow_scan *g, uint64_t pos, uint64_t *start, uint64_t *end,
+	   struct stub_moved *m)
+{
+  const struct elf_file *file = g->file;
+  uint64_t first = UINT64_MAX;
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if ((phdr_occupies (ph) || (ph->p_type == PT_LOAD && ph != g->load && ph->p_filesz != 0))
+	  && ph->p_offset + ph->p_filesz > pos && ph->p_offset < first)
+	first = ph->p_offset;
+    }
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      if (shdr_occupies (sh) && sh->sh_offset + sh->sh_size > pos && sh->sh_offset < first)
+	first = sh->sh_offset;
+    }
+  /* (every range here lies inside the file: elf_file_open checked that) */
+  uint64_t shsize = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
+  if (file->shnum != 0 && file->ehdr.e_shoff + shsize > pos && file->ehdr.e_shoff < first)
+    first = file->ehdr.e_shoff;
+  *start = first;
+  if (first == UINT64_MAX)
+    return 0;
+  if (first < pos)
+    return -1;
+
+  *m = (struct stub_moved) { .dyn_index = SIZE_MAX };
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if ((ph->p_type == PT_INTERP || ph->p_type == PT_NOTE) && ph->p_filesz != 0
+	  && ph->p_offset == first)
+	{
+	  m->segment = true;
+	  m->index = i;
+	  *end = ph->p_offset + ph->p_filesz;
+	  return 1;
+	}
+    }
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      if ((sh->sh_type == SHT_GNU_HASH || sh->sh_type == SHT_HASH) && sh->sh_size != 0
+	  && sh->sh_offset == first && (sh->sh_flags & SHF_ALLOC) && g->dyn != NULL
+	  && hash_dyn_entry (g, i, &m->dyn_index))
+	{
+	  m->index = i;
+	  m->dyn_tag = sh->sh_type == SHT_GNU_HASH ? DT_GNU_HASH : DT_HASH;
+	  *end = sh->sh_offset + sh->sh_size;
+	  return 1;
+	}
+    }
+  return -1;
+}
+
+/* Whether the unit M at old [START, END) can move: everything with bytes
+   there lies inside it and belongs to it, and agrees with the PT_LOAD on
+   its address.  Takes the alignments into G->align.  */
+static bool
+unit_movable (struct grow_scan *g, const struct stub_moved *m, uint64_t start, uint64_t end)
+{
+  const struct elf_file *file = g->file;
+  if (end > g->load_end)
+    return false;
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (ph == g->load || !overlaps (ph->p_offset, ph->p_filesz, start, end))
+	continue;
+      if (!phdr_occupies (ph) || !within (ph->p_offset, ph->p_filesz, start, end))
+	return false;
+      bool member = m->segment && (i == m->index
+				   || (file->phdrs[m->index].p_type == PT_NOTE
+				       && (ph->p_type == PT_NOTE || ph->p_type == PT_GNU_PROPERTY)));
+      if (!member || !loaded_at (g, ph->p_offset, ph->p_vaddr) || !take_align (g, ph->p_align))
+	return false;
+    }
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      if (!shdr_occupies (sh) || !overlaps (sh->sh_offset, sh->sh_size, start, end))
+	continue;
+      if (!within (sh->sh_offset, sh->sh_size, start, end) || !(sh->sh_flags & SHF_ALLOC))
+	return false;
+      bool member = m->segment ? file->phdrs[m->index].p_type == PT_INTERP || sh->sh_type == SHT_NOTE
+			       : i == m->index;
+      if (!member || !loaded_at (g, sh->sh_offset, sh->sh_addr) || !take_align (g, sh->sh_addralign))
+	return false;
+    }
+  return true;
+}
+
+/* Whether section SH lies in old [START, END) with bytes.  */
+static bool
+section_in (const GElf_Shdr *sh, uint64_t start, uint64_t end)
+{
+  return shdr_occupies (sh) && within (sh->sh_offset, sh->sh_size, start, end);
+}
+
+/* Whether the symbols allow moving old [START, END): no dynamic symbol is
+   defined in a section there (its address is what programs get), and the
+   symbols of one SHT_SYMTAB that are get counted, to follow the move.  */
+static bool
+symbols_movable (struct layout_plan *plan, const struct elf_file *file, uint64_t start,
+		 uint64_t end)
+{
+  struct stub_plan *sp = &plan->stub;
+  sp->symtab_index = SIZE_MAX;
+  sp->nsyms_moved = 0;
+  if (start == end)
+    return true;
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      if (sh->sh_type == SHT_SYMTAB_SHNDX)
+	return false;		/* extended section indices: not handled */
+      if (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM)
+	continue;
+      size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
+      Elf_Data *data = sh->sh_size == 0 ? NULL
+		       : elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, ELF_T_SYM);
+      size_t count = data != NULL ? data->d_size / entsize : 0, hits = 0;
+      if (sh->sh_size != 0 && data == NULL)
+	return false;
+      for (size_t k = 0; k < count; k++)
+	{
+	  GElf_Sym sym;
+	  if (gelf_getsym (data, (int) k, &sym) == NULL)
+	    return false;
+	  if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < file->shnum
+	      && sym.st_shndx < SHN_LORESERVE && section_in (&file->shdrs[sym.st_shndx], start, end))
+	    hits++;
+	}
+      if (hits == 0)
+	continue;
+      if (sh->sh_type == SHT_DYNSYM || sp->symtab_index != SIZE_MAX)
+	return false;
+      sp->symtab_index = i;
+      sp->nsyms_moved = hits;
+    }
+  return true;
+}
+
+/* Plan the table's growth by one entry in place, moving what follows it
+   into the new segment.  SECTIONS_OK: the section header table will be
+   rewritten (or there is none).  Return false, with SP untouched but for
+   the moved objects, when it cannot grow.  */
+static bool
+plan_growth (struct layout_plan *plan, const struct elf_file *file, bool sections_ok)
+{
+  struct stub_plan *sp = &plan->stub;
+  if (!sections_ok || file->phnum == 0)
+    return false;
+  uint64_t entsize = elf_phdr_size (file->elfclass);
+  uint64_t table_start = file->ehdr.e_phoff;
+  uint64_t table_end = table_start + (uint64_t) file->phnum * entsize;
+  uint64_t want_end = table_end + entsize;
+  struct grow_scan g = { .file = file, .dyn_phdr = SIZE_MAX, .align = 1 };
+
+  /* The table must lie in the first PT_LOAD (AT_PHDR), and a PT_PHDR must
+     describe it exactly, so that it can grow with it.  */
+  for (size_t i = 0; i < file->phnum && g.load == NULL; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      g.load = &file->phdrs[i];
+  if (g.load == NULL || table_start < g.load->p_offset)
+    return false;
+  g.load_end = g.load->p_offset + g.load->p_filesz;
+  if (want_end > g.load_end || table_start < elf_ehdr_size (file->elfclass))
+    return false;
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (ph->p_type == PT_PHDR
+	  && (ph->p_offset != table_start || ph->p_filesz != table_end - table_start
+	      || ph->p_memsz != ph->p_filesz || !loaded_at (&g, ph->p_offset, ph->p_vaddr)))
+	return false;
+      if (ph->p_type == PT_DYNAMIC && g.dyn_phdr == SIZE_MAX && ph->p_filesz != 0)
+	{
+	  g.dyn_phdr = i;
+	  g.dyn = elf_getdata_rawchunk (file->elf, (int64_t) ph->p_offset, ph->p_filesz, ELF_T_DYN);
+	  if (g.dyn != NULL)
+	    g.dyn_count = g.dyn->d_size / gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
+	}
+    }
+
+  /* Walk what follows the table in file order.  Without section headers the
+     bytes between two segments are unknown and end the walk; with them,
+     bytes no section or segment covers are padding, free to take.  */
+  uint64_t pos = table_end, moved_start = 0;
+  size_t n = 0;
+  for (;;)
+    {
+      uint64_t start, end = 0;
+      struct stub_moved m;
+      int r = next_unit (&g, pos, &start, &end, &m);
+      uint64_t free_end = r == 0 ? g.load_end : start;
+      if (file->shnum == 0 && free_end > pos)
+	free_end = pos;
+      if (free_end >= want_end)
+	break;
+      if (file->shnum == 0 && r == 1 && start != pos)
+	return false;
+      if (r <= 0 || n == STUB_MAX_MOVED || !unit_movable (&g, &m, start, end))
+	return false;
+      if (n == 0)
+	moved_start = start;
+      sp->moved[n++] = m;
+      pos = end;
+    }
+  /* The segment must stay small enough to be recognised as the stub's.  */
+  if (g.align > plan->opts.page
+      || pos - (n != 0 ? moved_start : pos) + g.align + 16 + sp->stub->size > STUB_SEGMENT_MAX)
+    return false;
+  if (!symbols_movable (plan, file, n != 0 ? moved_start : table_end, pos))
+    return false;
+
+  sp->nmoved = n;
+  sp->moved_start = n != 0 ? moved_start : table_end;
+  sp->moved_end = n != 0 ? pos : table_end;
+  size_t entsize_dyn = gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
+  for (size_t k = 0; k < n; k++)
+    if (!sp->moved[k].segment)
+      {
+	const GElf_Phdr *dph = &file->phdrs[g.dyn_phdr];
+	sp->moved[k].dyn_old_offset = dph->p_offset + sp->moved[k].dyn_index * entsize_dyn;
+	sp->moved[k].dyn_offset = plan->segs[g.dyn_phdr].new_offset
+				  + sp->moved[k].dyn_index * entsize_dyn;
+      }
+  sp->moved_align = g.align;
+  return true;
 }
 
 /* Collect the PMD-aligned text ranges the stub works on: the whole chunks of
@@ -219,16 +586,30 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
       sp->refusal = "no whole PMD chunk of text can be PMD-mapped, so the stub would do nothing";
       return 0;
     }
-  sp->reuse_slot = reusable_slot (file);
-  if (sp->reuse_slot == SIZE_MAX && file->phnum + 1 >= PN_XNUM)
-    {
-      sp->refusal = "the program header table is full";
-      return 0;
-    }
   if (choose_hook (plan, file, err) != 0)
     return -1;
   if (sp->refusal != NULL)
     return 0;
+
+  /* The section: only where the file has a plain section header table and
+     a section name table to extend.  */
+  size_t shstrndx;
+  bool section_ok = file->shnum != 0 && file->shnum + 2 < SHN_LORESERVE
+		    && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx != 0
+		    && shstrndx < file->shnum && file->shdrs[shstrndx].sh_type == SHT_STRTAB;
+
+  sp->reuse_slot = reusable_slot (file);
+  if (sp->reuse_slot != SIZE_MAX)
+    sp->table = STUB_TABLE_SLOT;
+  else if (file->phnum + 1 >= PN_XNUM)
+    {
+      sp->refusal = "the program header table is full";
+      return 0;
+    }
+  else if (plan_growth (plan, file, section_ok || file->shnum == 0))
+    sp->table = STUB_TABLE_GROWN;
+  else
+    sp->table = STUB_TABLE_MOVED;
 
   /* The new segment: at the end of the file, above every segment, with
      address minus offset equal to the first PT_LOAD's (AT_PHDR).  */
@@ -261,10 +642,25 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
   if (sp->seg_offset + delta < vmin)
     sp->seg_offset = vmin - delta;
   sp->seg_vaddr = sp->seg_offset + delta;
-  sp->new_phnum = sp->reuse_slot != SIZE_MAX ? file->phnum : file->phnum + 1;
-  uint64_t table = sp->reuse_slot != SIZE_MAX ? 0
-		   : (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
-  uint64_t code_at = align_up (table, 16);
+  sp->new_phnum = sp->table == STUB_TABLE_SLOT ? file->phnum : file->phnum + 1;
+  /* What comes before the code: the table, the moved objects, or nothing.  */
+  uint64_t head = 0;
+  if (sp->table == STUB_TABLE_MOVED)
+    head = (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
+  else if (sp->table == STUB_TABLE_GROWN)
+    {
+      /* The copy starts as far into the segment as its first byte is
+	 past a multiple of the largest alignment among what moves.  */
+      uint64_t at = sp->moved_start & (sp->moved_align - 1);
+      sp->moved_offset = sp->seg_offset + at;
+      sp->moved_vaddr = sp->seg_vaddr + at;
+      head = at + (sp->moved_end - sp->moved_start);
+      for (size_t k = 0; k < sp->nmoved; k++)
+	if (!sp->moved[k].segment)
+	  sp->moved[k].dyn_value = sp->moved_vaddr
+				   + (file->shdrs[sp->moved[k].index].sh_offset - sp->moved_start);
+    }
+  uint64_t code_at = align_up (head, 16);
   sp->seg_size = code_at + sp->stub->size;
   sp->code_offset = sp->seg_offset + code_at;
   sp->code_vaddr = sp->seg_vaddr + code_at;
@@ -272,16 +668,11 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
   if (sp->seg_vaddr < vmin || sp->seg_vaddr + sp->seg_size < sp->seg_vaddr)
     return diag_set (err, "no address space left for the stub's segment");
 
-  /* The section: only where the file has a plain section header table and
-     a section name table to extend.  */
-  size_t shstrndx;
-  if (file->shnum != 0 && file->shnum + 2 < SHN_LORESERVE
-      && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx != 0 && shstrndx < file->shnum
-      && file->shdrs[shstrndx].sh_type == SHT_STRTAB)
+  if (section_ok)
     {
       const GElf_Shdr *names = &file->shdrs[shstrndx];
       sp->add_section = true;
-      sp->new_shnum = file->shnum + (sp->reuse_slot != SIZE_MAX ? 1 : 2);
+      sp->new_shnum = file->shnum + (sp->table == STUB_TABLE_MOVED ? 2 : 1);
       sp->shstrtab_offset = sp->seg_offset + sp->seg_size;
       sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME;
       sp->shdr_offset = align_up (sp->shstrtab_offset + sp->shstrtab_size, 8);
@@ -297,6 +688,14 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
   return 0;
 }
 
+/* Whether old [OFF, OFF + LEN), with bytes, is among what SP moves.  */
+static bool
+is_moved (const struct stub_plan *sp, uint64_t off, uint64_t len)
+{
+  return sp->table == STUB_TABLE_GROWN && len != 0
+	 && within (off, len, sp->moved_start, sp->moved_end);
+}
+
 void
 stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GElf_Phdr *out)
 {
@@ -306,7 +705,7 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
     .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
     .p_memsz = sp->seg_size, .p_align = plan->opts.page,
   };
-  if (sp->reuse_slot != SIZE_MAX)
+  if (sp->table == STUB_TABLE_SLOT)
     {
       /* The table keeps its size: drop the reused entry and put the new
 	 PT_LOAD right after the last PT_LOAD, so the PT_LOADs stay sorted.  */
@@ -327,11 +726,21 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
       if (i == sp->new_load_index)
 	out[o++] = load;
       GElf_Phdr ph = layout_new_phdr (plan, file, i);
-      if (ph.p_type == PT_PHDR)
+      const GElf_Phdr *old = &file->phdrs[i];
+      if (ph.p_type == PT_PHDR && sp->table == STUB_TABLE_MOVED)
 	{
 	  ph.p_offset = sp->seg_offset;
 	  ph.p_vaddr = ph.p_paddr = sp->seg_vaddr;
 	  ph.p_filesz = ph.p_memsz = table;
+	}
+      else if (ph.p_type == PT_PHDR)
+	ph.p_filesz = ph.p_memsz = table;
+      else if (phdr_occupies (old) && is_moved (sp, old->p_offset, old->p_filesz))
+	{
+	  uint64_t at = old->p_offset - sp->moved_start;
+	  ph.p_offset = sp->moved_offset + at;
+	  ph.p_vaddr = sp->moved_vaddr + at;
+	  ph.p_paddr = old->p_paddr + (ph.p_vaddr - old->p_vaddr);
 	}
       out[o++] = ph;
     }
@@ -348,17 +757,24 @@ stub_new_shdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
   for (size_t i = 0; i < file->shnum; i++)
     {
       out[i] = layout_new_shdr (plan, file, i);
+      const GElf_Shdr *old = &file->shdrs[i];
       if (i == shstrndx)
 	{
 	  out[i].sh_offset = sp->shstrtab_offset;
 	  out[i].sh_size = sp->shstrtab_size;
 	}
+      else if (i != 0 && shdr_occupies (old) && is_moved (sp, old->sh_offset, old->sh_size))
+	{
+	  out[i].sh_offset = sp->moved_offset + (old->sh_offset - sp->moved_start);
+	  out[i].sh_addr = sp->moved_vaddr + (old->sh_offset - sp->moved_start);
+	}
     }
   /* Every byte of the new segment belongs to a section, so that strip and
-     eu-strip, which lay files out by sections, keep it as it is.  */
+     eu-strip, which lay files out by sections, keep it as it is (but for
+     padding between moved objects).  */
   GElf_Word name = (GElf_Word) file->shdrs[shstrndx].sh_size;
   size_t k = file->shnum;
-  if (sp->reuse_slot == SIZE_MAX)
+  if (sp->table == STUB_TABLE_MOVED)
     out[k++] = (GElf_Shdr) {
       .sh_name = name + (GElf_Word) sizeof STUB_SECTION_NAME, .sh_type = SHT_PROGBITS,
       .sh_flags = SHF_ALLOC, .sh_addr = sp->seg_vaddr, .sh_offset = sp->seg_offset,
@@ -369,6 +785,22 @@ stub_new_shdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = sp->code_vaddr,
     .sh_offset = sp->code_offset, .sh_size = sp->stub->size, .sh_addralign = 16,
   };
+}
+
+bool
+stub_section_moved (const struct layout_plan *plan, const struct elf_file *file, size_t index)
+{
+  return index != 0 && index < file->shnum
+	 && is_moved (&plan->stub, file->shdrs[index].sh_offset, file->shdrs[index].sh_size)
+	 && shdr_occupies (&file->shdrs[index]);
+}
+
+const char *
+stub_moved_name (const struct stub_moved *m, const struct elf_file *file, char *buf, size_t len)
+{
+  if (m->segment)
+    return elf_phdr_type_name (file->phdrs[m->index].p_type);
+  return elf_file_section_name (file, m->index, buf, len);
 }
 
 /* Store V as 8 bytes in byte order DATA at P.  */

@@ -4,12 +4,25 @@
    The stub itself is machine code generated from stub/ (see
    tools/gen-stub.sh); what it does at run time is described in stub/stub.c.
    Here is where it goes: a new read-only, executable PT_LOAD appended to the
-   file, above every other segment, holding a copy of the program header
-   table (with the new entry) followed by the stub.  The new segment's
-   address minus its offset equals the first PT_LOAD's, so that AT_PHDR as
-   kernels before 5.18 and qemu-user compute it (first PT_LOAD's address
-   minus offset, plus e_phoff) stays right.  Programs are hooked through
-   e_entry; shared objects through DT_INIT, chaining to an existing one.  */
+   file, above every other segment, whose address minus its offset equals
+   the first PT_LOAD's.  Its program header needs a place in the table, the
+   first of these that works:
+
+   - a slot that can go: PT_NULL, a PT_NOTE that repeats PT_GNU_PROPERTY, a
+     shared object's PT_PHDR;
+   - one more entry at the end of the table, which stays where it is: what
+     follows it in the file is moved into the new segment (the PT_INTERP
+     string, whole PT_NOTE segments, hash tables only DT_HASH or DT_GNU_HASH
+     points to, with that entry of the dynamic section and the .symtab
+     symbols defined in them patched) until one entry fits before the first
+     thing that stays;
+   - a copy of the whole table, one entry longer, at the start of the new
+     segment.  AT_PHDR as kernels before 5.18 and qemu-user compute it
+     (first PT_LOAD's address minus offset, plus e_phoff) finds it there,
+     but GNU strip cannot rewrite such a file.
+
+   Programs are hooked through e_entry; shared objects through DT_INIT,
+   chaining to an existing one.  */
 #ifndef ELFPMD_MADVISE_STUB_H
 #define ELFPMD_MADVISE_STUB_H
 
@@ -46,6 +59,32 @@ enum stub_hook
   STUB_HOOK_INIT_NEW,		/* DT_INIT put into a spare DT_NULL slot */
 };
 
+/* Where the new PT_LOAD's program header goes (see the top).  */
+enum stub_table
+{
+  STUB_TABLE_SLOT,		/* it takes over a slot that can go */
+  STUB_TABLE_GROWN,		/* the table grows in place by one entry */
+  STUB_TABLE_MOVED,		/* the table moves into the new segment */
+};
+
+/* One object moved out of the way of the growing table: a PT_INTERP or
+   PT_NOTE segment (SEGMENT set, program header INDEX, with the sections and
+   the PT_GNU_PROPERTY inside it), or a hash table section (section INDEX),
+   whose dynamic entry DYN_INDEX (tag DT_HASH or DT_GNU_HASH) is patched.  */
+struct stub_moved
+{
+  bool segment;
+  size_t index;
+  size_t dyn_index;
+  uint64_t dyn_offset;		/* new file offset of that dynamic entry */
+  uint64_t dyn_old_offset;	/* its offset in the input */
+  int64_t dyn_tag;
+  uint64_t dyn_value;		/* its new value */
+};
+
+/* At most this many objects move.  */
+#define STUB_MAX_MOVED 8
+
 /* Where the stub goes and how it is hooked.  */
 struct stub_plan
 {
@@ -58,12 +97,22 @@ struct stub_plan
   uint64_t seg_offset, seg_vaddr, seg_size; /* the new PT_LOAD */
   size_t new_phnum;
   size_t new_load_index;	/* index of the new PT_LOAD in the new table */
-  /* The program header slot the new PT_LOAD takes over, or SIZE_MAX when
-     the table moves into the new segment with one more entry.  A slot is
-     free when it is PT_NULL or a PT_NOTE that only repeats
-     PT_GNU_PROPERTY; keeping the table in place keeps the file one that GNU
-     strip rewrites correctly.  */
-  size_t reuse_slot;
+  enum stub_table table;	/* where its program header goes */
+  size_t reuse_slot;		/* the slot taken over (STUB_TABLE_SLOT) */
+
+  /* STUB_TABLE_GROWN: the old bytes [moved_start, moved_end), all of them
+     objects of MOVED (and padding between them), go to moved_offset and
+     moved_vaddr in the new segment; the table grows over them.  */
+  uint64_t moved_start, moved_end;
+  uint64_t moved_offset, moved_vaddr;
+  uint64_t moved_align;		/* the largest alignment among them */
+  size_t nmoved;
+  struct stub_moved moved[STUB_MAX_MOVED];
+  /* The symbols of the section SYMTAB_INDEX (SHT_SYMTAB, SIZE_MAX: none)
+     defined in moved sections: their st_value follows them.  */
+  size_t symtab_index;
+  size_t nsyms_moved;
+
   uint64_t code_offset, code_vaddr; /* the stub's first byte */
   uint64_t entry_vaddr;		/* the stub's entry point */
 
@@ -89,6 +138,14 @@ int stub_plan_build (struct layout_plan *plan, const struct elf_file *file, stru
 
 /* The new program header table (PLAN->stub.new_phnum entries) into OUT.  */
 void stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GElf_Phdr *out);
+
+/* The name of moved object M of FILE for the report: its segment's type
+   ("PT_NOTE") or its section's name, the latter in BUF (LEN bytes).  */
+/* Whether section INDEX of FILE is among what PLAN moves.  */
+bool stub_section_moved (const struct layout_plan *plan, const struct elf_file *file, size_t index);
+
+const char *stub_moved_name (const struct stub_moved *m, const struct elf_file *file, char *buf,
+			     size_t len);
 
 #define STUB_SECTION_NAME ".elfpmd.stub"
 #define STUB_PHDR_SECTION_NAME ".elfpmd.phdrs"

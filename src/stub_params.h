@@ -12,7 +12,7 @@
 
 /* --populate-max: its default, and its largest value (the stub handles
    ranges of at most 4096 chunks).  */
-#define STUB_POPULATE_DEFAULT 32
+#define STUB_POPULATE_DEFAULT 64
 #define STUB_POPULATE_LIMIT 4096
 
 /* The stub finds the object's file through /proc/self/exe (programs) or

@@ -306,6 +306,98 @@ write_phdrs (const struct elf_file *file, const struct layout_plan *plan, int ou
   return ret;
 }
 
+/* Write the dynamic entry TAG, VALUE at OFFSET of OUT.  */
+static int
+write_dyn (const struct elf_file *file, int out, int64_t tag, uint64_t value, uint64_t offset,
+	   struct diag *err)
+{
+  if (file->elfclass == ELFCLASS32)
+    {
+      Elf32_Dyn d32 = { .d_tag = (Elf32_Sword) tag, .d_un.d_val = (Elf32_Word) value };
+      return write_records (file, out, ELF_T_DYN, &d32, 1, offset, err);
+    }
+  GElf_Dyn dyn = { .d_tag = tag, .d_un.d_val = value };
+  return write_records (file, out, ELF_T_DYN, &dyn, 1, offset, err);
+}
+
+/* The symbols of PLAN->stub.symtab_index defined in moved sections, with
+   st_value moved as their section moved.  */
+static int
+write_moved_symbols (const struct elf_file *file, const struct layout_plan *plan, int out,
+		     struct diag *err)
+{
+  const struct stub_plan *sp = &plan->stub;
+  const GElf_Shdr *sh = &file->shdrs[sp->symtab_index];
+  Elf_Data *data = elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, ELF_T_SYM);
+  if (data == NULL)
+    return diag_set (err, "cannot read the symbol table: %s", elf_errmsg (-1));
+  size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
+  size_t count = data->d_size / entsize;
+  for (size_t k = 0; k < count; k++)
+    {
+      GElf_Sym sym;
+      if (gelf_getsym (data, (int) k, &sym) == NULL)
+	return diag_set (err, "cannot read symbol %zu: %s", k, elf_errmsg (-1));
+      if (sym.st_shndx >= SHN_LORESERVE || !stub_section_moved (plan, file, sym.st_shndx))
+	continue;
+      const GElf_Shdr *at = &file->shdrs[sym.st_shndx];
+      sym.st_value += sp->moved_vaddr + (at->sh_offset - sp->moved_start) - at->sh_addr;
+      uint64_t offset = plan->section_offsets[sp->symtab_index] + k * entsize;
+      int ret;
+      if (file->elfclass == ELFCLASS32)
+	{
+	  Elf32_Sym s32 = {
+	    .st_name = sym.st_name, .st_value = (Elf32_Addr) sym.st_value,
+	    .st_size = (Elf32_Word) sym.st_size, .st_info = sym.st_info,
+	    .st_other = sym.st_other, .st_shndx = sym.st_shndx,
+	  };
+	  ret = write_records (file, out, ELF_T_SYM, &s32, 1, offset, err);
+	}
+      else
+	ret = write_records (file, out, ELF_T_SYM, &sym, 1, offset, err);
+      if (ret != 0)
+	return -1;
+    }
+  return 0;
+}
+
+/* For a table grown in place: copy the moved objects into the stub's
+   segment, point their dynamic entries there, and clear what is left of
+   their old place after the table.  */
+static int
+write_moved (const struct elf_file *file, const struct layout_plan *plan, int out,
+	     struct diag *err)
+{
+  const struct stub_plan *sp = &plan->stub;
+  if (sp->moved_end > sp->moved_start
+      && copy_range (file->fd, out, sp->moved_start, sp->moved_offset,
+		     sp->moved_end - sp->moved_start, false, err) != 0)
+    return -1;
+  for (size_t k = 0; k < sp->nmoved; k++)
+    if (!sp->moved[k].segment
+	&& write_dyn (file, out, sp->moved[k].dyn_tag, sp->moved[k].dyn_value,
+		      sp->moved[k].dyn_offset, err) != 0)
+      return -1;
+  if (sp->nsyms_moved != 0 && write_moved_symbols (file, plan, out, err) != 0)
+    return -1;
+  /* The old bytes after the grown table, mapped like the table.  */
+  uint64_t table_end = file->ehdr.e_phoff + (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
+  uint64_t shift = plan->new_phoff - file->ehdr.e_phoff;
+  static const unsigned char zeros[256];
+  for (uint64_t at = table_end; at < sp->moved_end;)
+    {
+      size_t n = sp->moved_end - at < sizeof zeros ? (size_t) (sp->moved_end - at) : sizeof zeros;
+      ssize_t w = pwrite (out, zeros, n, (off_t) (at + shift));
+      if (w < 0 && errno == EINTR)
+	continue;
+      if (w <= 0)
+	return diag_set (err, "cannot clear the moved objects' old place: %s",
+			 w == 0 ? "no progress" : strerror (errno));
+      at += (uint64_t) w;
+    }
+  return 0;
+}
+
 /* Write the stub's segment after its program header table, and hook it.  */
 static int
 write_stub (const struct elf_file *file, const struct layout_plan *plan, int out,
@@ -342,16 +434,9 @@ write_stub (const struct elf_file *file, const struct layout_plan *plan, int out
       free (buf);
     }
   if (ret == 0 && sp->hook != STUB_HOOK_ENTRY)
-    {
-      GElf_Dyn dyn = { .d_tag = DT_INIT, .d_un.d_val = sp->entry_vaddr };
-      if (file->elfclass == ELFCLASS32)
-	{
-	  Elf32_Dyn d32 = { .d_tag = DT_INIT, .d_un.d_val = (Elf32_Word) sp->entry_vaddr };
-	  ret = write_records (file, out, ELF_T_DYN, &d32, 1, sp->dyn_offset, err);
-	}
-      else
-	ret = write_records (file, out, ELF_T_DYN, &dyn, 1, sp->dyn_offset, err);
-    }
+    ret = write_dyn (file, out, DT_INIT, sp->entry_vaddr, sp->dyn_offset, err);
+  if (ret == 0 && sp->table == STUB_TABLE_GROWN)
+    ret = write_moved (file, plan, out, err);
   return ret;
 }
 
@@ -518,14 +603,37 @@ verify_byte_map (const struct elf_file *file, const struct layout_plan *plan, in
 		 struct diag *err)
 {
   const uint64_t edge = 16 << 10, stride = (uint64_t) 4 << 20;
-  uint64_t skip[4][2] = {
+  const struct stub_plan *sp = &plan->stub;
+  uint64_t dynsize = gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
+  uint64_t skip[5 + STUB_MAX_MOVED][2] = {
     { 0, elf_ehdr_size (file->elfclass) },
     { file->ehdr.e_phoff, (uint64_t) file->phnum * elf_phdr_size (file->elfclass) },
     { file->ehdr.e_shoff, (uint64_t) file->shnum * elf_shdr_size (file->elfclass) },
-    { plan->stub.enabled && plan->stub.hook != STUB_HOOK_ENTRY ? plan->stub.dyn_old_offset : 0,
-      plan->stub.enabled && plan->stub.hook != STUB_HOOK_ENTRY
-	? gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT) : 0 },
+    { sp->enabled && sp->hook != STUB_HOOK_ENTRY ? sp->dyn_old_offset : 0,
+      sp->enabled && sp->hook != STUB_HOOK_ENTRY ? dynsize : 0 },
   };
+  size_t nskip = 4;
+  if (sp->enabled && sp->table == STUB_TABLE_GROWN)
+    {
+      /* The grown table and the cleared place of what moved.  */
+      uint64_t end = file->ehdr.e_phoff + (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
+      if (sp->moved_end > end)
+	end = sp->moved_end;
+      skip[1][1] = end - file->ehdr.e_phoff;
+      /* The symbol table whose moved symbols were rewritten: checked
+	 field by field in verify_output.  */
+      if (sp->nsyms_moved != 0)
+	{
+	  skip[nskip][0] = file->shdrs[sp->symtab_index].sh_offset;
+	  skip[nskip++][1] = file->shdrs[sp->symtab_index].sh_size;
+	}
+      for (size_t k = 0; k < sp->nmoved; k++)
+	if (!sp->moved[k].segment)
+	  {
+	    skip[nskip][0] = sp->moved[k].dyn_old_offset;
+	    skip[nskip++][1] = dynsize;
+	  }
+    }
   uint64_t start = 0;
   for (size_t k = 0; k <= plan->ninserts; k++)
     {
@@ -533,16 +641,16 @@ verify_byte_map (const struct elf_file *file, const struct layout_plan *plan, in
       uint64_t len = end - start, to = layout_map_offset (plan, start);
       if (len <= 2 * edge)
 	{
-	  if (compare_range (file->fd, out, start, to, len, skip, 4, err) != 0)
+	  if (compare_range (file->fd, out, start, to, len, skip, nskip, err) != 0)
 	    return -1;
 	}
       else
 	{
-	  if (compare_range (file->fd, out, start, to, edge, skip, 4, err) != 0
-	      || compare_range (file->fd, out, end - edge, to + len - edge, edge, skip, 4, err) != 0)
+	  if (compare_range (file->fd, out, start, to, edge, skip, nskip, err) != 0
+	      || compare_range (file->fd, out, end - edge, to + len - edge, edge, skip, nskip, err) != 0)
 	    return -1;
 	  for (uint64_t at = edge; at + 4096 <= len - edge; at += stride)
-	    if (compare_range (file->fd, out, start + at, to + at, 4096, skip, 4, err) != 0)
+	    if (compare_range (file->fd, out, start + at, to + at, 4096, skip, nskip, err) != 0)
 	      return -1;
 	}
       /* The hole reads as zeros.  */
@@ -562,6 +670,33 @@ verify_byte_map (const struct elf_file *file, const struct layout_plan *plan, in
 	    }
 	}
       start = end;
+    }
+  return 0;
+}
+
+/* Check the output OUT's symbol table that follows the moved sections: every
+   symbol as in the input, but st_value of those defined in moved sections,
+   which moved with their section.  */
+static int
+verify_symbols (const struct elf_file *file, const struct layout_plan *plan,
+		const struct elf_file *out, struct diag *err)
+{
+  size_t index = plan->stub.symtab_index;
+  const GElf_Shdr *a = &file->shdrs[index], *b = &out->shdrs[index];
+  Elf_Data *da = elf_getdata_rawchunk (file->elf, (int64_t) a->sh_offset, a->sh_size, ELF_T_SYM);
+  Elf_Data *db = elf_getdata_rawchunk (out->elf, (int64_t) b->sh_offset, b->sh_size, ELF_T_SYM);
+  if (da == NULL || db == NULL || da->d_size != db->d_size)
+    return diag_set (err, "internal error: the output's symbol table does not read back");
+  size_t count = da->d_size / gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
+  for (size_t k = 0; k < count; k++)
+    {
+      GElf_Sym x, y;
+      if (gelf_getsym (da, (int) k, &x) == NULL || gelf_getsym (db, (int) k, &y) == NULL)
+	return diag_set (err, "internal error: the output's symbol table does not read back");
+      if (x.st_shndx < SHN_LORESERVE && stub_section_moved (plan, file, x.st_shndx))
+	x.st_value += out->shdrs[x.st_shndx].sh_addr - file->shdrs[x.st_shndx].sh_addr;
+      if (memcmp (&x, &y, sizeof x) != 0)
+	return diag_set (err, "internal error: symbol %zu of the output differs from the plan", k);
     }
   return 0;
 }
@@ -603,6 +738,13 @@ verify_output (const struct elf_file *file, const struct layout_plan *plan,
   free (sections);
   if (ret == 0)
     ret = verify_byte_map (file, plan, out.fd, err);
+  /* The moved objects' copy is byte for byte what they were.  */
+  const struct stub_plan *sp = &plan->stub;
+  if (ret == 0 && sp->enabled && sp->table == STUB_TABLE_GROWN)
+    ret = compare_range (file->fd, out.fd, sp->moved_start, sp->moved_offset,
+			 sp->moved_end - sp->moved_start, NULL, 0, err);
+  if (ret == 0 && sp->enabled && sp->table == STUB_TABLE_GROWN && sp->nsyms_moved != 0)
+    ret = verify_symbols (file, plan, &out, err);
   elf_file_close (&out);
   return ret;
 }

@@ -521,6 +521,7 @@ START_TEST (test_stub_plan)
       layout_new_phdr_table (&p, &f, table);
       if (dup)
 	{
+	  ck_assert_int_eq (sp->table, STUB_TABLE_SLOT);
 	  ck_assert_uint_eq (sp->reuse_slot, 3);
 	  ck_assert_uint_eq (layout_new_phnum (&p, &f), 5);
 	  ck_assert_uint_eq (p.new_phoff, 64);
@@ -529,6 +530,9 @@ START_TEST (test_stub_plan)
 	}
       else
 	{
+	  /* Unknown bytes (no section headers) between the table and the
+	     PT_NOTE: nothing can move, the table does.  */
+	  ck_assert_int_eq (sp->table, STUB_TABLE_MOVED);
 	  ck_assert_uint_eq (sp->reuse_slot, SIZE_MAX);
 	  ck_assert_uint_eq (layout_new_phnum (&p, &f), 6);
 	  ck_assert_uint_eq (p.new_phoff, sp->seg_offset);
@@ -538,6 +542,116 @@ START_TEST (test_stub_plan)
 	}
       layout_plan_free (&p);
       elf_file_close (&f);
+      unlink (path);
+      free (path);
+    }
+}
+END_TEST
+
+/* An lld-like program without section headers: the table (6 entries, up
+   to 0x190) is followed by PT_INTERP (0x1c bytes) and PT_NOTE (0x20); the
+   table grows in place over both, which move into the stub's segment.
+   MUTATION 1 leaves 4 unknown bytes between them, 2 puts PT_GNU_EH_FRAME
+   where PT_NOTE was: then the table moves instead.  */
+static struct synth_elf
+stub_lld (int mutation)
+{
+  struct synth_elf s = {
+    .elfclass = 2, .data = 1, .type = ET_EXEC, .machine = EM_X86_64, .phnum = 6,
+    .phdr = {
+      { PT_PHDR, PF_R, 64, 0x400040, 6 * 56, 6 * 56, 8 },
+      { PT_INTERP, PF_R, 0x190, 0x400190, 0x1c, 0x1c, 1 },
+      { PT_LOAD, PF_R | PF_X, 0, 0x400000, 6 * M, 6 * M, 0x1000 },
+      { PT_LOAD, PF_R | PF_W, 0x600000, 0xa00000, 0x100, 0x3000, 0x1000 },
+      { PT_NOTE, PF_R, 0x1ac, 0x4001ac, 0x20, 0x20, 4 },
+      { PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 16 },
+    },
+  };
+  if (mutation == 1)
+    s.phdr[4].offset = 0x1b0, s.phdr[4].vaddr = 0x4001b0;
+  if (mutation == 2)
+    s.phdr[4].type = PT_GNU_EH_FRAME;
+  return s;
+}
+
+START_TEST (test_stub_grow)
+{
+  static const char interp[] = "/lib/ld-synth.so";
+  for (int mutation = 0; mutation <= 2; mutation++)
+    {
+      struct synth_elf s = stub_lld (mutation);
+      char *path = synth_temp_path ("grow");
+      ck_assert (synth_write (path, &s) == 0);
+      FILE *fp = fopen (path, "r+b");
+      fseek (fp, 0x190, SEEK_SET);
+      fwrite (interp, 1, sizeof interp, fp);
+      fseek (fp, (long) s.phdr[4].offset + 0x1f, SEEK_SET);
+      fputc (0x5a, fp);		/* the note's last byte */
+      fclose (fp);
+      struct elf_file f;
+      struct diag err = { "" };
+      ck_assert (elf_file_open (&f, path, &err) == 0);
+      struct layout_plan p;
+      struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+				   .pad = true, .madvise = true };
+      ck_assert_msg (layout_plan_build (&p, &f, &lo, &err) == 0, "%s", err.msg);
+      ck_assert_msg (layout_plan_check (&p, &f, &err) == 0, "%s", err.msg);
+      const struct stub_plan *sp = &p.stub;
+      ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
+      ck_assert_uint_eq (layout_new_phnum (&p, &f), 7);
+      if (mutation != 0)
+	{
+	  ck_assert_int_eq (sp->table, STUB_TABLE_MOVED);
+	  ck_assert_uint_eq (p.new_phoff, sp->seg_offset);
+	}
+      else
+	{
+	  ck_assert_int_eq (sp->table, STUB_TABLE_GROWN);
+	  ck_assert_uint_eq (p.new_phoff, 64);
+	  ck_assert_uint_eq (sp->nmoved, 2);
+	  ck_assert (sp->moved[0].segment && sp->moved[0].index == 1);
+	  ck_assert (sp->moved[1].segment && sp->moved[1].index == 4);
+	  ck_assert_uint_eq (sp->moved_start, 0x190);
+	  ck_assert_uint_eq (sp->moved_end, 0x1cc);
+	  ck_assert_uint_eq (sp->moved_offset, sp->seg_offset);
+	  ck_assert_uint_ge (sp->code_offset, sp->seg_offset + 0x3c);
+	  GElf_Phdr t[7];
+	  layout_new_phdr_table (&p, &f, t);
+	  ck_assert_uint_eq (t[0].p_type, PT_PHDR);
+	  ck_assert_uint_eq (t[0].p_offset, 64);
+	  ck_assert_uint_eq (t[0].p_filesz, 7 * 56);
+	  ck_assert_uint_eq (t[1].p_type, PT_INTERP);
+	  ck_assert_uint_eq (t[1].p_offset, sp->seg_offset);
+	  ck_assert_uint_eq (t[1].p_vaddr, sp->seg_vaddr);
+	  ck_assert_uint_eq (t[4].p_type, PT_LOAD);	/* the stub's, after the last PT_LOAD */
+	  ck_assert_uint_eq (t[5].p_type, PT_NOTE);
+	  ck_assert_uint_eq (t[5].p_offset, sp->seg_offset + 0x1c);
+	  ck_assert_uint_eq (t[5].p_vaddr, sp->seg_vaddr + 0x1c);
+	}
+      uint64_t seg_offset = sp->seg_offset;
+      bool grown = sp->table == STUB_TABLE_GROWN;
+      layout_plan_free (&p);
+      elf_file_close (&f);
+
+      /* The rewrite: the interpreter's name and the note where the new
+	 program headers say, the old place after the table zero.  */
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .madvise = true,
+			       .format = REPORT_NONE };
+      ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
+      if (grown)
+	{
+	  fp = fopen (path, "rb");
+	  char name[sizeof interp];
+	  fseek (fp, (long) seg_offset, SEEK_SET);
+	  ck_assert_uint_eq (fread (name, 1, sizeof name, fp), sizeof name);
+	  ck_assert_str_eq (name, interp);
+	  fseek (fp, (long) seg_offset + 0x1c + 0x1f, SEEK_SET);
+	  ck_assert_int_eq (fgetc (fp), 0x5a);
+	  fseek (fp, 64 + 7 * 56, SEEK_SET);
+	  for (int k = 0; k < 4; k++)
+	    ck_assert_int_eq (fgetc (fp), 0);
+	  fclose (fp);
+	}
       unlink (path);
       free (path);
     }
@@ -592,6 +706,7 @@ main (void)
   tcase_add_loop_test (tc, test_padding_refusals, 0, sizeof padding_refusals / sizeof padding_refusals[0]);
   tcase_add_test (tc, test_rewrite_padded);
   tcase_add_test (tc, test_stub_plan);
+  tcase_add_test (tc, test_stub_grow);
   tcase_add_test (tc, test_stub_refusals);
   tcase_add_test (tc, test_plan_exec);
   tcase_add_test (tc, test_rewrite_classes);

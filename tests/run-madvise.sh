@@ -256,7 +256,11 @@ EOF
 # change, PT_PHDR moves), their bytes unchanged but for DT_INIT's value when
 # HOOK is DT_INIT, plus one R-X PT_LOAD after every other segment; e_entry
 # is in it when HOOK is e_entry, else unchanged.  The ELF header inside the
-# first PT_LOAD is left out of the byte comparison.
+# first PT_LOAD is left out of the byte comparison.  Where the table grew in
+# place (one more entry, same e_phoff), the PT_INTERP and PT_NOTE segments
+# and hash tables that followed it may have moved into the stub's segment,
+# byte for byte, with DT_HASH and DT_GNU_HASH following; their old place
+# after the table is zero.
 check_structure () {
 	python3 - "$1" "$2" "$3" <("$PHDR_DUMP" "$1") <("$PHDR_DUMP" "$2") <<'EOF'
 import struct, sys
@@ -297,6 +301,7 @@ rest = [p for p in p2 if p is not stub]
 # The entry given up is a PT_NULL, a PT_NOTE that repeats PT_GNU_PROPERTY, or
 # a shared object's PT_PHDR; the new PT_LOAD follows the last PT_LOAD.
 reused = len(p2) == len(p1)
+grown = len(p2) == len(p1) + 1 and e1["phoff"] == e2["phoff"]
 if reused:
     prop = [p for p in p1 if p["type"] == "GNU_PROPERTY"]
     types = [p["type"] for p in rest]
@@ -318,25 +323,38 @@ if [p["type"] for p in rest] != [p["type"] for p in p1]:
     errors.append("program header types %s -> %s" % ([p["type"] for p in p1], [p["type"] for p in rest]))
 else:
     a, b = open(inp, "rb").read(), open(out, "rb").read()
-    # A library's DT_INIT is redirected to the stub: its d_val may change.
+    stub_bytes = b[stub["off"]:stub["off"] + stub["filesz"]]
+    def in_stub(p):
+        return stub["va"] <= p["va"] and p["va"] + p["memsz"] <= stub["va"] + stub["memsz"]
+    # A library's DT_INIT is redirected to the stub, and a moved hash
+    # table's DT_HASH or DT_GNU_HASH follows it: their d_val may change.
     init_vals = set()
-    if hook == "DT_INIT":
-        for o in p1:
-            if o["type"] == "DYNAMIC":
-                for i in range(0, o["filesz"] - 15, 16):
-                    tag = struct.unpack_from("<q", a, o["off"] + i)[0]
-                    if tag == 12:
-                        init_vals.add(o["va"] + i + 8)
-                    if tag == 0:
-                        break
+    hash_tags = (4, 0x6ffffef5) if grown else ()
+    for o in p1:
+        if o["type"] == "DYNAMIC":
+            for i in range(0, o["filesz"] - 15, 16):
+                tag = struct.unpack_from("<q", a, o["off"] + i)[0]
+                if (tag == 12 and hook == "DT_INIT") or tag in hash_tags:
+                    init_vals.add(o["va"] + i + 8)
+                if tag == 0:
+                    break
     for old, nw in zip(p1, rest):
         if old["type"] == "PHDR":
             if reused:
                 if (old["va"], old["off"], old["filesz"]) != (nw["va"], nw["off"], nw["filesz"]):
                     errors.append("PT_PHDR moved although the table kept its size")
-            elif not (stub["va"] <= nw["va"] and nw["va"] + nw["memsz"] <= stub["va"] + stub["memsz"]):
+            elif grown:
+                if (old["va"], old["off"], old["filesz"] + 56) != (nw["va"], nw["off"], nw["filesz"]):
+                    errors.append("PT_PHDR does not describe the table grown by one entry")
+            elif not in_stub(nw):
                 errors.append("PT_PHDR not inside the stub PT_LOAD")
             continue
+        if grown and old["type"] in ("INTERP", "NOTE", "GNU_PROPERTY") and old["va"] != nw["va"]:
+            if not in_stub(nw) or (nw["va"] - nw["off"]) != (stub["va"] - stub["off"]):
+                errors.append("moved %s at %#x is not inside the stub PT_LOAD" % (old["type"], nw["va"]))
+            elif a[old["off"]:old["off"] + old["filesz"]] != b[nw["off"]:nw["off"] + nw["filesz"]]:
+                errors.append("moved %s at %#x: its bytes changed" % (old["type"], nw["va"]))
+            old = dict(old, va=nw["va"])
         for k in ("flags", "va", "filesz", "memsz"):
             if old[k] != nw[k]:
                 errors.append("%s at %#x: %s %s -> %s" % (old["type"], old["va"], k, old[k], nw[k]))
@@ -348,13 +366,23 @@ else:
             # The ELF header (e_entry, e_phoff, e_shoff, the counts) is
             # checked above and below, not byte for byte.
             x[:64] = y[:64]
-        if reused:
+        if reused or grown:
             # The program header table, rewritten in place, is compared
             # entry by entry above.
             phoff, size = int(e1["phoff"], 16), 56 * (len(p1) + 1)
             if old["off"] <= phoff and phoff + size <= old["off"] + old["filesz"]:
                 k = phoff - old["off"]
                 x[k:k + size] = y[k:k + size]
+                if grown:
+                    # What followed the table: zero now, and found in the
+                    # stub's segment.
+                    d = [i for i in range(k + size, len(x)) if x[i] != y[i]]
+                    if d and (any(y[i] for i in d)
+                              or bytes(x[d[0]:d[-1] + 1]) not in stub_bytes):
+                        errors.append("bytes after the grown table at +%#x..+%#x changed, "
+                                      "not moved into the stub's segment" % (d[0], d[-1]))
+                    for i in d:
+                        x[i] = y[i]
         for va in init_vals:
             if old["va"] <= va and va + 8 <= old["va"] + old["filesz"]:
                 k = va - old["va"]
@@ -590,7 +618,7 @@ while read -r name target file prog hook <&3; do
 	for stripper in strip eu-strip; do
 		if ! have $stripper; then skip "$name: $stripper not found"; continue; fi
 		if [ "$stripper" = strip ] && grep -q '"table_moved":true' "$w/report.json" 2>/dev/null; then
-			skip "$name: strip: elfpmd reports that the program header table moved (no free slot), which GNU strip cannot rewrite (a known limit, documented)"
+			skip "$name: strip: elfpmd reports that the program header table moved (no free slot, nothing after it could move), which GNU strip cannot rewrite (a known limit, documented)"
 			continue
 		fi
 		sd=$w/$stripper
