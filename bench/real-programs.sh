@@ -28,6 +28,8 @@
 #   orig   the unmodified copy, after one untimed run (control)
 #   cold   the rewritten copy after sync + echo 3 > drop_caches
 #   warm   the rewritten copy again, right after the cold run
+#   order0 the rewritten copy after a cache drop and a read of every page
+#          of it through a MADV_RANDOM mapping (cached in 4 KiB folios)
 #   3@once three instances started together, after the copy was written anew
 #          by elfpmd (as in fresh: a parallel build right after the rewrite)
 #   dirty  the first run of a new cp of the rewritten copy, its page cache
@@ -333,6 +335,31 @@ int main(int argc, char **argv)
 }
 EOF
 cc -O2 -o "$IN/dlhold" "$IN/dlhold.c" -ldl
+# order0 FILE...: cache each FILE in order-0 folios: map it with
+# MADV_RANDOM (every fault reads one page, no readahead) and read one byte
+# of every page.  Run right after a cache drop.
+cat >"$IN/order0.c" <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	for (int i = 1; i < argc; i++) {
+		int fd = open(argv[i], O_RDONLY);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) != 0) { perror(argv[i]); return 1; }
+		volatile const char *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) { perror(argv[i]); return 1; }
+		madvise((void *) p, st.st_size, MADV_RANDOM);
+		for (off_t o = 0; o < st.st_size; o += 4096) (void) p[o];
+		munmap((void *) p, st.st_size);
+		close(fd);
+	}
+	return 0;
+}
+EOF
+cc -O2 -o "$IN/order0" "$IN/order0.c"
 
 # ------------------------------------------------------------------ sets
 # For each set: content_SET (what is written into the gate), run_SET (the
@@ -615,6 +642,11 @@ rewrite_again() {
 		mv -f "$WORK/pmd/$rel.new" "$WORK/pmd/$rel"
 	done
 }
+# The rewritten copies cached in order-0 folios (after a cache drop).
+order0_fill() {
+	local name
+	for name in "${local_objs[@]}"; do "$IN/order0" "$WORK/pmd/$(objrel "$name")"; done
+}
 # A new file written by cp (not renamed over an old one, not truncated: ext4's
 # auto_da_alloc would start its writeback at once): dirty in the page cache.
 copy_again() {
@@ -626,7 +658,7 @@ copy_again() {
 		rm -f "$WORK/pmd/$rel.old"
 	done
 }
-LABELS="fresh cold warm par3 dirty"
+LABELS="fresh cold warm order0 par3 dirty"
 for set in "${SETS[@]}"; do
 	[ -n "${SETOBJS[$set]:-}" ] || continue
 	read -r -a "OBJS_$set" <<<"${SETOBJS[$set]}"
@@ -653,6 +685,7 @@ for set in "${SETS[@]}"; do
 	gated "$set" "$WORK/orig" orig 0
 	gated "$set" "$WORK/pmd" cold 1
 	gated "$set" "$WORK/pmd" warm 0
+	PRE=order0_fill gated "$set" "$WORK/pmd" order0 1
 	rewrite_again
 	gated "$set" "$WORK/pmd" par3 0 3
 	PRE=copy_again gated "$set" "$WORK/pmd" dirty 0
@@ -663,7 +696,7 @@ for set in "${SETS[@]}"; do
 	done
 	if [ -z "$(eval echo "\${NOCMP_$set:-}")" ]; then
 		normalize <"$WORK/out/$set.orig.1.out" >"$WORK/out/$set.orig.norm"
-		for f in "$WORK/out/$set".{fresh,cold,warm,par3,dirty}.[0-9].out; do
+		for f in "$WORK/out/$set".{fresh,cold,warm,order0,par3,dirty}.[0-9].out; do
 			normalize <"$f" >"${f%.out}.norm"
 			cmp -s "$WORK/out/$set.orig.norm" "${f%.out}.norm" || {
 				ok=no
@@ -678,13 +711,13 @@ for set in "${SETS[@]}"; do
 		{ ok=no; echo "  version output differs:"; diff "$WORK/out/$set.ver.orig" "$WORK/out/$set.ver.pmd" | head -n 10 | sed 's/^/    /'; }
 	echo "  job: $(head -c 300 "$WORK/out/$set.orig.1.out" | tr '\n\t' '  ' | cut -c1-110)..."
 	echo "  start to gate, ms (10 ms polls): fresh ${GATE[$set.fresh]}, orig warm-up ${GATE[$set.warmup]}," \
-		"orig ${GATE[$set.orig]}, cold ${GATE[$set.cold]}, warm ${GATE[$set.warm]}," \
+		"orig ${GATE[$set.orig]}, cold ${GATE[$set.cold]}, warm ${GATE[$set.warm]}, order-0 ${GATE[$set.order0]}," \
 		"3 at once ${GATE[$set.par3]}, dirty ${GATE[$set.dirty]}"
 	echo "  outputs (job $(wc -c <"$WORK/out/$set.orig.1.out") bytes, version $(wc -l <"$WORK/out/$set.ver.orig") lines) same as the original's: $ok"
 	for name in "${local_objs[@]}"; do
 		if [ "$ok" = no ]; then NOTE[$name]+="OUTPUT DIFFERS; "; fi
-		printf '  %-20s KiB PMD-mapped of %d: fresh %s  cold %s  warm %s  3 at once %s dirty %s  orig %s; base aligned: %s\n' \
-			"$name" $((IDEAL[$name] * 2048)) "${COV[$name.fresh]}" "${COV[$name.cold]}" "${COV[$name.warm]}" \
+		printf '  %-20s KiB PMD-mapped of %d: fresh %s  cold %s  warm %s  order-0 %s  3 at once %s dirty %s  orig %s; base aligned: %s\n' \
+			"$name" $((IDEAL[$name] * 2048)) "${COV[$name.fresh]}" "${COV[$name.cold]}" "${COV[$name.warm]}" "${COV[$name.order0]}" \
 			"${COVS[$name.par3]:--}" "${COV[$name.dirty]}" "${COV[$name.orig]}" "${ALIGN[$name.warm]:-?}"
 	done
 done
@@ -695,21 +728,22 @@ pct() { # KIB CHUNKS
 }
 echo
 echo "FilePmdMapped text of each object (its copy) in % of the ideal (whole 2 MiB chunks of"
-echo "its executable PT_LOADs); fresh: first run after elfpmd wrote it; 3@once: the lowest of"
+echo "its executable PT_LOADs); order0: the copy cached in 4 KiB folios before the run;"
+echo "fresh: first run after elfpmd wrote it; 3@once: the lowest of"
 echo "three started together after a new rewrite; dirty: first run of a cp'd copy; orig: the"
 echo "unmodified copy, warm:"
-hdr='%-19s %-20s %6s %5s %5s %5s %5s %6s %5s %5s  %s\n'
-printf "$hdr" name kind "text" ideal cold warm fresh 3@once dirty orig "elfpmd --madvise; notes"
-printf "$hdr" "" "" MiB chunk "" "" "" "" "" "" ""
+hdr='%-19s %-20s %6s %5s %5s %5s %6s %5s %6s %5s %5s  %s\n'
+printf "$hdr" name kind "text" ideal cold warm order0 fresh 3@once dirty orig "elfpmd --madvise; notes"
+printf "$hdr" "" "" MiB chunk "" "" "" "" "" "" "" ""
 for name in "${ORDER[@]}"; do
 	if [ -z "${TEXT[$name]:-}" ]; then
-		printf "$hdr" "$name" "${KIND[$name]}" - - - - - - - - "${NOTE[$name]:-}"
+		printf "$hdr" "$name" "${KIND[$name]}" - - - - - - - - - "${NOTE[$name]:-}"
 		continue
 	fi
 	printf "$hdr" "$name" "${KIND[$name]}" \
 		"$(awk -v t="${TEXT[$name]}" 'BEGIN { printf "%.1f", t / 1048576 }')" "${IDEAL[$name]}" \
 		"$(pct "${COV[$name.cold]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.warm]:-}" "${IDEAL[$name]}")" \
-		"$(pct "${COV[$name.fresh]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.par3]:-}" "${IDEAL[$name]}")" \
+		"$(pct "${COV[$name.order0]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.fresh]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.par3]:-}" "${IDEAL[$name]}")" \
 		"$(pct "${COV[$name.dirty]:-}" "${IDEAL[$name]}")" "$(pct "${COV[$name.orig]:-}" "${IDEAL[$name]}")" \
 		"${SUMMARY[$name]}${NOTE[$name]:+; ${NOTE[$name]}}"
 done
