@@ -31,7 +31,8 @@
 # /dev/null); for a BINARY given, its ARGs, or `--version` when none.  By
 # default (no BINARY) a second program is measured too: a PIE with 256 MiB
 # of text (the shape of bench/seed000.sh) whose main returns at once: the
-# worst case for the stub, which touches every chunk of it.
+# worst case for the stub: cold, it reads every chunk; warm, it samples
+# eight (127 chunks are more than --populate-max).
 #
 # The caches are dropped once after the copies are written, so that each
 # copy's page cache holds what its own runs put there, not the folios that
