@@ -340,7 +340,10 @@ judge_segments (struct layout_plan *plan, const struct elf_file *file)
       sp->chosen = opts->rule == ALIGN_RULE_KERNEL ? sp->kernel : sp->relaxed;
       if (sp->chosen == RULE_ELIGIBLE)
 	sp->action = SEGMENT_ALIGNED;
-      else if (sp->chosen == RULE_NOT_CONGRUENT)
+      /* A segment whose p_align is already at least PMD keeps it: padding
+	 would lower it to PMD.  (Its offset breaks its own alignment, so
+	 glibc refuses the file as it is; elfpmd leaves that alone.)  */
+      else if (sp->chosen == RULE_NOT_CONGRUENT && file->phdrs[i].p_align < opts->pmd)
 	sp->action = opts->pad ? SEGMENT_PADDED : SEGMENT_NEEDS_PADDING;
     }
 }
