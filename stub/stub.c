@@ -101,6 +101,36 @@ sys_close (int fd)
   syscall6 (SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
+/* Whether bit I of the chunk set SET is on.  */
+static int
+chunk_in (const uint64_t *set, uint64_t i)
+{
+  return (set[i / 64] >> (i % 64)) & 1;
+}
+
+static void
+chunk_add (uint64_t *set, uint64_t i)
+{
+  set[i / 64] |= (uint64_t) 1 << (i % 64);
+}
+
+/* Make SET (one bit per chunk) hold exactly the chunks 0 to N - 1, with no
+   bit set past them, so that a word-wide test of a set never sees them.  */
+static void
+chunks_all (uint64_t *set, uint64_t n)
+{
+  for (uint64_t i = 0; i < (n + 63) / 64; i++)
+    set[i] = n - i * 64 >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << (n - i * 64)) - 1;
+}
+
+/* Sleep for MS milliseconds.  */
+static void
+sleep_ms (long ms)
+{
+  struct { long sec, nsec; } t = { 0, ms * 1000000 };
+  syscall6 (SYS_nanosleep, (long) &t, 0, 0, 0, 0, 0);
+}
+
 /* Read the first byte of CHUNK: enough to fault the whole chunk in.  */
 static void
 touch (uintptr_t chunk)
@@ -115,8 +145,7 @@ static long
 find_small_chunks (int pagemap, uintptr_t start, uint64_t len, uint64_t pmd, uint64_t *bad)
 {
   uint64_t n = len / pmd;
-  for (uint64_t i = 0; i < (n + 63) / 64; i++)
-    bad[i] = ~(uint64_t) 0;
+  chunks_all (bad, n);
   struct page_region regions[32];
   uintptr_t at = start;
   while (at < start + len)
@@ -145,8 +174,7 @@ find_small_chunks (int pagemap, uintptr_t start, uint64_t len, uint64_t pmd, uin
     }
   long count = 0;
   for (uint64_t i = 0; i < n; i++)
-    if (bad[i / 64] & ((uint64_t) 1 << (i % 64)))
-      count++;
+    count += chunk_in (bad, i);
   return count;
 }
 
@@ -215,37 +243,28 @@ open_mapped_file (uintptr_t addr)
   return fd;
 }
 
-/* Whether bit I of the chunk set SET is on.  */
-static int
-chunk_in (const uint64_t *set, uint64_t i)
-{
-  return (set[i / 64] >> (i % 64)) & 1;
-}
-
+/* Put into TOUCHED the chunks of a range of N that the stub populates
+   first: all of them, unless SAMPLED; then the first two and the last two,
+   which the loader's and the program's reads of neighbouring segments cache
+   in small folios if anything does, and four spread between them, which
+   show whether the whole file is cached in small folios (just written, or
+   read by read()).  */
 static void
-chunk_add (uint64_t *set, uint64_t i)
+choose_touched (uint64_t n, int sampled, uint64_t *touched)
 {
-  set[i / 64] |= (uint64_t) 1 << (i % 64);
-}
-
-/* Put into SAMPLE the chunks of a range of N that the sampling start
-   populates: the first two and the last two, which the loader's and the
-   program's reads of neighbouring segments cache in small folios if
-   anything does, and four spread between them, which show whether the
-   whole file is cached in small folios (just written, or read by read()).  */
-static void
-choose_sample (uint64_t n, uint64_t *sample)
-{
+  if (!sampled || n <= 4)
+    {
+      chunks_all (touched, n);
+      return;
+    }
   for (uint64_t i = 0; i < (n + 63) / 64; i++)
-    sample[i] = n <= 4 ? ~(uint64_t) 0 : 0;
-  if (n <= 4)
-    return;
-  chunk_add (sample, 0);
-  chunk_add (sample, 1);
-  chunk_add (sample, n - 2);
-  chunk_add (sample, n - 1);
+    touched[i] = 0;
+  chunk_add (touched, 0);
+  chunk_add (touched, 1);
+  chunk_add (touched, n - 2);
+  chunk_add (touched, n - 1);
   for (uint64_t k = 1; k <= 4; k++)
-    chunk_add (sample, n * k / 5);
+    chunk_add (touched, n * k / 5);
 }
 
 /* Repair the chunks in BAD (not PMD-mapped after a touch) of the range at
@@ -278,8 +297,7 @@ repair (const struct stub_params *p, uintptr_t self, int *file, int pagemap,
 	     concurrent starters.  */
 	  if (syscall6 (SYS_flock, *file, LOCK_EX | LOCK_NB, 0, 0, 0, 0) != -EWOULDBLOCK)
 	    break;
-	  struct { long sec, nsec; } ms = { 0, 1000000 };
-	  syscall6 (SYS_nanosleep, (long) &ms, 0, 0, 0, 0, 0);
+	  sleep_ms (1);
 	}
       for (uint64_t i = 0; i < n; i++)
 	if (chunk_in (bad, i))
@@ -296,10 +314,7 @@ repair (const struct stub_params *p, uintptr_t self, int *file, int pagemap,
   for (int attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++)
     {
       if (attempt > 0)
-	{
-	  struct { long sec, nsec; } wait = { 0, 2000000 };
-	  syscall6 (SYS_nanosleep, (long) &wait, 0, 0, 0, 0, 0);
-	}
+	sleep_ms (2);
       for (uint64_t i = 0; i < n; i++)
 	if (chunk_in (bad, i))
 	  {
@@ -345,11 +360,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
 	 chunks with PMD pages as it reaches them, at no cost now.  */
       uint64_t touched[MAX_CHUNKS / 64];
       int sampled = n > p->populate_max;
-      if (sampled)
-	choose_sample (n, touched);
-      else
-	for (uint64_t i = 0; i < (n + 63) / 64; i++)
-	  touched[i] = ~(uint64_t) 0;
+      choose_touched (n, sampled, touched);
       for (uint64_t i = n; i-- > 0;)
 	if (chunk_in (touched, i))
 	  touch (start + i * pmd);

@@ -524,6 +524,16 @@ while read -r name target file prog hook <&3; do
 	coverage cold "$dir" "$r"
 	run_as "$dir" "$w/warm0.out"
 	coverage warm "$dir" "$r"
+	# A warm start has nothing to repair: the stub neither opens the
+	# object's file nor locks it.
+	if $have_strace; then
+		run_as "$dir" "$w/warm-strace.out" strace -f -qq -o "$w/warm.strace" -e trace=flock,fdatasync,fadvise64
+		if grep -Eq 'flock|fdatasync|fadvise64' "$w/warm.strace"; then
+			fail "$name: warm start: the stub went down its repair path: $(grep -Em1 'flock|fdatasync|fadvise64' "$w/warm.strace")"
+		else
+			pass "$name: warm start: no flock, fdatasync or fadvise64 from the stub"
+		fi
+	fi
 
 	# PR_SET_THP_DISABLE: the same output, no PMD mapping even with the PMD
 	# folios of the warm runs in the cache.
