@@ -168,14 +168,20 @@ ideal_chunks () {
 }
 
 # coverage STATE DIR OBJECT [WRAPPER...]: run the fixture with the file in
-# DIR (under WRAPPER...), taking its smaps copy; the output must be the
-# original's and FilePmdMapped of OBJECT at least MIN_PERCENT of the ideal.
+# DIR (under WRAPPER...), taking its smaps copy; then check_coverage.
 coverage () {
-	local state=$1 dir=$2 object=$3 smaps kb want ideal
+	local state=$1 dir=$2 object=$3
 	shift 3
-	smaps=$w/smaps.$state
-	rm -f "$smaps"
-	FIXTURE_SMAPS=$smaps run_as "$dir" "$w/$state.out" "$@"
+	rm -f "$w/smaps.$state"
+	FIXTURE_SMAPS=$w/smaps.$state run_as "$dir" "$w/$state.out" "$@"
+	check_coverage "$state" "$object"
+}
+
+# check_coverage STATE OBJECT: the run STATE (its output $w/STATE.out, its
+# smaps copy $w/smaps.STATE) printed what the original prints, and
+# FilePmdMapped of OBJECT is at least MIN_PERCENT of the ideal.
+check_coverage () {
+	local state=$1 object=$2 smaps=$w/smaps.$1 kb want ideal
 	same_output "$w/$state.out" "$state run" || return 0
 	if [ ! -s "$smaps" ]; then fail "$name: $state: the program wrote no smaps copy"; return 0; fi
 	ideal=$(ideal_chunks "$object")
@@ -193,29 +199,18 @@ coverage () {
 	fi
 }
 
-# coverage_concurrent N DIR OBJECT: N runs of the fixture started at once,
-# each checked as coverage checks one.
+# coverage_concurrent N DIR OBJECT: N runs of the fixture started at once
+# (states concurrent1 to concurrentN), each checked by check_coverage.
 coverage_concurrent () {
-	local count=$1 dir=$2 object=$3 k smaps kb want ideal pids=()
+	local count=$1 dir=$2 object=$3 k pids=()
 	for ((k = 1; k <= count; k++)); do
 		rm -f "$w/smaps.concurrent$k"
 		FIXTURE_SMAPS=$w/smaps.concurrent$k run_as "$dir" "$w/concurrent$k.out" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	ideal=$(ideal_chunks "$object")
-	want=$((ideal * PMD / 1024))
 	for ((k = 1; k <= count; k++)); do
-		same_output "$w/concurrent$k.out" "concurrent run $k of $count" || continue
-		smaps=$w/smaps.concurrent$k
-		if [ ! -s "$smaps" ]; then fail "$name: concurrent run $k: no smaps copy"; continue; fi
-		kb=$(pmd_kb "$smaps" "$object")
-		cov_line="$cov_line concurrent$k $kb/$want"
-		if [ "$want" -gt 0 ] && [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
-			pass "$name: concurrent run $k of $count: FilePmdMapped $kb kB of $want kB ideal: $((kb * 100 / want))%"
-		else
-			fail "$name: concurrent run $k of $count: FilePmdMapped $kb kB of $want kB ideal < $MIN_PERCENT%"
-		fi
+		check_coverage "concurrent$k" "$object"
 	done
 }
 
