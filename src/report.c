@@ -83,7 +83,7 @@ stub_sampled_chunks (const struct stub_plan *sp)
   for (size_t k = 0; k < sp->params.nranges; k++)
     {
       uint64_t n = sp->params.range[k].length / sp->params.pmd;
-      if (n > sp->params.populate_max && n > 4)
+      if (stub_range_sampled (n, sp->params.populate_max))
 	chunks += n;
     }
   return chunks;

@@ -15,6 +15,15 @@
 #define STUB_POPULATE_DEFAULT 64
 #define STUB_POPULATE_LIMIT 4096
 
+/* Whether the stub samples a range of N chunks instead of populating it
+   whole: a sample takes eight chunks, so a range of four or fewer is
+   always populated whole.  Shared by the stub and the report.  */
+static inline int
+stub_range_sampled (uint64_t n, uint64_t populate_max)
+{
+  return n > populate_max && n > 4;
+}
+
 /* The stub finds the object's file through /proc/self/exe (programs) or
    through /proc/self/maps (shared objects).  */
 #define STUB_FLAG_EXE 1u

@@ -252,7 +252,7 @@ open_mapped_file (uintptr_t addr)
 static void
 choose_touched (uint64_t n, int sampled, uint64_t *touched)
 {
-  if (!sampled || n <= 4)
+  if (!sampled)
     {
       chunks_all (touched, n);
       return;
@@ -359,7 +359,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
 	 populated it), and the program's own faults will map the other
 	 chunks with PMD pages as it reaches them, at no cost now.  */
       uint64_t touched[MAX_CHUNKS / 64];
-      int sampled = n > p->populate_max;
+      int sampled = stub_range_sampled (n, p->populate_max);
       choose_touched (n, sampled, touched);
       for (uint64_t i = n; i-- > 0;)
 	if (chunk_in (touched, i))
