@@ -66,14 +66,9 @@ while getopts 'n:t:s:d:kxh' opt; do
 	esac
 done
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${ELFPMD:-}" ]; then
-	if [ -x "$here/../src/elfpmd" ]; then
-		ELFPMD=$here/../src/elfpmd
-	else
-		ELFPMD=$(command -v elfpmd) || { echo "elfpmd not found: set ELFPMD" >&2; exit 1; }
-	fi
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_find_elfpmd
 for t in g++ cc readelf flock; do
 	command -v "$t" >/dev/null || { echo "$t is needed" >&2; exit 1; }
 done

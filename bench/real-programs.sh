@@ -67,14 +67,9 @@ while getopts 'd:ko:lh' opt; do
 	esac
 done
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${ELFPMD:-}" ]; then
-	if [ -x "$here/../src/elfpmd" ]; then
-		ELFPMD=$here/../src/elfpmd
-	else
-		ELFPMD=$(command -v elfpmd) || { echo "elfpmd not found: set ELFPMD" >&2; exit 1; }
-	fi
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_find_elfpmd
 ELFPMD=$(cd "$(dirname "$ELFPMD")" && pwd)/$(basename "$ELFPMD")
 
 # ------------------------------------------------------------------ objects

@@ -49,26 +49,14 @@ while getopts 'n:s:d:klh' opt; do
 	esac
 done
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${ELFPMD:-}" ]; then
-	if [ -x "$here/../src/elfpmd" ]; then
-		ELFPMD=$here/../src/elfpmd
-	else
-		ELFPMD=$(command -v elfpmd) || { echo "elfpmd not found: set ELFPMD" >&2; exit 1; }
-	fi
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_find_elfpmd
 for t in cc objcopy; do
 	command -v "$t" >/dev/null || { echo "$t is needed" >&2; exit 1; }
 done
 
-if [ -n "$WORK" ]; then
-	mkdir -p "$WORK"
-	WORK=$(mktemp -d "$WORK/rewrite-io.XXXXXX")
-else
-	WORK=$(mktemp -d /var/tmp/rewrite-io.XXXXXX)
-fi
-cleanup() { [ "$KEEP" = 1 ] && echo "kept $WORK" || rm -rf "$WORK"; }
-trap cleanup EXIT
+bench_workdir rewrite-io
 
 echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
 echo "work dir: $WORK ($(df -T "$WORK" | awk 'NR == 2 { print $2 " on " $1 }'))"

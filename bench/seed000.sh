@@ -85,31 +85,15 @@ case $GRAN in 64 | 128 | 256 | 512 | 1024 | 2048 | 4096) ;; *) die "-g wants a p
 [ "$ROUNDS" -ge 1 ] || die "-n wants at least 1"
 [ "$SIZE_MIB" -ge 8 ] && [ "$SIZE_MIB" -le 4096 ] || die "-s wants 8 to 4096 MiB"
 
-here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${ELFPMD:-}" ]; then
-	if [ -x "$here/../src/elfpmd" ]; then
-		ELFPMD=$here/../src/elfpmd
-	else
-		ELFPMD=$(command -v elfpmd) || die "elfpmd not found: set ELFPMD"
-	fi
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_find_elfpmd
 LOCK=${ELFPMD_BENCH_LOCK:-/tmp/elfpmd-bench.lock}
 command -v cc >/dev/null || die "cc is needed"
 command -v flock >/dev/null || die "flock (util-linux) is needed"
-[ "$(id -u)" = 0 ] || die "needs root (drop_caches)"
-[ -w /proc/sys/vm/drop_caches ] || die "/proc/sys/vm/drop_caches is not writable"
-thp=/sys/kernel/mm/transparent_hugepage/enabled
-[ -r "$thp" ] || die "$thp missing: kernel without transparent huge pages"
-grep -q '\[never\]' "$thp" && die "transparent huge pages are disabled ($thp)"
+bench_require_root_thp
 
-if [ -n "$WORK" ]; then
-	mkdir -p "$WORK"
-	WORK=$(mktemp -d "$WORK/seed000.XXXXXX")
-else
-	WORK=$(mktemp -d /var/tmp/seed000.XXXXXX)
-fi
-cleanup() { if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi; }
-trap cleanup EXIT
+bench_workdir seed000
 started=$SECONDS
 
 echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
