@@ -221,7 +221,8 @@ is_debug_only_file (struct elf_file *file)
   return any_alloc;
 }
 
-/* Read the dynamic section at program header INDEX for DF_1_PIE and DT_SONAME.  */
+/* Read the dynamic section at program header INDEX for DF_1_PIE, DT_SONAME
+   and text relocations (into FILE->has_textrel).  */
 static int
 read_dynamic (struct elf_file *file, size_t index, bool *pie, bool *soname, struct diag *err)
 {
@@ -244,6 +245,9 @@ read_dynamic (struct elf_file *file, size_t index, bool *pie, bool *soname, stru
 	*pie = true;
       else if (dyn.d_tag == DT_SONAME)
 	*soname = true;
+      else if (dyn.d_tag == DT_TEXTREL
+	       || (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_TEXTREL)))
+	file->has_textrel = true;
     }
   return 0;
 }

@@ -36,6 +36,7 @@ struct elf_file
   enum object_kind kind;
   bool has_interp;		/* PT_INTERP present */
   bool has_dynamic;		/* PT_DYNAMIC present */
+  bool has_textrel;		/* DT_TEXTREL, or DF_TEXTREL in DT_FLAGS: ld.so writes text */
   size_t nloads;		/* number of PT_LOADs */
   const char *skip_reason;	/* set when the file is valid but nothing applies */
 

@@ -463,8 +463,10 @@ plan_growth (struct layout_plan *plan, const struct elf_file *file, bool section
 }
 
 /* Collect the PMD-aligned text ranges the stub works on: the whole chunks of
-   the executable, read-only PT_LOADs that the output can map with PMD pages.  */
-static void
+   the executable, read-only PT_LOADs that the output can map with PMD pages.
+   Return the index of such a PT_LOAD that is execute-only (PF_X without
+   PF_R: the stub reads every chunk it populates), or SIZE_MAX.  */
+static size_t
 collect_ranges (struct layout_plan *plan, const struct elf_file *file)
 {
   struct stub_plan *sp = &plan->stub;
@@ -472,7 +474,7 @@ collect_ranges (struct layout_plan *plan, const struct elf_file *file)
   bool base_aligned = file->kind == OBJECT_EXECUTABLE || plan->new_max_align >= pmd;
   sp->params.nranges = 0;
   if (!base_aligned)
-    return;
+    return SIZE_MAX;
   for (size_t i = 0; i < file->phnum; i++)
     {
       const GElf_Phdr *ph = &file->phdrs[i];
@@ -483,6 +485,8 @@ collect_ranges (struct layout_plan *plan, const struct elf_file *file)
       uint64_t chunks = pmd_chunks_inside (&seg, pmd);
       if (!pmd_congruent (&seg, pmd) || chunks == 0)
 	continue;
+      if (!(ph->p_flags & PF_R))
+	return i;
       uint64_t start = align_up (seg.vaddr, pmd);
       struct stub_range r = {
 	.start = (int64_t) start, .length = chunks * pmd,
@@ -500,6 +504,7 @@ collect_ranges (struct layout_plan *plan, const struct elf_file *file)
 	      break;
 	    }
     }
+  return SIZE_MAX;
 }
 
 /* Choose the hook: e_entry for programs, DT_INIT for shared objects.  */
@@ -580,7 +585,19 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
       sp->refusal = "the file has an elfpmd stub already";
       return 0;
     }
-  collect_ranges (plan, file);
+  /* The stub evicts and refaults chunks of text: pages ld.so relocated
+     would come back unrelocated.  */
+  if (file->has_textrel)
+    {
+      sp->refusal = "the object has text relocations (TEXTREL), which the stub could discard";
+      return 0;
+    }
+  size_t exec_only = collect_ranges (plan, file);
+  if (exec_only != SIZE_MAX)
+    {
+      sp->refusal = "its text is execute-only (PF_X without PF_R), and the stub reads the text";
+      return 0;
+    }
   if (sp->params.nranges == 0)
     {
       sp->refusal = "no whole PMD chunk of text can be PMD-mapped, so the stub would do nothing";
