@@ -1,34 +1,60 @@
-/* elfpmd startup stub: get the object's aligned text onto PMD-sized pages.
+/* elfpmd startup stub: get the object's aligned text onto PMD-sized pages
+   where the kernel can give it them, and otherwise change nothing.
 
    Freestanding and position-independent: no libc, raw system calls, no
-   writable data, no relocations.  Every error is ignored: on a kernel or
-   file system without file-backed huge pages the program runs exactly as it
-   would without the stub.
+   writable data, no relocations.  Every error is ignored: whatever fails,
+   the program goes on exactly as it would without the stub.
 
-   What it does, for each PMD-aligned range of text it was given:
-   1. madvise(MADV_HUGEPAGE), so that a fault in an uncached 2 MiB chunk
-      reads one PMD-sized folio, and MADV_RANDOM, so that the fault reads
-      just that chunk and does not spill readahead into the next one;
+   Two promises come before any huge page:
+   - The stub never discards a page the file does not hold.  A private file
+     mapping's anonymous pages (a debugger's breakpoint, a uprobe, a patch
+     made by a preloaded library, a relocation) are lost to MADV_DONTNEED;
+     a chunk holding any of them is left as it is (chunk_clean).
+   - Where the kernel cannot give this file PMD-sized page cache folios, the
+     stub costs nothing: no eviction, no re-read, no write-back, no wait.
+     It decides that first, from what is cheap to know (choose_mode):
+       1. PR_GET_THP_DISABLE, or THP "never" in sysfs: nothing at all;
+       2. kernel (uname) before 5.18: no file system has large folios, only
+          khugepaged can collapse text (CONFIG_READ_ONLY_THP_FOR_FS):
+          madvise(MADV_HUGEPAGE) and nothing more (MODE_HINT); so too on
+          tmpfs, whose folios were chosen when the file was written;
+       3. the file system (statfs of the object's path): ext4 before 6.16,
+          xfs before 5.18 and btrfs before 6.17 give no large folios.  There,
+          from 6.1 on, one MADV_COLLAPSE tells whether the kernel can
+          collapse file text (CONFIG_READ_ONLY_THP_FOR_FS); if it can, every
+          chunk is collapsed (MODE_COLLAPSE), else nothing is done.  Before
+          6.1, MODE_HINT leaves the text to khugepaged;
+       4. anything else (ext4 and xfs on current kernels, file systems this
+          list does not know) is populated and repaired (MODE_REPAIR),
+          with a bound: the first repair that evicts a chunk and reads it
+          back in small folios ends the repairs (the file system cannot),
+          so that an unknowable case (ext4 data=journal on 6.16+) costs at
+          most one chunk read again per start.
+
+   MODE_REPAIR, for each PMD-aligned range of text (populate_range):
+   1. madvise(MADV_HUGEPAGE), so that a fault in an uncached chunk reads one
+      PMD-sized folio, and MADV_RANDOM, so that it reads just that chunk;
    2. touch each chunk, last first; or, for a range of more than
-      populate_max chunks, only a sample of eight (choose_sample), which
-      bounds the cost of a start with a warm cache;
-   3. ask PAGEMAP_SCAN (Linux 6.7+) which touched chunks are not PMD-mapped:
-      pages of them were already cached in small folios (by the loader's
-      reads, by readahead around the stub's own page, by an earlier run, by
-      the write that installed the file).  When every sampled chunk is
-      PMD-mapped, the rest are left to the program's own faults, which map
-      PMD folios already cached, and read uncached chunks as PMD folios
-      (MADV_HUGEPAGE stays); otherwise every chunk is touched, as for a
-      small range;
-   4. repair the chunks that are not PMD-mapped (repair): under an
-      exclusive flock on the file, so that programs started together do
-      not keep each other's small folios alive, and after fdatasync, since
-      dirty pages cannot be dropped, drop this process's mapping and the
-      file's cached pages of each chunk (POSIX_FADV_DONTNEED; pages other
-      processes map stay) and touch it again, so that it is read back as
-      one PMD folio; then, for what is left, try MADV_COLLAPSE;
-   5. restore normal readahead (MADV_NORMAL).
-   The stub honours PR_SET_THP_DISABLE.  */
+      populate_max chunks, only a sample of eight (choose_touched), and the
+      rest only when the sample finds a chunk not PMD-mapped;
+   3. find the touched chunks that are not PMD-mapped: exactly with
+      PAGEMAP_SCAN (6.7+); before that from /proc/self/smaps
+      (FilePmdMapped of the text's mappings) together with which chunks the
+      page cache held before the touch (mincore): a chunk partly cached
+      holds small folios, one not cached at all was read by the touch as one
+      PMD folio (find_small_chunks);
+   4. repair those whose pages are all clean file pages (repair_range):
+      stop mapping them, evict them from the page cache (POSIX_FADV_DONTNEED
+      on the object's file, found by device and inode), and touch them
+      again so that they are read back as PMD folios.  Dirty pages (a file
+      just written) are written back first (sync_file_range of the chunk,
+      once).  Pages another process
+      maps stay cached: the stub waits for them 1 ms at a time, at most
+      MAX_SLEEP_MS in all (programs started together let them go at once).
+      Where this process's own page table still covers the chunk after
+      MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is
+      mapped afresh from the file (mmap MAP_FIXED), which frees it;
+   5. restore normal readahead (MADV_NORMAL).  */
 
 #include <stdint.h>
 
@@ -42,14 +68,45 @@
 #define MADV_COLLAPSE 25
 #define POSIX_FADV_DONTNEED 4
 #define PR_GET_THP_DISABLE 42
+#define PROT_READ 1
+#define PROT_EXEC 4
+#define MAP_PRIVATE 2
+#define MAP_FIXED 0x10
 #define O_RDONLY 0
+#define O_NOCTTY 0400
+#define O_NONBLOCK 04000
+#define O_NOFOLLOW 0400000
 #define O_CLOEXEC 02000000
-#define LOCK_EX 2
-#define LOCK_NB 4
-#define EWOULDBLOCK 11
+#define O_PATH 010000000
+#define AT_FDCWD (-100)
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+#define CLOCK_MONOTONIC 1
+#define SYNC_FILE_RANGE_WAIT_BEFORE 1
+#define SYNC_FILE_RANGE_WRITE 2
+#define SYNC_FILE_RANGE_WAIT_AFTER 4
+#define EINVAL 22
+#define EAGAIN 11
+#define ENOMEM 12
+#define EBUSY 16
+
+#define EXT4_SUPER_MAGIC 0xef53
+#define XFS_SUPER_MAGIC 0x58465342
+#define BTRFS_SUPER_MAGIC 0x9123683e
+#define TMPFS_MAGIC 0x01021994
 
 #define PAGEMAP_SCAN 0xc0606610UL	/* _IOWR('f', 16, struct pm_scan_arg) */
 #define PAGE_IS_HUGE (1 << 6)
+
+/* Bits of a /proc/self/pagemap entry.  */
+#define PM_PRESENT (1ULL << 63)
+#define PM_SWAP (1ULL << 62)
+#define PM_FILE (1ULL << 61)	/* a page of the file, not an anonymous copy */
+#define PM_GUARD_REGION (1ULL << 58)
+#define PM_UFFD_WP (1ULL << 57)
+
+/* A kernel version as a number that compares.  */
+#define KV(major, minor) ((major) << 16 | (minor))
 
 struct page_region
 {
@@ -64,11 +121,46 @@ struct pm_scan_arg
 
 /* Chunks a range may have for the stub to track them: 8 GiB of 2 MiB.  */
 #define MAX_CHUNKS 4096
+#define SET_WORDS (MAX_CHUNKS / 64)
 
-/* How many times the stub evicts and refaults a chunk that stays small.  */
-#define REPAIR_ATTEMPTS 4
+/* The longest time the stub waits, in all, for pages other processes map.  */
+#define MAX_SLEEP_MS 8
+
+/* A /proc/self/maps line long enough for any path that can be opened.  */
+#define MAPS_LINE 4352
 
 #define HIDDEN __attribute__ ((visibility ("hidden")))
+
+enum mode
+{
+  MODE_NOTHING,			/* THP is off: touch nothing */
+  MODE_HINT,			/* madvise(MADV_HUGEPAGE) only */
+  MODE_COLLAPSE,		/* MADV_COLLAPSE each chunk */
+  MODE_REPAIR,			/* populate, find small chunks, repair them */
+};
+
+/* The mapping the stub belongs to, as /proc/self/maps shows it.  */
+struct mapping
+{
+  int found;
+  uint64_t dev_major, dev_minor, ino;
+  char path[MAPS_LINE];
+};
+
+/* What the stub knows while it works on one object.  */
+struct stub
+{
+  const struct stub_params *p;
+  uintptr_t self;
+  uint64_t pmd;
+  unsigned kernel;		/* KV of the running kernel; 0 if unknown */
+  int pagemap;			/* /proc/self/pagemap; -1 none, -2 not opened yet */
+  int scan;			/* PAGEMAP_SCAN works: 1, does not: 0, not known yet: -1 */
+  int file;			/* the object's file; -1 none, -2 not looked for yet */
+  int stop;			/* no more repairs: the kernel cannot, or may not */
+  int slept;			/* milliseconds waited so far */
+  struct mapping *map;		/* filled by find_mapping */
+};
 
 /* The compiler may turn a zeroed structure into a call to memset; there is
    no libc to provide it.  */
@@ -90,15 +182,21 @@ sys_madvise (uintptr_t addr, uint64_t len, int advice)
 }
 
 static int
-sys_open (const char *path)
+sys_openat (const char *path, int flags)
 {
-  return (int) syscall6 (SYS_open, (long) path, O_RDONLY | O_CLOEXEC, 0, 0, 0, 0);
+  return (int) syscall6 (SYS_openat, AT_FDCWD, (long) path, flags, 0, 0, 0);
 }
 
 static void
 sys_close (int fd)
 {
   syscall6 (SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+static long
+sys_read (int fd, void *buf, long len)
+{
+  return syscall6 (SYS_read, fd, (long) buf, len, 0, 0, 0);
 }
 
 /* Whether bit I of the chunk set SET is on.  */
@@ -114,6 +212,12 @@ chunk_add (uint64_t *set, uint64_t i)
   set[i / 64] |= (uint64_t) 1 << (i % 64);
 }
 
+static void
+chunk_del (uint64_t *set, uint64_t i)
+{
+  set[i / 64] &= ~((uint64_t) 1 << (i % 64));
+}
+
 /* Make SET (one bit per chunk) hold exactly the chunks 0 to N - 1, with no
    bit set past them, so that a word-wide test of a set never sees them.  */
 static void
@@ -123,12 +227,33 @@ chunks_all (uint64_t *set, uint64_t n)
     set[i] = n - i * 64 >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << (n - i * 64)) - 1;
 }
 
-/* Sleep for MS milliseconds.  */
 static void
-sleep_ms (long ms)
+chunks_none (uint64_t *set, uint64_t n)
 {
-  struct { long sec, nsec; } t = { 0, ms * 1000000 };
-  syscall6 (SYS_nanosleep, (long) &t, 0, 0, 0, 0, 0);
+  for (uint64_t i = 0; i < (n + 63) / 64; i++)
+    set[i] = 0;
+}
+
+static uint64_t
+chunks_count (const uint64_t *set, uint64_t n)
+{
+  uint64_t count = 0;
+  for (uint64_t i = 0; i < n; i++)
+    count += (uint64_t) chunk_in (set, i);
+  return count;
+}
+
+/* Wait one millisecond, unless the stub has waited MAX_SLEEP_MS already;
+   return whether it waited.  */
+static int
+wait_1ms (struct stub *st)
+{
+  if (st->slept >= MAX_SLEEP_MS)
+    return 0;
+  st->slept++;
+  struct { long sec, nsec; } t = { 0, 1000000 };
+  syscall6 (SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long) &t, 0, 0, 0);
+  return 1;
 }
 
 /* Read the first byte of CHUNK: enough to fault the whole chunk in.  */
@@ -138,13 +263,264 @@ touch (uintptr_t chunk)
   __asm__ volatile ("" : : "r" (*(volatile const char *) chunk) : "memory");
 }
 
-/* Mark in BAD (one bit per chunk) the chunks of [START, START + LEN) that
-   are not PMD-mapped.  Return -1 when the kernel cannot tell (no
-   PAGEMAP_SCAN), else the number of such chunks.  */
-static long
-find_small_chunks (int pagemap, uintptr_t start, uint64_t len, uint64_t pmd, uint64_t *bad)
+/* Touch the chunks of SET in the range at START, last first.  */
+static void
+touch_chunks (uintptr_t start, uint64_t n, uint64_t pmd, const uint64_t *set)
 {
-  uint64_t n = len / pmd;
+  for (uint64_t i = n; i-- > 0;)
+    if (chunk_in (set, i))
+      touch (start + i * pmd);
+}
+
+/* Text reading: lines of a /proc file.  */
+struct lines
+{
+  int fd;
+  long have, at;
+  char buf[512];
+};
+
+/* The next line of L into LINE (CAP bytes, NUL-terminated, cut to fit);
+   its full length, or -1 at the end.  */
+static long
+next_line (struct lines *l, char *line, long cap)
+{
+  long len = 0;
+  for (;;)
+    {
+      if (l->at == l->have)
+	{
+	  l->have = sys_read (l->fd, l->buf, sizeof l->buf);
+	  l->at = 0;
+	  if (l->have <= 0)
+	    {
+	      l->have = 0;
+	      line[len < cap ? len : cap - 1] = '\0';
+	      return len > 0 ? len : -1;
+	    }
+	}
+      char c = l->buf[l->at++];
+      if (c == '\n')
+	break;
+      if (len < cap - 1)
+	line[len] = c;
+      len++;
+    }
+  line[len < cap ? len : cap - 1] = '\0';
+  return len;
+}
+
+/* The number at *S in BASE (10 or 16), read up to a character that is not a
+   digit; *S is left after it.  */
+static uint64_t
+parse_number (const char **s, unsigned base)
+{
+  uint64_t v = 0;
+  for (;; (*s)++)
+    {
+      char c = **s;
+      unsigned d;
+      if (c >= '0' && c <= '9')
+	d = (unsigned) (c - '0');
+      else if (base == 16 && c >= 'a' && c <= 'f')
+	d = (unsigned) (c - 'a' + 10);
+      else
+	return v;
+      v = v * base + d;
+    }
+}
+
+static void
+skip_spaces (const char **s)
+{
+  while (**s == ' ')
+    (*s)++;
+}
+
+/* Skip the field at *S and the spaces after it.  */
+static void
+skip_field (const char **s)
+{
+  while (**s != ' ' && **s != '\0')
+    (*s)++;
+  skip_spaces (s);
+}
+
+/* Fill ST->map from the line of /proc/self/maps whose mapping holds ADDR:
+   the device, the inode and the path (empty when the line is too long to
+   hold a path that can be opened).  Return 0, or -1 when not found.  */
+static int
+find_mapping (struct stub *st, uintptr_t addr)
+{
+  struct mapping *m = st->map;
+  if (m->found)
+    return 0;
+  struct lines l = { .fd = sys_openat ("/proc/self/maps", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
+    return -1;
+  long len;
+  while ((len = next_line (&l, m->path, sizeof m->path)) >= 0)
+    {
+      const char *s = m->path;
+      uint64_t lo = parse_number (&s, 16);
+      if (*s++ != '-')
+	continue;
+      uint64_t hi = parse_number (&s, 16);
+      if (addr < lo || addr >= hi)
+	continue;
+      skip_spaces (&s);
+      skip_field (&s);		/* permissions */
+      skip_field (&s);		/* offset */
+      m->dev_major = parse_number (&s, 16);
+      if (*s++ != ':')
+	break;
+      m->dev_minor = parse_number (&s, 16);
+      skip_spaces (&s);
+      m->ino = parse_number (&s, 10);
+      skip_spaces (&s);
+      /* The path, moved to the start of the buffer; none when the line was
+	 cut or the mapping has no file.  */
+      char *d = m->path;
+      if (len < (long) sizeof m->path && *s == '/')
+	while ((*d++ = *s++) != '\0')
+	  ;
+      else
+	*d = '\0';
+      m->found = m->ino != 0;
+      break;
+    }
+  sys_close (l.fd);
+  return m->found ? 0 : -1;
+}
+
+/* Whether FD is the regular file the mapping ST->map comes from.  */
+static int
+is_mapped_file (struct stub *st, int fd)
+{
+  uint64_t s[STAT_WORDS];
+  memset (s, 0, sizeof s);
+  if (syscall6 (SYS_fstat, fd, (long) s, 0, 0, 0, 0) != 0)
+    return 0;
+  /* The kernel's encoding of a device number (new_encode_dev).  */
+  uint64_t dev = STAT_DEV (s);
+  uint64_t major = (dev >> 8) & 0xfff;
+  uint64_t minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+  return (STAT_MODE (s) & S_IFMT) == S_IFREG && STAT_INO (s) == st->map->ino
+	 && major == st->map->dev_major && minor == st->map->dev_minor;
+}
+
+/* Open the object's file read-only into ST->file, or set it to -1: the file
+   that is mapped, matched by device and inode.  A program's is
+   /proc/self/exe, unless ld.so was run explicitly (then that is ld.so); a
+   path from /proc/self/maps is opened with O_PATH first, which never blocks
+   on a FIFO nor opens a device, and reopened only when it is the file.  */
+static int
+open_object_file (struct stub *st)
+{
+  if (st->file != -2)
+    return st->file;
+  st->file = -1;
+  if (find_mapping (st, st->self) != 0)
+    return -1;
+  int fd = -1;
+  if (st->p->flags & STUB_FLAG_EXE)
+    {
+      fd = sys_openat ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+      if (fd >= 0 && !is_mapped_file (st, fd))
+	{
+	  sys_close (fd);
+	  fd = -1;
+	}
+    }
+  if (fd < 0 && st->map->path[0] == '/')
+    {
+      int o = sys_openat (st->map->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (o >= 0 && is_mapped_file (st, o))
+	{
+	  char proc[32] = "/proc/self/fd/";
+	  char digits[12];
+	  int nd = 0, at = 14;
+	  for (unsigned v = (unsigned) o; nd == 0 || v != 0; v /= 10)
+	    digits[nd++] = (char) ('0' + v % 10);
+	  while (nd > 0)
+	    proc[at++] = digits[--nd];
+	  proc[at] = '\0';
+	  fd = sys_openat (proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	  if (fd >= 0 && !is_mapped_file (st, fd))
+	    {
+	      sys_close (fd);
+	      fd = -1;
+	    }
+	}
+      if (o >= 0)
+	sys_close (o);
+    }
+  st->file = fd;
+  return fd;
+}
+
+/* Whether every page of CHUNK that this process maps is a page of the file:
+   none anonymous (written: a breakpoint, a uprobe, a patch, a relocation),
+   swapped out, or marked (guard region, userfaultfd).  No when it cannot be
+   told.  */
+static int
+chunk_clean (struct stub *st, uintptr_t chunk)
+{
+  if (st->pagemap == -2)
+    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (st->pagemap < 0)
+    return 0;
+  uint64_t entries[128];
+  uint64_t pages = st->pmd / STUB_PAGE_SIZE;
+  for (uint64_t done = 0; done < pages; done += 128)
+    {
+      long want = (long) sizeof entries;
+      long got = syscall6 (SYS_pread64, st->pagemap, (long) entries, want,
+			   (long) ((chunk / STUB_PAGE_SIZE + done) * 8), 0, 0);
+      if (got != want)
+	return 0;
+      for (int k = 0; k < 128; k++)
+	{
+	  uint64_t e = entries[k];
+	  if ((e & (PM_SWAP | PM_GUARD_REGION | PM_UFFD_WP)) || ((e & PM_PRESENT) && !(e & PM_FILE)))
+	    return 0;
+	}
+    }
+  return 1;
+}
+
+/* How many pages of CHUNK the page cache holds (for a chunk this process
+   does not map: the file's cached pages); -1 if it cannot be told.  */
+static long
+cached_pages (struct stub *st, uintptr_t chunk)
+{
+  unsigned char vec[512];
+  long count = 0;
+  uint64_t pages = st->pmd / STUB_PAGE_SIZE;
+  for (uint64_t done = 0; done < pages; done += sizeof vec)
+    {
+      uint64_t n = pages - done < sizeof vec ? pages - done : sizeof vec;
+      if (syscall6 (SYS_mincore, (long) (chunk + done * STUB_PAGE_SIZE),
+		    (long) (n * STUB_PAGE_SIZE), (long) vec, 0, 0, 0) != 0)
+	return -1;
+      for (uint64_t k = 0; k < n; k++)
+	count += vec[k] & 1;
+    }
+  return count;
+}
+
+/* Mark in BAD (one bit per chunk) the chunks of the N at START that are not
+   PMD-mapped, using PAGEMAP_SCAN.  Return their number, or -1 when the
+   kernel cannot tell (before 6.7).  */
+static long
+scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad)
+{
+  uint64_t pmd = st->pmd;
+  uint64_t len = n * pmd;
+  if (st->pagemap == -2)
+    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (st->pagemap < 0 || st->scan == 0)
+    return -1;
   chunks_all (bad, n);
   struct page_region regions[32];
   uintptr_t at = start;
@@ -158,89 +534,79 @@ find_small_chunks (int pagemap, uintptr_t start, uint64_t len, uint64_t pmd, uin
 	.vec = (uintptr_t) regions, .vec_len = 32,
 	.category_mask = PAGE_IS_HUGE, .return_mask = PAGE_IS_HUGE,
       };
-      long got = syscall6 (SYS_ioctl, pagemap, (long) PAGEMAP_SCAN, (long) &arg, 0, 0, 0);
+      long got = syscall6 (SYS_ioctl, st->pagemap, (long) PAGEMAP_SCAN, (long) &arg, 0, 0, 0);
       if (got < 0)
-	return -1;
+	{
+	  st->scan = 0;
+	  return -1;
+	}
+      st->scan = 1;
       for (long r = 0; r < got; r++)
 	for (uintptr_t c = regions[r].start; c + pmd <= regions[r].end; c += pmd)
 	  if (((c - start) & (pmd - 1)) == 0)
-	    {
-	      uint64_t i = (c - start) / pmd;
-	      bad[i / 64] &= ~((uint64_t) 1 << (i % 64));
-	    }
+	    chunk_del (bad, (c - start) / pmd);
       if (arg.walk_end <= at)
 	break;
       at = arg.walk_end;
     }
-  long count = 0;
-  for (uint64_t i = 0; i < n; i++)
-    count += chunk_in (bad, i);
-  return count;
+  return (long) chunks_count (bad, n);
 }
 
-/* The hexadecimal number at *S (as /proc/self/maps prints addresses), read
-   up to END; *S is left after it.  */
-static uintptr_t
-parse_hex (const char **s, const char *end)
+/* The number of PMD-sized pieces that /proc/self/smaps says are PMD-mapped
+   (FilePmdMapped) in the mappings that overlap [LO, HI); -1 if unreadable.
+   Mappings reaching past the range count whole, so this is a count to
+   compare with another taken the same way, not a count of the range.  */
+static long
+smaps_pmd_mapped (struct stub *st, uintptr_t lo, uintptr_t hi)
 {
-  uintptr_t v = 0;
-  for (; *s < end; (*s)++)
-    {
-      char c = **s;
-      if (c >= '0' && c <= '9')
-	v = v * 16 + (uintptr_t) (c - '0');
-      else if (c >= 'a' && c <= 'f')
-	v = v * 16 + (uintptr_t) (c - 'a' + 10);
-      else
-	break;
-    }
-  return v;
-}
-
-/* Open the file mapped at ADDR, found in /proc/self/maps; -1 if not found.  */
-static int
-open_mapped_file (uintptr_t addr)
-{
-  int maps = sys_open ("/proc/self/maps");
-  if (maps < 0)
+  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
     return -1;
-  char buf[4096];
-  char line[4096];
-  long len = 0;			/* bytes of the current line in LINE */
-  int fd = -1;
-  for (;;)
+  char line[96];
+  static const char key[] = "FilePmdMapped:";
+  int inside = 0;
+  uint64_t kb = 0;
+  int found = 0;
+  while (next_line (&l, line, sizeof line) >= 0)
     {
-      long got = syscall6 (SYS_read, maps, (long) buf, sizeof buf, 0, 0, 0);
-      if (got <= 0)
-	break;
-      for (long i = 0; i < got && fd < 0; i++)
+      const char *s = line;
+      if ((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))
 	{
-	  if (buf[i] != '\n')
-	    {
-	      if (len < (long) sizeof line - 1)
-		line[len++] = buf[i];
-	      continue;
-	    }
-	  line[len] = '\0';
-	  const char *s = line, *end = line + len;
-	  uintptr_t lo = parse_hex (&s, end);
-	  s++;
-	  uintptr_t hi = parse_hex (&s, end);
-	  len = 0;
-	  if (addr < lo || addr >= hi)
+	  uint64_t a = parse_number (&s, 16);
+	  if (*s++ != '-')
 	    continue;
-	  /* The path is the first field that starts with '/'.  */
-	  while (s < end && *s != '/')
-	    s++;
-	  if (s < end)
-	    fd = sys_open (s);
-	  break;
+	  uint64_t b = parse_number (&s, 16);
+	  inside = a < hi && b > lo;
+	  continue;
 	}
-      if (fd >= 0)
-	break;
+      if (!inside)
+	continue;
+      int k = 0;
+      while (key[k] != '\0' && line[k] == key[k])
+	k++;
+      if (key[k] != '\0')
+	continue;
+      s = line + k;
+      skip_spaces (&s);
+      kb += parse_number (&s, 10);
+      found = 1;
     }
-  sys_close (maps);
-  return fd;
+  sys_close (l.fd);
+  return found ? (long) (kb * 1024 / st->pmd) : -1;
+}
+
+/* Whether CHUNK of the range [LO, HI) is PMD-mapped now; BEFORE is
+   smaps_pmd_mapped of the range taken while CHUNK was not mapped (used
+   without PAGEMAP_SCAN).  */
+static int
+chunk_pmd_mapped (struct stub *st, uintptr_t chunk, uintptr_t lo, uintptr_t hi, long before)
+{
+  if (st->scan == 1)
+    {
+      uint64_t bad[1];
+      return scan_small_chunks (st, chunk, 1, bad) == 0;
+    }
+  return before >= 0 && smaps_pmd_mapped (st, lo, hi) > before;
 }
 
 /* Put into TOUCHED the chunks of a range of N that the stub populates
@@ -257,8 +623,7 @@ choose_touched (uint64_t n, int sampled, uint64_t *touched)
       chunks_all (touched, n);
       return;
     }
-  for (uint64_t i = 0; i < (n + 63) / 64; i++)
-    touched[i] = 0;
+  chunks_none (touched, n);
   chunk_add (touched, 0);
   chunk_add (touched, 1);
   chunk_add (touched, n - 2);
@@ -267,71 +632,336 @@ choose_touched (uint64_t n, int sampled, uint64_t *touched)
     chunk_add (touched, n * k / 5);
 }
 
-/* Repair the chunks in BAD (not PMD-mapped after a touch) of the range at
-   START, whose file offset is FILE_OFFSET: evict this process's mapping and
-   the file's cached pages of each, and fault it again, so that it is read
-   back as one PMD folio.  FILE is the object's file, opened here when it is
-   -2.  */
+/* Without PAGEMAP_SCAN: note which chunks of WANT the page cache holds in
+   part (PARTLY) or whole (WHOLLY) before the stub touches them.  */
 static void
-repair (const struct stub_params *p, uintptr_t self, int *file, int pagemap,
-	uintptr_t start, uint64_t file_offset, uint64_t n, uint64_t *bad)
+note_cached (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *want,
+	     uint64_t *partly, uint64_t *wholly)
 {
-  uint64_t pmd = p->pmd;
-  uint64_t len = n * pmd;
+  long all = (long) (st->pmd / STUB_PAGE_SIZE);
+  for (uint64_t i = 0; i < n; i++)
+    if (chunk_in (want, i))
+      {
+	long c = cached_pages (st, start + i * st->pmd);
+	if (c < 0 || c == all)
+	  chunk_add (wholly, i);
+	else if (c > 0)
+	  chunk_add (partly, i);
+      }
+}
+
+/* Mark in BAD the chunks of TOUCHED (of the N at START) that are not
+   PMD-mapped after the touch.  Without PAGEMAP_SCAN, from smaps and what
+   the cache held before (PARTLY, WHOLLY): a chunk partly cached holds small
+   folios; one not cached was read by the touch as one PMD folio where the
+   file system can; a wholly cached one may be either, and counts as small
+   when the mappings' PMD count falls short.  Return the number marked, or
+   -1 when it cannot be told.  */
+static long
+find_small_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *touched,
+		   const uint64_t *partly, const uint64_t *wholly, uint64_t *bad)
+{
+  if (st->scan != 0)
+    {
+      long count = scan_small_chunks (st, start, n, bad);
+      if (count >= 0)
+	{
+	  for (uint64_t i = 0; i < (n + 63) / 64; i++)
+	    bad[i] &= touched[i];
+	  return (long) chunks_count (bad, n);
+	}
+    }
+  long pmd_mapped = smaps_pmd_mapped (st, start, start + n * st->pmd);
+  if (pmd_mapped < 0)
+    return -1;
+  uint64_t all = chunks_count (touched, n);
+  uint64_t part = chunks_count (partly, n), whole = chunks_count (wholly, n);
+  chunks_none (bad, n);
+  if ((uint64_t) pmd_mapped >= all)
+    return 0;
+  if ((uint64_t) pmd_mapped < all - part - whole && whole == 0)
+    {
+      /* Chunks the stub itself read are not PMD-mapped: the file system
+	 cannot give this file PMD folios.  */
+      st->stop = 1;
+      return 0;
+    }
+  for (uint64_t i = 0; i < (n + 63) / 64; i++)
+    bad[i] = partly[i] | ((uint64_t) pmd_mapped < all - part ? wholly[i] : 0);
+  return (long) chunks_count (bad, n);
+}
+
+/* Map CHUNK (file offset OFFSET) afresh from the object's file, so that the
+   kernel frees the page table that covered it and a fault can map it with
+   one PMD entry.  The chunk's pages are all clean file pages, so nothing is
+   lost.  Return 0, or -1.  */
+static int
+remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
+{
+  long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, PROT_READ | PROT_EXEC,
+		       MAP_PRIVATE | MAP_FIXED, st->file, (long) offset);
+  if (got != (long) chunk)
+    return -1;
+  sys_madvise (chunk, st->pmd, MADV_HUGEPAGE);
+  sys_madvise (chunk, st->pmd, MADV_RANDOM);
+  return 0;
+}
+
+/* Evict chunk I of the range at START (N chunks, file offset FILE_OFFSET),
+   which this process does not map any more, and read it back as one PMD
+   folio.  Set ST->stop when the kernel shows it cannot, or may not.  */
+static void
+repair_chunk (struct stub *st, uintptr_t start, uint64_t n, uint64_t i, uint64_t file_offset)
+{
+  uint64_t pmd = st->pmd;
+  uintptr_t chunk = start + i * pmd, lo = start, hi = start + n * pmd;
+  uint64_t offset = file_offset + i * pmd;
+  long before = -1;
+  int synced = 0;
+  for (;;)
+    {
+      if (st->scan != 1)
+	before = smaps_pmd_mapped (st, lo, hi);
+      sys_fadvise (st->file, (long) offset, (long) pmd, POSIX_FADV_DONTNEED);
+      long cached = cached_pages (st, chunk);
+      if (cached == 0)
+	break;
+      if (cached < 0)
+	{
+	  st->stop = 1;
+	  return;
+	}
+      /* Pages that stay are dirty (a file just written: write the
+	 chunk's back, once, without the device flush of an fsync) or mapped
+	 by another process.  That may be a program started at the same
+	 moment, which lets them go at once; or one that keeps them, which
+	 the stub does not fight.  */
+      if (!synced)
+	{
+	  synced = 1;
+	  syscall6 (SYS_sync_file_range, st->file, (long) offset, (long) pmd,
+		    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE
+		    | SYNC_FILE_RANGE_WAIT_AFTER, 0, 0);
+	  continue;
+	}
+      if (!wait_1ms (st))
+	return;
+      /* The other process may have read the chunk back as a PMD folio.  */
+      touch (chunk);
+      if (chunk_pmd_mapped (st, chunk, lo, hi, before))
+	return;
+      if (sys_madvise (chunk, pmd, MADV_DONTNEED) != 0)
+	{
+	  st->stop = 1;
+	  return;
+	}
+    }
+  /* MADV_DONTNEED leaves the page table that covered the chunk in place
+     before Linux 6.14 (CONFIG_PT_RECLAIM), and a fault cannot map a PMD
+     folio over it.  A fresh mapping frees it: at once where PAGEMAP_SCAN
+     is missing (before 6.7), else only when the chunk, read back from an
+     empty cache, is still not PMD-mapped, which tells whether the page
+     table or the file system was in the way.  */
+  int remapped = st->scan != 1 && remap_chunk (st, chunk, offset) == 0;
+  touch (chunk);
+  if (chunk_pmd_mapped (st, chunk, lo, hi, before))
+    return;
+  if (!remapped && remap_chunk (st, chunk, offset) == 0)
+    {
+      touch (chunk);
+      if (chunk_pmd_mapped (st, chunk, lo, hi, before))
+	return;
+    }
+  /* The file system cannot give this file PMD folios.  */
+  st->stop = 1;
+}
+
+/* Repair the chunks in BAD (not PMD-mapped) of the range at START (N chunks,
+   file offset FILE_OFFSET): those whose pages in this process are all clean
+   file pages; the others stay as they are.  */
+static void
+repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset, uint64_t *bad)
+{
+  uint64_t pmd = st->pmd;
+  for (uint64_t i = 0; i < n; i++)
+    if (chunk_in (bad, i) && !chunk_clean (st, start + i * pmd))
+      chunk_del (bad, i);
+  if (chunks_count (bad, n) == 0 || open_object_file (st) < 0)
+    return;
   /* Stop mapping the small folios at once: pages a process maps cannot be
      evicted, and several copies of the program starting together would
-     otherwise keep each other's small folios alive.  */
+     otherwise keep each other's small folios cached.  MADV_DONTNEED fails
+     on locked memory (mlock): nothing can be repaired then.  */
   for (uint64_t i = 0; i < n; i++)
+    if (chunk_in (bad, i) && sys_madvise (start + i * pmd, pmd, MADV_DONTNEED) != 0)
+      {
+	st->stop = 1;
+	return;
+      }
+  for (uint64_t i = 0; i < n && !st->stop; i++)
     if (chunk_in (bad, i))
-      sys_madvise (start + i * pmd, pmd, MADV_DONTNEED);
-  if (*file == -2)
-    *file = (p->flags & STUB_FLAG_EXE) ? sys_open ("/proc/self/exe") : open_mapped_file (self);
-  if (*file >= 0)
+      repair_chunk (st, start, n, i, file_offset);
+}
+
+/* MODE_REPAIR for one range of N chunks at START (file offset FILE_OFFSET).
+   Return -1 when THP is not available at all.  */
+static int
+populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset)
+{
+  uint64_t pmd = st->pmd, len = n * pmd;
+  if (sys_madvise (start, len, MADV_HUGEPAGE) != 0)
+    return -1;
+  sys_madvise (start, len, MADV_RANDOM);
+
+  uint64_t touched[SET_WORDS], bad[SET_WORDS], partly[SET_WORDS], wholly[SET_WORDS];
+  int sampled = stub_range_sampled (n, st->p->populate_max);
+  choose_touched (n, sampled, touched);
+  chunks_none (partly, n);
+  chunks_none (wholly, n);
+  if (st->scan == -1)
     {
-      /* One starter repairs at a time; wait for another at most 200 ms.
-	 Then touch again: it may have repaired the chunks already.  */
-      for (int t = 0; t < 200; t++)
+      /* Whether PAGEMAP_SCAN works: it decides how small chunks are
+	 found.  */
+      uint64_t none[1];
+      scan_small_chunks (st, start, 1, none);
+    }
+  if (st->scan != 1)
+    note_cached (st, start, n, touched, partly, wholly);
+  touch_chunks (start, n, pmd, touched);
+  long count = find_small_chunks (st, start, n, touched, partly, wholly, bad);
+  if (count > 0 && sampled)
+    {
+      /* The sample found small folios: populate the whole range.  */
+      for (uint64_t i = 0; i < n; i++)
+	if (chunk_in (touched, i))
+	  chunk_del (touched, i);
+	else
+	  chunk_add (touched, i);
+      if (st->scan != 1)
+	note_cached (st, start, n, touched, partly, wholly);
+      touch_chunks (start, n, pmd, touched);
+      chunks_all (touched, n);
+      count = find_small_chunks (st, start, n, touched, partly, wholly, bad);
+    }
+  if (count > 0 && !st->stop)
+    repair_range (st, start, n, file_offset, bad);
+  sys_madvise (start, len, MADV_NORMAL);
+  return 0;
+}
+
+/* The running kernel's version as KV (major, minor); 0 if unknown.  */
+static unsigned
+kernel_version (void)
+{
+  char uts[390];
+  memset (uts, 0, sizeof uts);
+  if (syscall6 (SYS_uname, (long) uts, 0, 0, 0, 0, 0) != 0)
+    return 0;
+  const char *s = uts + 130;	/* release */
+  uint64_t major = parse_number (&s, 10);
+  if (*s++ != '.')
+    return 0;
+  uint64_t minor = parse_number (&s, 10);
+  if (major == 0 || major > 0xffff || minor > 0xffff)
+    return 0;
+  return KV ((unsigned) major, (unsigned) minor);
+}
+
+/* Whether transparent huge pages are off for the whole system ("never").  */
+static int
+thp_never (void)
+{
+  int fd = sys_openat ("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[96];
+  long got = sys_read (fd, buf, sizeof buf - 1);
+  sys_close (fd);
+  static const char never[] = "[never]";
+  for (long i = 0; i + 7 <= got; i++)
+    {
+      int k = 0;
+      while (k < 7 && buf[i + k] == never[k])
+	k++;
+      if (k == 7)
+	return 1;
+    }
+  return 0;
+}
+
+/* The type (f_type) of the file system that holds the object; 0 if
+   unknown.  */
+static uint64_t
+file_system (struct stub *st)
+{
+  uint64_t buf[16];
+  memset (buf, 0, sizeof buf);
+  if (find_mapping (st, st->self) == 0 && st->map->path[0] == '/'
+      && syscall6 (SYS_statfs, (long) st->map->path, (long) buf, 0, 0, 0, 0) == 0)
+    return buf[0];
+  if ((st->p->flags & STUB_FLAG_EXE)
+      && syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)
+    return buf[0];
+  return 0;
+}
+
+/* What the stub does for this object, from what is cheap to know (see the
+   top of the file).  */
+static enum mode
+choose_mode (struct stub *st)
+{
+  if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0 || thp_never ())
+    return MODE_NOTHING;
+  st->kernel = kernel_version ();
+  if (st->kernel != 0 && st->kernel < KV (5, 18))
+    return MODE_HINT;
+  uint64_t fs = file_system (st);
+  unsigned large_folios_since;
+  switch (fs)
+    {
+    case EXT4_SUPER_MAGIC:
+      large_folios_since = KV (6, 16);
+      break;
+    case XFS_SUPER_MAGIC:
+      large_folios_since = KV (5, 18);
+      break;
+    case BTRFS_SUPER_MAGIC:
+      large_folios_since = KV (6, 17);
+      break;
+    case TMPFS_MAGIC:
+      return MODE_HINT;
+    default:
+      return MODE_REPAIR;
+    }
+  if (st->kernel == 0 || st->kernel >= large_folios_since)
+    return MODE_REPAIR;
+  return st->kernel >= KV (6, 1) ? MODE_COLLAPSE : MODE_HINT;
+}
+
+/* MODE_COLLAPSE: the kernel can collapse file text into PMD folios
+   (CONFIG_READ_ONLY_THP_FOR_FS) if MADV_COLLAPSE of the first chunk does
+   not fail with EINVAL; then collapse every chunk (one that is already
+   collapsed costs a look).  */
+static void
+collapse_all (struct stub *st)
+{
+  const struct stub_params *p = st->p;
+  for (uint64_t r = 0; r < p->nranges && r < STUB_MAX_RANGES; r++)
+    {
+      uintptr_t start = st->self + (uintptr_t) p->range[r].start;
+      uint64_t n = p->range[r].length / st->pmd;
+      for (uint64_t i = 0; i < n && i < MAX_CHUNKS; i++)
 	{
-	  /* Any answer but "held by another" ends the wait: without the
-	     lock the repair still works, only less well against
-	     concurrent starters.  */
-	  if (syscall6 (SYS_flock, *file, LOCK_EX | LOCK_NB, 0, 0, 0, 0) != -EWOULDBLOCK)
-	    break;
-	  sleep_ms (1);
+	  long err = sys_madvise (start + i * st->pmd, st->pmd, MADV_COLLAPSE);
+	  if (err != 0 && err != -EAGAIN && err != -ENOMEM && err != -EBUSY)
+	    return;
+	  if (r == 0 && i == 0)
+	    /* Supported: let khugepaged see the text too.  */
+	    for (uint64_t k = 0; k < p->nranges && k < STUB_MAX_RANGES; k++)
+	      sys_madvise (st->self + (uintptr_t) p->range[k].start, p->range[k].length,
+			   MADV_HUGEPAGE);
 	}
-      for (uint64_t i = 0; i < n; i++)
-	if (chunk_in (bad, i))
-	  touch (start + i * pmd);
-      if (find_small_chunks (pagemap, start, len, pmd, bad) <= 0)
-	return;
-      /* Dirty pages (a file just written) cannot be dropped: write them
-	 back first.  */
-      syscall6 (SYS_fdatasync, *file, 0, 0, 0, 0, 0);
     }
-  /* A program started at the same moment may map the small folios for a
-     moment (its first touch, before it finds them small and lets them go):
-     try again a few times, 2 ms apart.  */
-  for (int attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++)
-    {
-      if (attempt > 0)
-	sleep_ms (2);
-      for (uint64_t i = 0; i < n; i++)
-	if (chunk_in (bad, i))
-	  {
-	    uintptr_t c = start + i * pmd;
-	    sys_madvise (c, pmd, MADV_DONTNEED);
-	    if (*file >= 0)
-	      sys_fadvise (*file, (long) (file_offset + i * pmd), (long) pmd, POSIX_FADV_DONTNEED);
-	    touch (c);
-	  }
-      if (find_small_chunks (pagemap, start, len, pmd, bad) <= 0)
-	return;
-      if (*file < 0)
-	break;			/* without the file nothing can be evicted */
-    }
-  for (uint64_t i = 0; i < n; i++)
-    if (chunk_in (bad, i))
-      sys_madvise (start + i * pmd, pmd, MADV_COLLAPSE);
 }
 
 HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
@@ -339,57 +969,35 @@ HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
 void
 stub_main (uintptr_t self, const struct stub_params *p)
 {
-  if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0)
+  struct mapping map;
+  map.found = 0;
+  map.path[0] = '\0';
+  struct stub st = {
+    .p = p, .self = self, .pmd = p->pmd, .pagemap = -2, .scan = -1, .file = -2, .map = &map,
+  };
+  if (st.pmd == 0 || (st.pmd & (st.pmd - 1)) != 0 || st.pmd % STUB_PAGE_SIZE != 0)
     return;
-  uint64_t pmd = p->pmd;
-  int pagemap = -2, file = -2;
-  for (uint64_t r = 0; r < p->nranges && r < STUB_MAX_RANGES; r++)
-    {
-      uintptr_t start = self + (uintptr_t) p->range[r].start;
-      uint64_t len = p->range[r].length;
-      uint64_t n = len / pmd;
-      if (n == 0 || n > MAX_CHUNKS)
-	continue;
-      if (sys_madvise (start, len, MADV_HUGEPAGE) != 0)
-	return;			/* no THP here: leave everything as it is */
-      sys_madvise (start, len, MADV_RANDOM);
-
-      /* A large range is sampled first: when the sampled chunks are
-	 PMD-mapped, the file's cache is in good shape (an earlier run
-	 populated it), and the program's own faults will map the other
-	 chunks with PMD pages as it reaches them, at no cost now.  */
-      uint64_t touched[MAX_CHUNKS / 64];
-      int sampled = stub_range_sampled (n, p->populate_max);
-      choose_touched (n, sampled, touched);
-      for (uint64_t i = n; i-- > 0;)
-	if (chunk_in (touched, i))
-	  touch (start + i * pmd);
-
-      if (pagemap == -2)
-	pagemap = sys_open ("/proc/self/pagemap");
-      uint64_t bad[MAX_CHUNKS / 64];
-      if (pagemap < 0 || find_small_chunks (pagemap, start, len, pmd, bad) < 0)
-	goto next;
-      int any = 0;
-      for (uint64_t i = 0; i < (n + 63) / 64; i++)
-	any |= (bad[i] & touched[i]) != 0;
-      if (!any)
-	goto next;
-      if (sampled)
-	{
-	  /* The sample found small folios: populate the whole range.  */
-	  for (uint64_t i = n; i-- > 0;)
-	    if (!chunk_in (touched, i))
-	      touch (start + i * pmd);
-	  if (find_small_chunks (pagemap, start, len, pmd, bad) <= 0)
-	    goto next;
-	}
-      repair (p, self, &file, pagemap, start, p->range[r].file_offset, n, bad);
-    next:
-      sys_madvise (start, len, MADV_NORMAL);
-    }
-  if (pagemap >= 0)
-    sys_close (pagemap);
-  if (file >= 0)
-    sys_close (file);		/* which also drops the lock */
+  enum mode mode = choose_mode (&st);
+  if (mode == MODE_COLLAPSE)
+    collapse_all (&st);
+  else if (mode == MODE_HINT || mode == MODE_REPAIR)
+    for (uint64_t r = 0; r < p->nranges && r < STUB_MAX_RANGES; r++)
+      {
+	uintptr_t start = self + (uintptr_t) p->range[r].start;
+	uint64_t len = p->range[r].length;
+	uint64_t n = len / st.pmd;
+	if (n == 0 || n > MAX_CHUNKS)
+	  continue;
+	if (mode == MODE_HINT)
+	  {
+	    if (sys_madvise (start, len, MADV_HUGEPAGE) != 0)
+	      break;
+	  }
+	else if (populate_range (&st, start, n, p->range[r].file_offset) != 0)
+	  break;		/* no THP here: leave everything as it is */
+      }
+  if (st.pagemap >= 0)
+    sys_close (st.pagemap);
+  if (st.file >= 0)
+    sys_close (st.file);
 }

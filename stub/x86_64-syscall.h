@@ -3,15 +3,30 @@
 #define STUB_SYSCALL_H
 
 #define SYS_read 0
-#define SYS_open 2
 #define SYS_close 3
-#define SYS_madvise 28
-#define SYS_nanosleep 35
-#define SYS_flock 73
-#define SYS_fdatasync 75
+#define SYS_fstat 5
+#define SYS_mmap 9
 #define SYS_ioctl 16
+#define SYS_pread64 17
+#define SYS_mincore 27
+#define SYS_madvise 28
+#define SYS_uname 63
+#define SYS_sync_file_range 277
+#define SYS_statfs 137
 #define SYS_prctl 157
 #define SYS_fadvise64 221
+#define SYS_clock_nanosleep 230
+#define SYS_openat 257
+
+/* The base page size: 4 KiB on every x86-64 kernel.  */
+#define STUB_PAGE_SIZE 4096
+
+/* struct stat as the kernel's fstat fills it: st_dev, st_ino, st_nlink
+   (64-bit words), then st_mode.  */
+#define STAT_WORDS 18
+#define STAT_DEV(s) ((s)[0])
+#define STAT_INO(s) ((s)[1])
+#define STAT_MODE(s) ((uint32_t) (s)[3])
 
 static inline long
 syscall6 (long n, long a, long b, long c, long d, long e, long f)

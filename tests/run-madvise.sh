@@ -423,16 +423,28 @@ check_bytemap () {
 	fi
 }
 
-# strace_case LABEL CALLS [WHEN]: run under strace with CALLS (comma list)
-# made to fail with ENOSYS (from the WHEN-th call on, when given): the output
-# must be the original's, and the stub must have made at least one of them
-# (strace marks them INJECTED).  Reads w, name, r, dir.
+# The stub's system calls that the loader and libc do not make while a
+# fixture starts, so that strace can make them fail for the stub alone.
+# (openat, read, pread64, close, fstat and mmap are the loader's too: the
+# seccomp cases of run-invisible.sh cover them.)
+STUB_ONLY_CALLS=prctl,uname,statfs,madvise,ioctl,mincore,fadvise64,sync_file_range,clock_nanosleep
+
+# strace_case LABEL CALLS [DIR FILE]: run under strace with CALLS (comma
+# list) made to fail with ENOSYS, after $r was cached in order-0 folios (or
+# with DIR/FILE as it is), so that the stub goes down its repair path: the
+# output must be the original's, and the stub must have made at least one
+# of them (strace marks them INJECTED).  Reads w, name, r, dir.
 strace_case () {
-	local label=$1 calls=$2 when=${3:+:when=$3} log
+	local label=$1 calls=$2 sdir=${3:-$dir} sfile=${4:-$r} log
 	log=$w/strace.$label.log
-	run_as "$dir" "$w/strace.$label.out" strace -f -qq -o "$log" \
-		-e trace=prctl,madvise,ioctl,open,fadvise64,flock,fdatasync,nanosleep -e inject="$calls:error=ENOSYS$when"
-	same_output "$w/strace.$label.out" "$calls failing${3:+ from call ${3%+} on} (strace)"
+	if [ $# -lt 3 ]; then
+		drop_caches
+		"$PAGECACHE" order0 "$sfile" >/dev/null 2>&1
+	fi
+	rm -f "$w/smaps.strace-$label"
+	FIXTURE_SMAPS=$w/smaps.strace-$label run_as "$sdir" "$w/strace-$label.out" strace -f -qq -o "$log" \
+		-e trace="$STUB_ONLY_CALLS" -e inject="$calls:error=ENOSYS"
+	same_output "$w/strace-$label.out" "$calls failing (strace)"
 	local injected
 	injected=$(grep -c 'INJECTED' "$log" 2>/dev/null)
 	if [ "${injected:-0}" -gt 0 ]; then
@@ -522,11 +534,12 @@ while read -r name target file prog hook <&3; do
 	# A warm start has nothing to repair: the stub neither opens the
 	# object's file nor locks it.
 	if $have_strace; then
-		run_as "$dir" "$w/warm-strace.out" strace -f -qq -o "$w/warm.strace" -e trace=flock,fdatasync,fadvise64
-		if grep -Eq 'flock|fdatasync|fadvise64' "$w/warm.strace"; then
-			fail "$name: warm start: the stub went down its repair path: $(grep -Em1 'flock|fdatasync|fadvise64' "$w/warm.strace")"
+		run_as "$dir" "$w/warm-strace.out" strace -f -qq -o "$w/warm.strace" \
+			-e trace=flock,fdatasync,fadvise64,sync_file_range,clock_nanosleep,nanosleep,mmap
+		if grep -Eq 'flock|fdatasync|fadvise64|sync_file_range|nanosleep|PROT_READ\|PROT_EXEC, MAP_PRIVATE\|MAP_FIXED, ' "$w/warm.strace"; then
+			fail "$name: warm start: the stub went down its repair path: $(grep -Em1 'flock|fdatasync|fadvise64|sync_file_range|nanosleep' "$w/warm.strace")"
 		else
-			pass "$name: warm start: no flock, fdatasync or fadvise64 from the stub"
+			pass "$name: warm start: no eviction, write-back, wait or remapping from the stub"
 		fi
 	fi
 
@@ -575,24 +588,29 @@ while read -r name target file prog hook <&3; do
 		fail "$name: elfpmd --madvise --populate-max=0 failed: $(head -3 "$w/sampled.log")"
 	fi
 
-	# Runs with the stub's system calls failing.  The order-0 state is
-	# kept by these runs (no eviction succeeds), so the stub goes down its
-	# repair path: no PAGEMAP_SCAN; no descriptor of the object (every open
-	# after /proc/self/pagemap fails); no POSIX_FADV_DONTNEED; everything.
+	# Runs with the stub's system calls failing, each from an order-0
+	# cache.  Without PAGEMAP_SCAN (ioctl: the path of kernels before 6.7,
+	# smaps and mincore), without the kernel's version (uname) or the file
+	# system's type (statfs) the stub still repairs the cache; without
+	# mincore, POSIX_FADV_DONTNEED, madvise, or all of them, it gives up
+	# and the program runs as before.
 	if $have_strace; then
-		drop_caches
-		"$PAGECACHE" order0 "$r" >/dev/null 2>&1
-		strace_case ioctl ioctl
-		strace_case open open 2+
-		strace_case fadvise64 fadvise64
-		# (these two let the repair succeed: the order-0 state is made
-		# again before each)
-		for calls in flock fdatasync; do
-			drop_caches
-			"$PAGECACHE" order0 "$r" >/dev/null 2>&1
-			strace_case $calls $calls
+		for calls in ioctl uname statfs; do
+			strace_case "$calls" "$calls"
+			check_coverage "strace-$calls" "$r"
 		done
-		strace_case all prctl,madvise,ioctl,open,fadvise64,flock,fdatasync,nanosleep
+		strace_case mincore mincore
+		strace_case madvise madvise
+		# Pages that cannot be evicted: the stub writes the chunk back
+		# once, then waits for them 1 ms at a time, at most 8 ms in all.
+		strace_case fadvise64 fadvise64
+		sleeps=$(grep -c 'clock_nanosleep(CLOCK_MONOTONIC, 0, {tv_sec=0, tv_nsec=1000000}' "$w/strace.fadvise64.log")
+		if grep -q 'sync_file_range(' "$w/strace.fadvise64.log" && [ "$sleeps" -ge 1 ] && [ "$sleeps" -le 8 ]; then
+			pass "$name: pages that stay cached: the stub wrote the chunk back and waited $sleeps ms (at most 8)"
+		else
+			fail "$name: pages that stay cached: $(grep -c 'sync_file_range(' "$w/strace.fadvise64.log") write-backs, $sleeps waits of 1 ms (expected write-back, then 1 to 8 waits)"
+		fi
+		strace_case all "$STUB_ONLY_CALLS"
 	fi
 
 	# valgrind: only where it runs the original cleanly (it reports errors
