@@ -277,7 +277,7 @@ struct lines
 {
   int fd;
   long have, at;
-  char buf[512];
+  char buf[1024];
 };
 
 /* The next line of L into LINE (CAP bytes, NUL-terminated, cut to fit);
@@ -890,12 +890,19 @@ thp_never (void)
 }
 
 /* The type (f_type) of the file system that holds the object; 0 if
-   unknown.  */
+   unknown.  A program's is that of /proc/self/exe, which costs one system
+   call; when ld.so was run explicitly (ld.so ./prog), that is ld.so's,
+   which may be another file system: a wrong guess costs a miss, or at most
+   one chunk read again per start (the file evicted is always the
+   object's, matched by device and inode).  */
 static uint64_t
 file_system (struct stub *st)
 {
   uint64_t buf[16];
   memset (buf, 0, sizeof buf);
+  if ((st->p->flags & STUB_FLAG_EXE)
+      && syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)
+    return buf[0];
   if (find_mapping (st, st->self) == 0 && st->map->path[0] == '/'
       && syscall6 (SYS_statfs, (long) st->map->path, (long) buf, 0, 0, 0, 0) == 0)
     return buf[0];
