@@ -27,41 +27,45 @@
        4. anything else (ext4 and xfs on current kernels, file systems this
           list does not know) is populated and repaired (MODE_REPAIR),
           with a bound: the first repair that evicts a chunk and reads it
-          back in small folios ends the repairs (the file system cannot),
-          so that an unknowable case (ext4 data=journal on 6.16+) costs at
-          most one chunk read again per start.
+          back whole in small folios ends the repairs (the file system
+          cannot), so that an unknowable case (ext4 data=journal on 6.16+)
+          costs at most one chunk read again per start.
 
    MODE_REPAIR, for each PMD-aligned range of text (populate_range):
    1. madvise(MADV_HUGEPAGE), so that a fault in an uncached chunk reads one
-      PMD-sized folio, and MADV_RANDOM, so that it reads just that chunk;
+      PMD-sized folio, and MADV_RANDOM, so that it reads just that chunk
+      and never spills small folios into the next one (MADV_RANDOM stays:
+      the program's own faults in the range read whole chunks too);
    2. touch each chunk, last first; or, for a range of more than
       populate_max chunks, only a sample of eight (choose_touched), and the
-      rest only when the sample finds a chunk not PMD-mapped;
-   3. find the touched chunks that are not PMD-mapped: exactly with
-      PAGEMAP_SCAN (6.7+); before that from /proc/self/smaps
-      (FilePmdMapped of the text's mappings) together with which chunks the
-      page cache held before the touch (mincore): a chunk partly cached
-      holds small folios, one not cached at all was read by the touch as one
-      PMD folio (find_small_chunks);
-   4. repair those whose pages are all clean file pages (repair_range):
-      stop mapping them, evict them from the page cache (POSIX_FADV_DONTNEED
-      on the object's file, found by device and inode), and touch them
-      again so that they are read back as PMD folios.  Dirty pages (a file
-      just written) are written back first (sync_file_range of the chunk,
-      once).  Pages another process
-      maps stay cached: the stub waits for them 1 ms at a time, at most
-      MAX_SLEEP_MS in all (programs started together let them go at once).
+      rest only when the sample finds a chunk not PMD-mapped.  A chunk that
+      another process is evicting is not touched (touch_harmless);
+   3. find the touched chunks that are not PMD-mapped: with PAGEMAP_SCAN
+      (6.7+) each right after its touch, and stop mapping it at once
+      (drop_chunk), so that programs starting together do not keep each
+      other's small folios cached; before 6.7 from /proc/self/smaps
+      (FilePmdMapped of the text's mappings) together with what the page
+      cache held before the touch (mincore): a chunk partly cached holds
+      small folios, one not cached at all was read by the touch as one PMD
+      folio (smaps_small_chunks);
+   4. repair those whose pages are all clean file pages (repair_range), on
+      the object's file, found by device and inode (open_object_file):
+      write the range back (sync_file_range: dirty pages cannot be
+      evicted), take the file's lock (lock_file: one process at a time,
+      others wait while it shows progress), and for each chunk evict it
+      from the page cache (POSIX_FADV_DONTNEED) and touch it again, so that
+      it is read back as one PMD folio (repair_chunk).  Pages another
+      process maps stay cached; that chunk is tried again after the others.
       Where this process's own page table still covers the chunk after
       MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is
-      mapped afresh from the file (mmap MAP_FIXED), which frees it;
-   5. restore normal readahead (MADV_NORMAL).  */
+      mapped afresh from the file (mmap MAP_FIXED, refault), which frees
+      it.  */
 
 #include <stdint.h>
 
 #include "../src/stub_params.h"
 #include SYSCALL_H
 
-#define MADV_NORMAL 0
 #define MADV_RANDOM 1
 #define MADV_DONTNEED 4
 #define MADV_HUGEPAGE 14
@@ -86,6 +90,15 @@
 #define SYNC_FILE_RANGE_WRITE 2
 #define SYNC_FILE_RANGE_WAIT_AFTER 4
 #define EINVAL 22
+#define EWOULDBLOCK 11
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#define F_RDLCK 0
+#define F_WRLCK 1
+#define F_UNLCK 2
 #define EAGAIN 11
 #define ENOMEM 12
 #define EBUSY 16
@@ -123,7 +136,14 @@ struct pm_scan_arg
 #define MAX_CHUNKS 4096
 #define SET_WORDS (MAX_CHUNKS / 64)
 
-/* The longest time the stub waits, in all, for pages other processes map.  */
+/* How long the stub waits for the lock of a file another process is
+   repairing: at most LOCK_IDLE_MS without progress, LOCK_MAX_MS in all.  */
+#define LOCK_IDLE_MS 15
+#define LOCK_MAX_MS 250
+
+/* How many times the stub tries to evict and read back one chunk, and how
+   long it waits, in all, between tries.  */
+#define REPAIR_ATTEMPTS 3
 #define MAX_SLEEP_MS 8
 
 /* A /proc/self/maps line long enough for any path that can be opened.  */
@@ -158,7 +178,8 @@ struct stub
   int scan;			/* PAGEMAP_SCAN works: 1, does not: 0, not known yet: -1 */
   int file;			/* the object's file; -1 none, -2 not looked for yet */
   int stop;			/* no more repairs: the kernel cannot, or may not */
-  int slept;			/* milliseconds waited so far */
+  int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
+  int slept;			/* milliseconds waited for pages to go */
   struct mapping *map;		/* filled by find_mapping */
 };
 
@@ -261,15 +282,6 @@ static void
 touch (uintptr_t chunk)
 {
   __asm__ volatile ("" : : "r" (*(volatile const char *) chunk) : "memory");
-}
-
-/* Touch the chunks of SET in the range at START, last first.  */
-static void
-touch_chunks (uintptr_t start, uint64_t n, uint64_t pmd, const uint64_t *set)
-{
-  for (uint64_t i = n; i-- > 0;)
-    if (chunk_in (set, i))
-      touch (start + i * pmd);
 }
 
 /* Text reading: lines of a /proc file.  */
@@ -509,6 +521,29 @@ cached_pages (struct stub *st, uintptr_t chunk)
   return count;
 }
 
+/* Whether the page at ADDR is in the page cache (or mapped); -1 if it
+   cannot be told.  */
+static int
+page_cached (uintptr_t addr)
+{
+  unsigned char v = 0;
+  if (syscall6 (SYS_mincore, (long) addr, STUB_PAGE_SIZE, (long) &v, 0, 0, 0) != 0)
+    return -1;
+  return v & 1;
+}
+
+/* Whether a touch of CHUNK can fault it in without harm: its first page
+   is cached (the fault maps what is there and reads nothing), or its last
+   page is not either (nothing of it is cached: the fault reads one PMD
+   folio).  Not when only the last is: another process is evicting the
+   chunk (POSIX_FADV_DONTNEED drops pages in ascending order), and a fault
+   now would read the missing pages as small folios under it.  */
+static int
+touch_harmless (struct stub *st, uintptr_t chunk)
+{
+  return page_cached (chunk) != 0 || page_cached (chunk + st->pmd - STUB_PAGE_SIZE) == 0;
+}
+
 /* Mark in BAD (one bit per chunk) the chunks of the N at START that are not
    PMD-mapped, using PAGEMAP_SCAN.  Return their number, or -1 when the
    kernel cannot tell (before 6.7).  */
@@ -650,27 +685,17 @@ note_cached (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *want,
       }
 }
 
-/* Mark in BAD the chunks of TOUCHED (of the N at START) that are not
-   PMD-mapped after the touch.  Without PAGEMAP_SCAN, from smaps and what
-   the cache held before (PARTLY, WHOLLY): a chunk partly cached holds small
+/* Without PAGEMAP_SCAN: mark in BAD the chunks of TOUCHED (of the N at
+   START) that are not PMD-mapped after the touch, from smaps and what the
+   cache held before (PARTLY, WHOLLY): a chunk partly cached holds small
    folios; one not cached was read by the touch as one PMD folio where the
    file system can; a wholly cached one may be either, and counts as small
    when the mappings' PMD count falls short.  Return the number marked, or
    -1 when it cannot be told.  */
 static long
-find_small_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *touched,
-		   const uint64_t *partly, const uint64_t *wholly, uint64_t *bad)
+smaps_small_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *touched,
+		    const uint64_t *partly, const uint64_t *wholly, uint64_t *bad)
 {
-  if (st->scan != 0)
-    {
-      long count = scan_small_chunks (st, start, n, bad);
-      if (count >= 0)
-	{
-	  for (uint64_t i = 0; i < (n + 63) / 64; i++)
-	    bad[i] &= touched[i];
-	  return (long) chunks_count (bad, n);
-	}
-    }
   long pmd_mapped = smaps_pmd_mapped (st, start, start + n * st->pmd);
   if (pmd_mapped < 0)
     return -1;
@@ -691,6 +716,67 @@ find_small_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t 
   return (long) chunks_count (bad, n);
 }
 
+/* Stop mapping chunk I of the range at START, which is not PMD-mapped,
+   if every page of it this process maps is a clean file page, and add it
+   to DROPPED.  Pages a process maps cannot be evicted: several copies of
+   the program starting together would otherwise keep each other's small
+   folios cached.  MADV_DONTNEED fails on locked memory (mlock): nothing
+   can be repaired then.  */
+static void
+drop_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t *dropped)
+{
+  uintptr_t chunk = start + i * st->pmd;
+  if (st->stop || chunk_in (dropped, i) || !chunk_clean (st, chunk))
+    return;
+  if (sys_madvise (chunk, st->pmd, MADV_DONTNEED) != 0)
+    st->stop = 1;
+  else
+    chunk_add (dropped, i);
+}
+
+/* Touch the chunks of SET (of the N at START), last first, and mark in BAD
+   those that are not PMD-mapped then.  With PAGEMAP_SCAN each is checked
+   right after its touch and, when small, dropped at once (drop_chunk);
+   without it, see smaps_small_chunks (TOUCHED: every chunk touched so
+   far, SET included; PARTLY, WHOLLY: what the cache held of them).
+   Return the number marked, or -1 when it cannot be told.  */
+static long
+populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *set,
+		 const uint64_t *touched, uint64_t *partly, uint64_t *wholly, uint64_t *bad,
+		 uint64_t *dropped)
+{
+  uint64_t pmd = st->pmd;
+  if (st->scan != 1)
+    {
+      /* A chunk partly cached holds small folios, or another process is
+	 evicting it: it is not touched (see touch_harmless).  */
+      note_cached (st, start, n, set, partly, wholly);
+      for (uint64_t i = n; i-- > 0;)
+	if (chunk_in (set, i) && !chunk_in (partly, i))
+	  touch (start + i * pmd);
+      return smaps_small_chunks (st, start, n, touched, partly, wholly, bad);
+    }
+  for (uint64_t i = n; i-- > 0;)
+    if (chunk_in (set, i))
+      {
+	uint64_t one[1];
+	long small = 1;
+	if (touch_harmless (st, start + i * pmd))
+	  {
+	    touch (start + i * pmd);
+	    small = scan_small_chunks (st, start + i * pmd, 1, one);
+	  }
+	if (small < 0)
+	  return -1;
+	if (small > 0)
+	  {
+	    chunk_add (bad, i);
+	    drop_chunk (st, start, i, dropped);
+	  }
+      }
+  return (long) chunks_count (bad, n);
+}
+
 /* Map CHUNK (file offset OFFSET) afresh from the object's file, so that the
    kernel frees the page table that covered it and a fault can map it with
    one PMD entry.  The chunk's pages are all clean file pages, so nothing is
@@ -707,100 +793,197 @@ remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
   return 0;
 }
 
+/* Fault CHUNK (file offset OFFSET) of the range [LO, HI) in again and
+   return whether it is PMD-mapped now (BEFORE: see chunk_pmd_mapped).
+   Where MADV_DONTNEED leaves the page table that covered the chunk in
+   place (ST->table_stays: Linux before 6.14, without CONFIG_PT_RECLAIM), a
+   fault cannot map a PMD folio over it, so the chunk is mapped afresh
+   first.  FALLBACK is for a chunk just evicted: then a chunk the touch
+   alone does not PMD-map is mapped afresh and touched again, for a kernel
+   whose version says the table goes but whose configuration keeps it.  */
+static int
+refault (struct stub *st, uintptr_t chunk, uint64_t offset, uintptr_t lo, uintptr_t hi,
+	 long before, int fallback)
+{
+  /* Without FALLBACK, only a chunk the cache holds whole, which the fault
+     maps without reading: one held in part is being evicted by another
+     process, or read back by it, and a fault now would read the missing
+     pages as small folios, spoiling both processes' work.  */
+  if (!fallback && cached_pages (st, chunk) != (long) (st->pmd / STUB_PAGE_SIZE))
+    return 0;
+  int remapped = st->table_stays && remap_chunk (st, chunk, offset) == 0;
+  touch (chunk);
+  if (chunk_pmd_mapped (st, chunk, lo, hi, before))
+    return 1;
+  if (!fallback || remapped || remap_chunk (st, chunk, offset) != 0)
+    return 0;
+  touch (chunk);
+  return chunk_pmd_mapped (st, chunk, lo, hi, before);
+}
+
 /* Evict chunk I of the range at START (N chunks, file offset FILE_OFFSET),
    which this process does not map any more, and read it back as one PMD
-   folio.  Set ST->stop when the kernel shows it cannot, or may not.  */
-static void
-repair_chunk (struct stub *st, uintptr_t start, uint64_t n, uint64_t i, uint64_t file_offset)
+   folio; the caller holds the file's lock, so no other stub repairs it.
+   Set ST->stop when the kernel shows it cannot, or may not.  Another
+   process may map some of the chunk's pages, so that they cannot be
+   evicted: ld.so of a program starting meanwhile (a shared object's first
+   chunk often holds its symbols and relocations), a stub for a moment, a
+   program that runs.  Without WAIT, return 0 then, for a second round;
+   with WAIT, try again 1 ms later, REPAIR_ATTEMPTS times in all (and
+   MAX_SLEEP_MS for the whole stub).  Return 1 when done with the chunk.  */
+static int
+repair_chunk (struct stub *st, uintptr_t start, uint64_t n, uint64_t i, uint64_t file_offset,
+	      int wait)
 {
   uint64_t pmd = st->pmd;
   uintptr_t chunk = start + i * pmd, lo = start, hi = start + n * pmd;
   uint64_t offset = file_offset + i * pmd;
-  long before = -1;
-  int synced = 0;
-  for (;;)
+  for (int attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++)
     {
-      if (st->scan != 1)
-	before = smaps_pmd_mapped (st, lo, hi);
-      sys_fadvise (st->file, (long) offset, (long) pmd, POSIX_FADV_DONTNEED);
-      long cached = cached_pages (st, chunk);
-      if (cached == 0)
-	break;
-      if (cached < 0)
-	{
-	  st->stop = 1;
-	  return;
-	}
-      /* Pages that stay are dirty (a file just written: write the
-	 chunk's back, once, without the device flush of an fsync) or mapped
-	 by another process.  That may be a program started at the same
-	 moment, which lets them go at once; or one that keeps them, which
-	 the stub does not fight.  */
-      if (!synced)
-	{
-	  synced = 1;
-	  syscall6 (SYS_sync_file_range, st->file, (long) offset, (long) pmd,
-		    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE
-		    | SYNC_FILE_RANGE_WAIT_AFTER, 0, 0);
-	  continue;
-	}
-      if (!wait_1ms (st))
-	return;
-      /* The other process may have read the chunk back as a PMD folio.  */
-      touch (chunk);
-      if (chunk_pmd_mapped (st, chunk, lo, hi, before))
-	return;
+      if (attempt > 0 && !wait_1ms (st))
+	return 1;
+      long before = st->scan == 1 ? -1 : smaps_pmd_mapped (st, lo, hi);
+      /* Another stub may have repaired the chunk while this one waited for
+	 the lock: then it is cached as one PMD folio, and mapping it is all
+	 there is to do.  (Where the page table stays, that would cost a
+	 fresh mapping to see what is most likely still small.)  */
+      if ((attempt > 0 || wait || !st->table_stays)
+	  && refault (st, chunk, offset, lo, hi, before, 0))
+	return 1;
       if (sys_madvise (chunk, pmd, MADV_DONTNEED) != 0)
 	{
 	  st->stop = 1;
-	  return;
+	  return 1;
+	}
+      sys_fadvise (st->file, (long) offset, (long) pmd, POSIX_FADV_DONTNEED);
+      long cached = cached_pages (st, chunk);
+      if (cached < 0)
+	{
+	  st->stop = 1;
+	  return 1;
+	}
+      if (cached != 0)
+	{
+	  if (!wait)
+	    return 0;
+	  continue;
+	}
+      if (refault (st, chunk, offset, lo, hi, before, 1))
+	return 1;
+      /* Read back from an empty cache and still not PMD-mapped.  Read back
+	 whole, in small folios: the file system cannot give this file PMD
+	 folios.  In part: another process faulted it in meanwhile.  */
+      if (cached_pages (st, chunk) == (long) (pmd / STUB_PAGE_SIZE))
+	{
+	  st->stop = 1;
+	  return 1;
 	}
     }
-  /* MADV_DONTNEED leaves the page table that covered the chunk in place
-     before Linux 6.14 (CONFIG_PT_RECLAIM), and a fault cannot map a PMD
-     folio over it.  A fresh mapping frees it: at once where PAGEMAP_SCAN
-     is missing (before 6.7), else only when the chunk, read back from an
-     empty cache, is still not PMD-mapped, which tells whether the page
-     table or the file system was in the way.  */
-  int remapped = st->scan != 1 && remap_chunk (st, chunk, offset) == 0;
-  touch (chunk);
-  if (chunk_pmd_mapped (st, chunk, lo, hi, before))
-    return;
-  if (!remapped && remap_chunk (st, chunk, offset) == 0)
-    {
-      touch (chunk);
-      if (chunk_pmd_mapped (st, chunk, lo, hi, before))
-	return;
-    }
-  /* The file system cannot give this file PMD folios.  */
-  st->stop = 1;
+  return 1;
 }
 
-/* Repair the chunks in BAD (not PMD-mapped) of the range at START (N chunks,
-   file offset FILE_OFFSET): those whose pages in this process are all clean
-   file pages; the others stay as they are.  */
-static void
-repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset, uint64_t *bad)
+/* The lock's holder shows how far it has come with a read lock (an open
+   file description lock, which any reader may take) on bytes [0, STEPS)
+   of the file, one byte longer at every chunk; set it (F_RDLCK) or drop it
+   (F_UNLCK).  Waiters read it (F_OFD_GETLK) to tell a holder that works
+   from one that only holds the lock.  */
+struct flock64_x86
 {
-  uint64_t pmd = st->pmd;
+  short type, whence;
+  int64_t start, len;
+  int pid, pad;
+};
+
+static void
+show_progress (struct stub *st, short type, int64_t steps)
+{
+  struct flock64_x86 l = { .type = type, .whence = 0, .start = 0, .len = steps };
+  syscall6 (SYS_fcntl, st->file, F_OFD_SETLK, (long) &l, 0, 0, 0);
+}
+
+/* The progress another process shows (see show_progress), or -1.  */
+static long
+holder_progress (struct stub *st)
+{
+  struct flock64_x86 l = { .type = F_WRLCK, .whence = 0, .start = 0, .len = 0 };
+  if (syscall6 (SYS_fcntl, st->file, F_OFD_GETLK, (long) &l, 0, 0, 0) != 0 || l.type != F_RDLCK)
+    return -1;
+  return (long) l.len;
+}
+
+/* Take the exclusive lock on the object's file, so that only one process
+   at a time evicts and reads back its chunks: two at once spoil each
+   other's work (a fault in a chunk another is evicting reads the missing
+   pages as small folios).  While another process holds it, poll it every
+   millisecond, for as long as that process shows progress (see
+   show_progress), but for at most LOCK_IDLE_MS without progress and
+   LOCK_MAX_MS in all.  Return 1 when locked, 0 when flock cannot be used
+   (repair without it), -1 when the wait ran out (leave the repair to the
+   holder).  */
+static int
+lock_file (struct stub *st)
+{
+  long seen = -1;
+  for (int idle = 0, waited = 0;; idle++, waited++)
+    {
+      long err = syscall6 (SYS_flock, st->file, LOCK_EX | LOCK_NB, 0, 0, 0, 0);
+      if (err == 0)
+	return 1;
+      if (err != -EWOULDBLOCK)
+	return 0;
+      long now = holder_progress (st);
+      if (now != seen)
+	{
+	  seen = now;
+	  idle = 0;
+	}
+      if (idle >= LOCK_IDLE_MS || waited >= LOCK_MAX_MS)
+	return -1;
+      struct { long sec, nsec; } t = { 0, 1000000 };
+      syscall6 (SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long) &t, 0, 0, 0);
+    }
+}
+
+/* Repair the chunks in BAD (not PMD-mapped) of the range at START (N
+   chunks, file offset FILE_OFFSET) that drop_chunk can drop (DROPPED: those
+   it has); the others stay as they are.  */
+static void
+repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
+	      const uint64_t *bad, uint64_t *dropped)
+{
   for (uint64_t i = 0; i < n; i++)
-    if (chunk_in (bad, i) && !chunk_clean (st, start + i * pmd))
-      chunk_del (bad, i);
-  if (chunks_count (bad, n) == 0 || open_object_file (st) < 0)
-    return;
-  /* Stop mapping the small folios at once: pages a process maps cannot be
-     evicted, and several copies of the program starting together would
-     otherwise keep each other's small folios cached.  MADV_DONTNEED fails
-     on locked memory (mlock): nothing can be repaired then.  */
-  for (uint64_t i = 0; i < n; i++)
-    if (chunk_in (bad, i) && sys_madvise (start + i * pmd, pmd, MADV_DONTNEED) != 0)
-      {
-	st->stop = 1;
-	return;
-      }
-  for (uint64_t i = 0; i < n && !st->stop; i++)
     if (chunk_in (bad, i))
-      repair_chunk (st, start, n, i, file_offset);
+      drop_chunk (st, start, i, dropped);
+  if (st->stop || chunks_count (dropped, n) == 0 || open_object_file (st) < 0)
+    return;
+  /* Dirty pages (a file just written) cannot be evicted: write the range
+     back first, without the lock (other starters do the same and wait for
+     the same write), and without the device flush of an fsync.  */
+  syscall6 (SYS_sync_file_range, st->file, (long) file_offset, (long) (n * st->pmd),
+	    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER,
+	    0, 0);
+  int locked = lock_file (st);
+  if (locked < 0)
+    return;
+  /* Chunks with pages another process maps are left for a second round,
+     by when the programs starting meanwhile have let them go.  */
+  int64_t steps = 0;
+  for (int wait = 0; wait <= 1; wait++)
+    for (uint64_t i = 0; i < n && !st->stop; i++)
+      if (chunk_in (dropped, i))
+	{
+	  if (locked)
+	    show_progress (st, F_RDLCK, ++steps);
+	  if (repair_chunk (st, start, n, i, file_offset, wait))
+	    chunk_del (dropped, i);
+	}
+  /* Unlock before the descriptor is closed: a fork in another thread may
+     have a copy of it, which would keep the locks.  */
+  if (locked)
+    {
+      show_progress (st, F_UNLCK, 0);
+      syscall6 (SYS_flock, st->file, LOCK_UN, 0, 0, 0, 0);
+    }
 }
 
 /* MODE_REPAIR for one range of N chunks at START (file offset FILE_OFFSET).
@@ -814,10 +997,13 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
   sys_madvise (start, len, MADV_RANDOM);
 
   uint64_t touched[SET_WORDS], bad[SET_WORDS], partly[SET_WORDS], wholly[SET_WORDS];
+  uint64_t dropped[SET_WORDS];
   int sampled = stub_range_sampled (n, st->p->populate_max);
   choose_touched (n, sampled, touched);
+  chunks_none (bad, n);
   chunks_none (partly, n);
   chunks_none (wholly, n);
+  chunks_none (dropped, n);
   if (st->scan == -1)
     {
       /* Whether PAGEMAP_SCAN works: it decides how small chunks are
@@ -825,27 +1011,20 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
       uint64_t none[1];
       scan_small_chunks (st, start, 1, none);
     }
-  if (st->scan != 1)
-    note_cached (st, start, n, touched, partly, wholly);
-  touch_chunks (start, n, pmd, touched);
-  long count = find_small_chunks (st, start, n, touched, partly, wholly, bad);
+  long count = populate_chunks (st, start, n, touched, touched, partly, wholly, bad, dropped);
   if (count > 0 && sampled)
     {
       /* The sample found small folios: populate the whole range.  */
+      uint64_t rest[SET_WORDS];
+      chunks_all (rest, n);
       for (uint64_t i = 0; i < n; i++)
 	if (chunk_in (touched, i))
-	  chunk_del (touched, i);
-	else
-	  chunk_add (touched, i);
-      if (st->scan != 1)
-	note_cached (st, start, n, touched, partly, wholly);
-      touch_chunks (start, n, pmd, touched);
+	  chunk_del (rest, i);
       chunks_all (touched, n);
-      count = find_small_chunks (st, start, n, touched, partly, wholly, bad);
+      count = populate_chunks (st, start, n, rest, touched, partly, wholly, bad, dropped);
     }
   if (count > 0 && !st->stop)
-    repair_range (st, start, n, file_offset, bad);
-  sys_madvise (start, len, MADV_NORMAL);
+    repair_range (st, start, n, file_offset, bad, dropped);
   return 0;
 }
 
@@ -920,6 +1099,7 @@ choose_mode (struct stub *st)
   if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0 || thp_never ())
     return MODE_NOTHING;
   st->kernel = kernel_version ();
+  st->table_stays = st->kernel == 0 || st->kernel < KV (6, 14);
   if (st->kernel != 0 && st->kernel < KV (5, 18))
     return MODE_HINT;
   uint64_t fs = file_system (st);

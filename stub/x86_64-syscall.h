@@ -11,12 +11,14 @@
 #define SYS_mincore 27
 #define SYS_madvise 28
 #define SYS_uname 63
-#define SYS_sync_file_range 277
+#define SYS_fcntl 72
+#define SYS_flock 73
 #define SYS_statfs 137
 #define SYS_prctl 157
 #define SYS_fadvise64 221
 #define SYS_clock_nanosleep 230
 #define SYS_openat 257
+#define SYS_sync_file_range 277
 
 /* The base page size: 4 KiB on every x86-64 kernel.  */
 #define STUB_PAGE_SIZE 4096

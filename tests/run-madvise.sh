@@ -427,7 +427,7 @@ check_bytemap () {
 # fixture starts, so that strace can make them fail for the stub alone.
 # (openat, read, pread64, close, fstat and mmap are the loader's too: the
 # seccomp cases of run-invisible.sh cover them.)
-STUB_ONLY_CALLS=prctl,uname,statfs,madvise,ioctl,mincore,fadvise64,sync_file_range,clock_nanosleep
+STUB_ONLY_CALLS=prctl,uname,statfs,madvise,ioctl,mincore,fadvise64,sync_file_range,flock,clock_nanosleep
 
 # strace_case LABEL CALLS [DIR FILE]: run under strace with CALLS (comma
 # list) made to fail with ENOSYS, after $r was cached in order-0 folios (or
@@ -591,24 +591,28 @@ while read -r name target file prog hook <&3; do
 	# Runs with the stub's system calls failing, each from an order-0
 	# cache.  Without PAGEMAP_SCAN (ioctl: the path of kernels before 6.7,
 	# smaps and mincore), without the kernel's version (uname) or the file
-	# system's type (statfs) the stub still repairs the cache; without
-	# mincore, POSIX_FADV_DONTNEED, madvise, or all of them, it gives up
-	# and the program runs as before.
+	# system's type (statfs), or without the lock (flock) the stub still
+	# repairs the cache; without mincore, POSIX_FADV_DONTNEED, madvise, or
+	# all of them, it gives up and the program runs as before.
 	if $have_strace; then
-		for calls in ioctl uname statfs; do
+		for calls in ioctl uname statfs flock; do
 			strace_case "$calls" "$calls"
 			check_coverage "strace-$calls" "$r"
 		done
 		strace_case mincore mincore
 		strace_case madvise madvise
-		# Pages that cannot be evicted: the stub writes the chunk back
-		# once, then waits for them 1 ms at a time, at most 8 ms in all.
+		# Pages that cannot be evicted: the stub writes the range back
+		# once, takes the file's lock, waits for the pages 1 ms at a time,
+		# at most 8 ms in all, and unlocks before it closes the file.
 		strace_case fadvise64 fadvise64
-		sleeps=$(grep -c 'clock_nanosleep(CLOCK_MONOTONIC, 0, {tv_sec=0, tv_nsec=1000000}' "$w/strace.fadvise64.log")
-		if grep -q 'sync_file_range(' "$w/strace.fadvise64.log" && [ "$sleeps" -ge 1 ] && [ "$sleeps" -le 8 ]; then
-			pass "$name: pages that stay cached: the stub wrote the chunk back and waited $sleeps ms (at most 8)"
+		log=$w/strace.fadvise64.log
+		syncs=$(grep -c 'sync_file_range(' "$log")
+		sleeps=$(grep -c 'nanosleep(' "$log")
+		if [ "$syncs" -eq 1 ] && [ "$sleeps" -ge 1 ] && [ "$sleeps" -le 8 ] && grep -Eq 'flock\([0-9]+, LOCK_EX\|LOCK_NB\) +=  *0' "$log" \
+		   && grep -Eq 'flock\([0-9]+, LOCK_UN\) += 0' "$log"; then
+			pass "$name: pages that stay cached: one write-back, $sleeps waits of 1 ms (at most 8), the lock taken and released"
 		else
-			fail "$name: pages that stay cached: $(grep -c 'sync_file_range(' "$w/strace.fadvise64.log") write-backs, $sleeps waits of 1 ms (expected write-back, then 1 to 8 waits)"
+			fail "$name: pages that stay cached: $syncs write-backs, $sleeps sleeps, lock: $(grep -Eo 'flock\([^)]*\) += [0-9-]+' "$log" | tr '\n' ' ')"
 		fi
 		strace_case all "$STUB_ONLY_CALLS"
 	fi
