@@ -104,6 +104,45 @@ elflint_messages () {
 elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 
 # ---------------------------------------------------------------------------
+# Coverage: how much of an object's text a run got PMD-mapped, from a copy of
+# the program's /proc/self/smaps (tests/fixtures/madmain.c, invmain.c and
+# invdl.c write one to $FIXTURE_SMAPS), shared by run-madvise.sh and
+# run-invisible.sh.
+
+# pmd_kb SMAPS OBJECT: FilePmdMapped summed over the VMAs of OBJECT (same
+# inode, same base name) in the smaps copy SMAPS, in kB.
+pmd_kb () {
+	awk -v ino="$(stat -c %i "$2")" -v base="/${2##*/}" '
+		/^[0-9a-f]+-[0-9a-f]+ / {
+			n = length(base)
+			cur = $5 == ino && substr($0, length($0) - n + 1) == base
+			next }
+		cur && $1 == "FilePmdMapped:" { kb += $2 }
+		END { print kb + 0 }' "$1"
+}
+
+# ideal_chunks FILE: whole PMD chunks (of $PMD bytes, default 2 MiB) of
+# FILE's executable read-only PT_LOADs that the kernel can map with PMD
+# pages (address congruent with offset, load base PMD-aligned), counted
+# from phdr-dump's view.
+ideal_chunks () {
+	"$PHDR_DUMP" "$1" | awk -v pmd="${PMD:-2097152}" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$1 == "ehdr" { exec = $2 == "type=EXEC"; next }
+		$2 == "LOAD" {
+			if (hex($8) > maxalign) maxalign = hex($8)
+			if ($3 !~ /X/ || $3 ~ /W/) next
+			va = hex($5); off = hex($4); end = va + hex($6)
+			if ((va - off) % pmd != 0) next
+			c = int(end / pmd) - int((va + pmd - 1) / pmd)
+			if (c > 0) chunks += c }
+		END { print (exec || maxalign >= pmd) ? chunks + 0 : 0 }'
+}
+
+# ---------------------------------------------------------------------------
 # Fixtures: programs and libraries built by tests/fixtures/Makefile, shared by
 # run-fixtures.sh and run-padding.sh.  The loop over the fixtures sets the
 # globals these helpers read:

@@ -17,7 +17,7 @@ what=${1:-check}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
-	clang lld gcc-multilib attr libcap2-bin python3 e2fsprogs"
+	clang lld gcc-multilib attr libcap2-bin python3 e2fsprogs gdb strace"
 
 install_packages () {
 	missing=

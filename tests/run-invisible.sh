@@ -1,0 +1,926 @@
+#!/bin/bash
+# run-invisible.sh: the startup stub of elfpmd --madvise must be invisible
+# (DESIGN.md section 8, issue 8): a rewritten program behaves as the
+# original next to the tools people use on big programs, and costs nothing
+# where it cannot help.  Every run of a rewrite (elfpmd -q --madvise -o) is
+# compared with the original's run under the same conditions: the same
+# standard output and exit status.  The page cache states: cold (sync;
+# drop_caches), warm (after two runs) and order-0 (the file evicted, then
+# cached in 4 KiB folios by fixtures/pagecache order0: the stub goes down
+# its repair path).
+#
+# The fixture (tests/fixtures/inv.S, invmain.c): a PIE with 17 MiB of text
+# whose exported function mid (returns 42) lies in the middle of a whole
+# 2 MiB chunk; libinv.so is the same text as a library, loaded by invdl.
+#
+#   1. gdb: break mid, run, continue: the breakpoint hits as often in the
+#      rewrite as in the original (3 times), cold, warm, order-0.
+#   2. uprobe on mid (tracefs uprobe_events, in a trace instance of its own;
+#      a tracefs is mounted for the test in its work directory when none
+#      is): as many hits, cold, warm, order-0.  SKIP without tracefs or
+#      uprobes.
+#   3. LD_PRELOAD patch (fixtures/invpatch.c): mid patched to return 99 in
+#      the rewrite as in the original, cold, warm, order-0.
+#   4. Text relocations: a PIE and a library linked -z notext (DT_TEXTREL),
+#      and a copy of the PIE with execute-only text (PF_X without PF_R):
+#      -n --json --madvise says "injected":false with a reason naming
+#      TEXTREL (or execute-only), --madvise exits 0 and leaves no stub, and
+#      the result runs as the original, cold, warm, order-0.
+#   5. Explicit loader (/lib64/ld-linux-x86-64.so.2 ./prog): the same
+#      output; under strace -y no fadvise64, fdatasync or flock on a
+#      descriptor of ld.so; FilePmdMapped >= 95% of the ideal, cold, warm,
+#      order-0.
+#   6. ext4 data=journal on a loop device (no large folios, so no PMD
+#      folios): warm starts of the rewrite read at most 2 MiB more from the
+#      device than the original's (mean of 5).  SKIP where loop mounts fail.
+#   7. Another user (nobody) holds flock(LOCK_EX), then an OFD read lock, on
+#      the rewritten file: from an order-0 cache the rewrite prints the
+#      same, makes no flock or fcntl lock call, sleeps at most 8 ms in all
+#      (nanosleep, clock_nanosleep requests, strace) and gets >= 95%.
+#   8. FIFOs at the mapped path (fixtures/invfifo.c, an LD_AUDIT module,
+#      unlinks the object's file once it is mapped and makes FIFOs at PATH
+#      and "PATH (deleted)"), for the program and for a library, order-0:
+#      the run ends within 20 s with the same output, and no fadvise64 or
+#      fdatasync touches a descriptor that is not the object's inode.  A
+#      library at a path of 4,080 bytes (its maps lines are longer than
+#      4,096): the same output, >= 95%.
+#   9. mlockall(MCL_CURRENT | MCL_FUTURE), then 10 dlopen/dlclose of the
+#      stubbed library from an order-0 cache: the same output, at most one
+#      failing MADV_DONTNEED per dlopen, no nanosleep or clock_nanosleep.
+#  10. seccomp (fixtures/invseccomp.c): each of the calls the old and the
+#      new stub make, and all of them at once, failing with EPERM, then
+#      ENOSYS, for a static PIE and a PIE, order-0: the rewrite does what
+#      the original does under the same filter; and a filter that kills the
+#      process on a call the stub must never make (open, flock, nanosleep).
+#  11. The FilePmdMapped of the runs of 1 to 3 (a page of mid's chunk is
+#      anonymous there, so at most the other chunks): noted, not asserted.
+#
+# Needs root (drop_caches, tracefs, loop devices, another user), THP not
+# [never], and file THP working on the file system of $TESTS_BUILDDIR
+# (probed with fixtures/pagecache.c); skipped (77) otherwise.  A case whose
+# tool is missing (gdb, strace, tracefs, loop devices, the user nobody) is
+# a SKIP line.  Fixtures are built into $TESTS_BUILDDIR/invisible-build; the
+# work files stay there when something failed.  Probes, the loop mount, the
+# lock holders and the FIFOs are removed on exit, whatever happened.
+#
+# Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
+# set, or by hand from the source tree: bash tests/run-invisible.sh (see
+# tests/lib.sh for the defaults).
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PMD=$((0x200000))
+MIN_PERCENT=95			# coverage required where it is asserted
+MAX_SLEEP_NS=8000000		# the stub's sleeping per start (case 7)
+MAX_EXTRA_READ=$((2 << 20))	# extra bytes read per warm start (case 6)
+ARGS=(alpha "beta gamma")	# arguments of every program run
+O=$TESTS_BUILDDIR/invisible-build
+WORK=$O/work
+started=$SECONDS
+
+# skip_all REASON: the whole script cannot run here.
+skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
+
+# Cleanup: commands run in reverse order on exit, whatever happened.
+CLEANUP=()
+run_cleanup () {
+	local i
+	for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${CLEANUP[i]}" >/dev/null 2>&1
+	done
+	CLEANUP=()
+}
+trap run_cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+require_elfpmd
+[ "$(id -u)" = 0 ] || skip_all "needs root (drop_caches, tracefs, loop devices, running as another user)"
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+[ -r "$thp" ] || skip_all "$thp missing: kernel without transparent huge pages"
+grep -q '\[never\]' "$thp" && skip_all "transparent huge pages disabled ($thp: $(cat "$thp"))"
+[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
+have python3 || skip_all "python3 not found (reads the JSON reports)"
+[ "$(uname -m)" = x86_64 ] || skip_all "the stub, the seccomp filter and the patch are x86-64 only"
+
+rm -rf "$WORK"
+mkdir -p "$WORK" || hard_error "cannot create $WORK"
+require_phdr_dump "$WORK/tools"
+
+build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c): $(tail -1 "$O/mad-tools.log")"
+PAGECACHE=$O/pagecache
+
+head -c $((4 << 20)) /dev/urandom >"$WORK/probe.dat" || hard_error "cannot write $WORK/probe.dat"
+probe=$("$PAGECACHE" probe "$WORK/probe.dat" 2>&1)
+case $? in
+0) note "file THP probe: $probe (file system $(df -PT "$WORK" | awk 'NR == 2 { print $2 }'), THP $(cat "$thp"))" ;;
+1) skip_all "file THP does not work here: a MADV_HUGEPAGE mapping of a 4 MiB file on $(df -PT "$WORK" | awk 'NR == 2 { print $2 }') got $probe" ;;
+*) skip_all "file THP probe failed: $probe" ;;
+esac
+rm -f "$WORK/probe.dat"
+
+have_strace=false
+if have strace; then have_strace=true; else skip "strace not found (Debian: strace): the checks of the stub's system calls are skipped"; fi
+
+# ---------------------------------------------------------------------------
+# Helpers.
+
+# drop_caches: write back and drop the whole page cache (the cold state).
+drop_caches () { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# order0 FILE...: the order-0 state of each FILE: its cached pages dropped,
+# then all of it cached in 4 KiB folios.
+order0 () {
+	local f msg
+	for f in "$@"; do
+		"$PAGECACHE" evict "$f" >/dev/null 2>&1
+		msg=$("$PAGECACHE" order0 "$f" 2>&1)
+		case $msg in
+		*" 0 in large folios"|*"? in large folios") ;;
+		*) note "order-0 state of ${f##*/} not reached: $msg" ;;
+		esac
+	done
+}
+
+# state STATE FILE...: put FILE... in the page cache state STATE (cold or
+# order-0; warm is made by the caller's runs).
+state () {
+	local s=$1
+	shift
+	case $s in
+	cold) drop_caches ;;
+	order-0) order0 "$@" ;;
+	esac
+}
+
+# run OUT COMMAND...: run COMMAND (at most 60 s), its standard output and
+# then "exit status N" into OUT, its standard error into OUT.err.
+run () {
+	local out=$1 status
+	shift
+	{ timeout -k 5 60 "$@" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
+# same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run):
+# PASS or FAIL, with the difference.
+same () {
+	if cmp -s "$1" "$2"; then
+		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
+		return 0
+	fi
+	fail "$3: prints something else than the original, or exits otherwise"
+	diff "$1" "$2" | head -10 | sed 's/^/      /'
+	sed 's/^/      stderr: /' "$2.err" 2>/dev/null | head -5
+	return 1
+}
+
+# coverage_figures SMAPS OBJECT: "KB WANT IDEAL" for OBJECT in SMAPS.
+coverage_figures () {
+	local ideal
+	ideal=$(ideal_chunks "$2")
+	echo "$(pmd_kb "$1" "$2") $((ideal * PMD / 1024)) $ideal"
+}
+
+# check_coverage WHAT SMAPS OBJECT: FilePmdMapped of OBJECT >= MIN_PERCENT
+# of the ideal.
+check_coverage () {
+	local kb want ideal
+	if [ ! -s "$2" ]; then fail "$1: the program wrote no smaps copy"; return; fi
+	read -r kb want ideal <<<"$(coverage_figures "$2" "$3")"
+	if [ "$want" -eq 0 ]; then
+		fail "$1: no whole PMD chunk in the text to measure"
+	elif [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+		pass "$1: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))%"
+	else
+		fail "$1: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))% < $MIN_PERCENT%"
+	fi
+}
+
+# note_coverage WHAT SMAPS OBJECT: FilePmdMapped of OBJECT, noted (case 11).
+NOTES=()
+note_coverage () {
+	local kb want ideal
+	[ -s "$2" ] || return 0
+	read -r kb want ideal <<<"$(coverage_figures "$2" "$3")"
+	[ "$want" -gt 0 ] || return 0
+	note "$1: FilePmdMapped $kb kB of $want kB ideal ($((kb * 100 / want))%; $(((ideal - 1) * PMD / 1024)) kB without mid's chunk)"
+	NOTES+=("$1: $kb/$want kB")
+}
+
+# file_offset FILE SYMBOL: the file offset of SYMBOL's address in FILE
+# (0x...), from its dynamic symbol table and program headers.
+file_offset () {
+	local va
+	va=$(nm -D --defined-only "$1" 2>/dev/null | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$va" ] || return 1
+	"$PHDR_DUMP" "$1" | awk -v va="$va" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex(va) >= hex($5) && hex(va) < hex($5) + hex($6) {
+			printf "0x%x\n", hex($4) + hex(va) - hex($5); exit }'
+}
+
+# stub_json FILE: the "stub" object of elfpmd -n --json --madvise FILE, as
+# "injected present reason" (one line, reason last).
+stub_json () {
+	"$ELFPMD" -n --json --madvise "$1" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    s = json.loads(sys.stdin.read().splitlines()[0]).get("stub") or {}
+except (ValueError, IndexError) as e:
+    print("error error no JSON report: %s" % e)
+    sys.exit()
+print("%s %s %s" % (str(s.get("injected")).lower(), str(s.get("present")).lower(), s.get("reason", "")))'
+}
+
+# rewrite IN OUT: elfpmd -q --madvise -o OUT IN, which must inject the stub.
+rewrite () {
+	mkdir -p "$(dirname "$2")"
+	if ! "$ELFPMD" -q --madvise -o "$2" "$1" >"$2.log" 2>&1; then
+		fail "elfpmd -q --madvise ${1##*/}: $(head -2 "$2.log")"
+		return 1
+	fi
+	local injected present reason
+	read -r injected present reason <<<"$(stub_json "$2")"
+	if [ "$present" != true ]; then
+		fail "elfpmd -q --madvise ${1##*/}: no stub in the result ($injected $present $reason)"
+		return 1
+	fi
+	return 0
+}
+
+# strace_calls LOG CALL...: the lines of LOG (strace -o) that are calls to
+# one of CALL (the start of the call: plain or "<unfinished ...>").
+strace_calls () {
+	local log=$1 re
+	shift
+	re=$(IFS='|'; echo "$*")
+	grep -E "^[0-9]+ +($re)\(" "$log"
+}
+
+# ---------------------------------------------------------------------------
+# Fixtures.
+
+built_any=false
+have_pie=false have_spie=false have_lib=false have_tr=false have_tools=false
+build_or_skip "tools (invpatch.so, invfifo.so, invlock, invseccomp)" inv-tools && have_tools=true
+if build_or_skip "inv-pie" inv-pie; then
+	P_ORIG=$WORK/orig/inv-pie P_MAD=$WORK/mad/inv-pie
+	mkdir -p "$WORK/orig" && cp -p "$O/inv-pie" "$P_ORIG"
+	rewrite "$P_ORIG" "$P_MAD" && have_pie=true && built_any=true
+fi
+if build_or_skip "inv-static-pie" inv-static-pie; then
+	S_ORIG=$WORK/orig/inv-static-pie S_MAD=$WORK/mad/inv-static-pie
+	cp -p "$O/inv-static-pie" "$S_ORIG"
+	rewrite "$S_ORIG" "$S_MAD" && have_spie=true && built_any=true
+fi
+if build_or_skip "libinv.so" inv-lib; then
+	L_ORIG=$WORK/orig/libinv.so L_MAD=$WORK/mad/libinv.so INVDL=$O/invdl
+	cp -p "$O/libinv.so" "$L_ORIG"
+	rewrite "$L_ORIG" "$L_MAD" && have_lib=true && built_any=true
+fi
+build_or_skip "text relocation fixtures" inv-textrel && have_tr=true && built_any=true
+stop_unless_built
+
+# The original's plain runs: the reference for runs where nothing else
+# changes what the program prints.
+if $have_pie; then
+	run "$WORK/pie.ref" "$P_ORIG" "${ARGS[@]}"
+	[ "$(tail -1 "$WORK/pie.ref")" = "exit status 42" ] || { fail "inv-pie: the original does not run here ($(tail -1 "$WORK/pie.ref"))"; have_pie=false; }
+fi
+if $have_lib; then
+	run "$WORK/lib.ref" "$INVDL" "$L_ORIG" 1
+	[ "$(tail -1 "$WORK/lib.ref")" = "exit status 42" ] || { fail "invdl libinv.so: the original does not run here ($(tail -1 "$WORK/lib.ref"))"; have_lib=false; }
+fi
+
+# ---------------------------------------------------------------------------
+# 1. gdb: a breakpoint in mid.
+
+# gdb_run FILE OUT: FILE under gdb -batch with a breakpoint in mid, run and
+# continued; the program's output and exit status into OUT, gdb's into
+# OUT.gdb, the program's smaps copy into OUT.smaps; prints the hits.
+gdb_run () {
+	local file=$1 out=$2 status args
+	rm -f "$out.smaps"
+	# (run's own arguments replace --args': the arguments, quoted for
+	# the shell that starts the program, then the redirections)
+	args=$(printf '%q ' "${ARGS[@]}")
+	FIXTURE_SMAPS=$out.smaps timeout -k 5 120 gdb -batch -nx -ex 'break mid' \
+		-ex "run $args>'$out' 2>'$out.err'" -ex continue -ex continue -ex continue -ex continue \
+		"$file" >"$out.gdb" 2>&1 </dev/null
+	status=$(sed -n 's/^\[Inferior 1 (process [0-9]*) exited with code \([0-7]*\)\]$/\1/p; s/^\[Inferior 1 (process [0-9]*) exited normally\]$/0/p' "$out.gdb" | tail -1)
+	[ -n "$status" ] && status=$((8#$status))
+	echo "exit status ${status:-(did not exit under gdb)}" >>"$out"
+	grep -c '^Breakpoint 1, .* in mid ' "$out.gdb"
+}
+
+echo "# 1. gdb: breakpoint in mid"
+if ! have gdb; then
+	skip "gdb: gdb not found (Debian: gdb)"
+elif ! $have_pie; then
+	skip "gdb: no inv-pie fixture"
+else
+	for s in cold warm order-0; do
+		w=$WORK/gdb.$s
+		if [ $s = warm ]; then run "$w.warmup" "$P_MAD"; run "$w.warmup" "$P_MAD"; fi
+		state $s "$P_MAD"
+		h0=$(gdb_run "$P_ORIG" "$w.orig")
+		h1=$(gdb_run "$P_MAD" "$w.mad")
+		if [ "$h0" -ne 3 ] || ! cmp -s "$WORK/pie.ref" "$w.orig"; then
+			skip "gdb, $s: the original under gdb hits the breakpoint in mid $h0 times, not 3, or prints something else than without gdb: gdb does not work here"
+			tail -3 "$w.orig.gdb" | sed 's/^/      /'
+			continue
+		fi
+		if [ "$h1" -eq "$h0" ]; then
+			pass "gdb, $s: the breakpoint in mid hits $h1 times, as in the original"
+		else
+			fail "gdb, $s: the breakpoint in mid hits $h1 times in the rewrite, $h0 in the original"
+		fi
+		same "$w.orig" "$w.mad" "gdb, $s"
+		note_coverage "gdb, $s" "$w.mad.smaps" "$P_MAD"
+	done
+fi
+
+# ---------------------------------------------------------------------------
+# 2. A uprobe on mid.
+
+TRACE= INSTANCE= PROBES=()
+# uprobe_cleanup: disable and remove the test's probes and trace instance.
+uprobe_cleanup () {
+	local p
+	[ -n "$INSTANCE" ] && echo 0 >"$INSTANCE/events/elfpmd_test/enable" 2>/dev/null
+	[ -n "$INSTANCE" ] && rmdir "$INSTANCE" 2>/dev/null
+	for p in "${PROBES[@]}"; do echo "-:elfpmd_test/$p" >>"$TRACE/uprobe_events"; done 2>/dev/null
+	PROBES=() INSTANCE=
+}
+
+# find_tracefs: set TRACE to a tracefs with uprobe_events: the mounted one,
+# or, when none is mounted, one mounted for the test on $WORK/tracefs
+# (unmounted on exit); else print why not and fail.
+TRACEFS_MNT=
+tracefs_cleanup () { [ -n "$TRACEFS_MNT" ] && umount "$TRACEFS_MNT" && TRACEFS_MNT=; }
+find_tracefs () {
+	local d
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e "$d/uprobe_events" ] && { TRACE=$d; return 0; }
+	done
+	if ! grep -qw tracefs /proc/filesystems; then echo "no tracefs in this kernel"; return 1; fi
+	mkdir -p "$WORK/tracefs"
+	if ! mount -t tracefs nodev "$WORK/tracefs" 2>/dev/null; then echo "cannot mount tracefs"; return 1; fi
+	TRACEFS_MNT=$WORK/tracefs
+	CLEANUP+=("tracefs_cleanup")
+	if [ ! -e "$TRACEFS_MNT/uprobe_events" ]; then echo "kernel without uprobe events (CONFIG_UPROBE_EVENTS)"; return 1; fi
+	TRACE=$TRACEFS_MNT
+}
+
+# uprobe_hits EVENT OUT FILE: run FILE with the instance's trace emptied;
+# the hits of EVENT.
+uprobe_hits () {
+	: >"$INSTANCE/trace"
+	rm -f "$2.smaps"
+	run "$2" env FIXTURE_SMAPS="$2.smaps" "$3" "${ARGS[@]}"
+	grep -c " $1: " "$INSTANCE/trace"
+}
+
+echo "# 2. uprobe on mid"
+if ! $have_pie; then
+	skip "uprobe: no inv-pie fixture"
+elif ! find_tracefs >"$WORK/tracefs.why"; then
+	tracefs_cleanup
+	skip "uprobe: $(cat "$WORK/tracefs.why")"
+else
+	ev_o=orig_$$ ev_m=mad_$$
+	CLEANUP+=("uprobe_cleanup")
+	off_o=$(file_offset "$P_ORIG" mid) off_m=$(file_offset "$P_MAD" mid)
+	if [ -z "$off_o" ] || [ -z "$off_m" ]; then
+		fail "uprobe: cannot find mid's file offset (nm -D, phdr-dump)"
+	elif ! echo "p:elfpmd_test/$ev_o $P_ORIG:$off_o" >>"$TRACE/uprobe_events" 2>/dev/null; then
+		skip "uprobe: the kernel refuses a uprobe ($(tail -1 "$TRACE/error_log" 2>/dev/null))"
+	else
+		PROBES+=("$ev_o")
+		echo "p:elfpmd_test/$ev_m $P_MAD:$off_m" >>"$TRACE/uprobe_events" && PROBES+=("$ev_m")
+		INSTANCE=$TRACE/instances/elfpmd_test_$$
+		if ! mkdir "$INSTANCE" 2>/dev/null; then
+			INSTANCE=
+			skip "uprobe: cannot make a trace instance ($TRACE/instances)"
+		else
+			echo 1 >"$INSTANCE/events/elfpmd_test/enable"
+			note "uprobe: mid at file offset $off_o (original), $off_m (rewrite), tracefs $TRACE"
+			for s in cold warm order-0; do
+				w=$WORK/uprobe.$s
+				if [ $s = warm ]; then run "$w.warmup" "$P_MAD"; run "$w.warmup" "$P_MAD"; fi
+				state $s "$P_MAD"
+				h0=$(uprobe_hits "$ev_o" "$w.orig" "$P_ORIG")
+				h1=$(uprobe_hits "$ev_m" "$w.mad" "$P_MAD")
+				if [ "$h0" -ne 3 ]; then
+					skip "uprobe, $s: the original hits the uprobe $h0 times, not 3: uprobes do not work here"
+					continue
+				fi
+				if [ "$h1" -eq "$h0" ]; then
+					pass "uprobe, $s: $h1 hits of 3 calls of mid, as in the original"
+				else
+					fail "uprobe, $s: $h1 hits of 3 calls of mid in the rewrite, $h0 in the original"
+				fi
+				same "$w.orig" "$w.mad" "uprobe, $s"
+				note_coverage "uprobe, $s" "$w.mad.smaps" "$P_MAD"
+			done
+		fi
+	fi
+	uprobe_cleanup
+	tracefs_cleanup
+fi
+
+# ---------------------------------------------------------------------------
+# 3. A preload that patches mid.
+
+echo "# 3. LD_PRELOAD patch of mid"
+if ! $have_pie || ! $have_tools; then
+	skip "preload: fixtures missing"
+else
+	for s in cold warm order-0; do
+		w=$WORK/preload.$s
+		if [ $s = warm ]; then run "$w.warmup" "$P_MAD"; run "$w.warmup" "$P_MAD"; fi
+		state $s "$P_MAD"
+		run "$w.orig" env LD_PRELOAD="$O/invpatch.so" "$P_ORIG" "${ARGS[@]}"
+		rm -f "$w.smaps"
+		run "$w.mad" env LD_PRELOAD="$O/invpatch.so" FIXTURE_SMAPS="$w.smaps" "$P_MAD" "${ARGS[@]}"
+		if ! grep -q '^mid() = 99$' "$w.orig"; then
+			skip "preload, $s: the preload does not patch the original here ($(head -1 "$w.orig.err"))"
+			continue
+		fi
+		same "$w.orig" "$w.mad" "preload, $s: mid() patched to return 99"
+		note_coverage "preload, $s" "$w.smaps" "$P_MAD"
+	done
+fi
+
+# ---------------------------------------------------------------------------
+# 4. Text relocations and execute-only text: no stub.
+
+# refused WHAT ORIG WORD RESULT: elfpmd -n --json --madvise ORIG says the
+# stub is not injected, for a reason with WORD in it; elfpmd -q --madvise -o
+# RESULT ORIG exits 0 and RESULT has no stub.
+refused () {
+	local what=$1 orig=$2 word=$3 res=$4 injected present reason
+	read -r injected present reason <<<"$(stub_json "$orig")"
+	if [ "$injected" = false ] && [[ $reason == *"$word"* ]]; then
+		pass "$what: -n --json --madvise: stub not injected: $reason"
+	else
+		fail "$what: -n --json --madvise: injected $injected, reason \"$reason\" (expected false, a reason naming $word)"
+	fi
+	mkdir -p "$(dirname "$res")"
+	if ! "$ELFPMD" -q --madvise -o "$res" "$orig" >"$res.log" 2>&1; then
+		fail "$what: elfpmd -q --madvise exits non-zero: $(head -2 "$res.log")"
+		return 1
+	fi
+	pass "$what: elfpmd -q --madvise exits 0"
+	read -r injected present reason <<<"$(stub_json "$res")"
+	if [ "$present" = false ]; then
+		pass "$what: the result has no stub"
+	else
+		fail "$what: the result has a stub (present $present)"
+	fi
+}
+
+# same_in_states WHAT REFOUT FILE COMMAND...: COMMAND (which runs FILE, the
+# result) prints REFOUT's output, cold, warm and order-0.
+same_in_states () {
+	local what=$1 ref=$2 file=$3 s
+	shift 3
+	for s in cold warm order-0; do
+		if [ $s = warm ]; then run "$ref.$s.warmup" "$@"; run "$ref.$s.warmup" "$@"; fi
+		state $s "$file"
+		run "$ref.$s" "$@"
+		same "$ref" "$ref.$s" "$what, $s"
+	done
+}
+
+echo "# 4. text relocations, execute-only text"
+if ! $have_tr; then
+	skip "TEXTREL: fixtures missing"
+else
+	w=$WORK/textrel
+	mkdir -p "$w/orig" "$w/mad"
+	cp -p "$O/inv-textrel" "$O/libinvtr.so" "$w/orig/"
+	run "$w/pie.ref" "$w/orig/inv-textrel" "${ARGS[@]}"
+	if refused "TEXTREL PIE" "$w/orig/inv-textrel" TEXTREL "$w/mad/inv-textrel"; then
+		same_in_states "TEXTREL PIE" "$w/pie.ref" "$w/mad/inv-textrel" "$w/mad/inv-textrel" "${ARGS[@]}"
+	fi
+	run "$w/lib.ref" env LD_LIBRARY_PATH="$w/orig" "$O/useinvtr" "${ARGS[@]}"
+	if refused "TEXTREL library" "$w/orig/libinvtr.so" TEXTREL "$w/mad/libinvtr.so"; then
+		same_in_states "TEXTREL library" "$w/lib.ref" "$w/mad/libinvtr.so" \
+			env LD_LIBRARY_PATH="$w/mad" "$O/useinvtr" "${ARGS[@]}"
+	fi
+fi
+if $have_pie; then
+	w=$WORK/xonly
+	mkdir -p "$w/orig"
+	# The text PT_LOAD of a copy of inv-pie made execute-only (PF_R off).
+	python3 - "$P_ORIG" "$w/orig/inv-pie" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", d, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", d, 0x36)
+n = 0
+for i in range(phnum):
+    o = phoff + i * phentsize
+    typ, flags = struct.unpack_from("<II", d, o)
+    if typ == 1 and flags & 1 and not flags & 2:
+        struct.pack_into("<I", d, o + 4, flags & ~4)
+        n += 1
+if n == 0:
+    sys.exit("no executable PT_LOAD")
+open(sys.argv[2], "wb").write(d)
+EOF
+	chmod 755 "$w/orig/inv-pie"
+	run "$w/ref" "$w/orig/inv-pie" "${ARGS[@]}"
+	if ! cmp -s "$WORK/pie.ref" "$w/ref"; then
+		skip "execute-only text: the execute-only copy of the original does not run here ($(tail -1 "$w/ref"))"
+	elif refused "execute-only text" "$w/orig/inv-pie" execute-only "$w/mad/inv-pie"; then
+		same_in_states "execute-only text" "$w/ref" "$w/mad/inv-pie" "$w/mad/inv-pie" "${ARGS[@]}"
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# 5. The program started by an explicit ld.so.
+
+echo "# 5. explicit loader"
+LDSO=/lib64/ld-linux-x86-64.so.2
+if ! $have_pie; then
+	skip "explicit loader: no inv-pie fixture"
+elif [ ! -x "$LDSO" ]; then
+	skip "explicit loader: no $LDSO"
+elif ! $have_strace; then
+	skip "explicit loader: strace not found"
+else
+	ldso_real=$(readlink -f "$LDSO")
+	run "$WORK/ldso.ref" "$LDSO" "$P_ORIG" "${ARGS[@]}"
+	for s in cold warm order-0; do
+		w=$WORK/ldso.$s
+		if [ $s = warm ]; then run "$w.warmup" "$LDSO" "$P_MAD"; run "$w.warmup" "$LDSO" "$P_MAD"; fi
+		state $s "$P_MAD"
+		rm -f "$w.smaps"
+		FIXTURE_SMAPS=$w.smaps run "$w.out" strace -f -qq -y -o "$w.strace" \
+			-e trace=openat,open,fadvise64,fdatasync,flock,mmap "$LDSO" "$P_MAD" "${ARGS[@]}"
+		same "$WORK/ldso.ref" "$w.out" "explicit loader, $s"
+		bad=$(strace_calls "$w.strace" fadvise64 fdatasync flock | grep -F "<$ldso_real>")
+		if [ -z "$bad" ]; then
+			pass "explicit loader, $s: no fadvise64, fdatasync or flock on ld.so ($(strace_calls "$w.strace" fadvise64 fdatasync flock | wc -l) such calls in all)"
+		else
+			fail "explicit loader, $s: $(echo "$bad" | wc -l) fadvise64/fdatasync/flock calls on ld.so: $(echo "$bad" | sed 's/^[0-9]* *//; s/(.*//' | sort | uniq -c | tr -s ' \n' ' ')"
+			echo "$bad" | head -3 | sed 's/^/      /'
+		fi
+		check_coverage "explicit loader, $s" "$w.smaps" "$P_MAD"
+	done
+fi
+
+# ---------------------------------------------------------------------------
+# 6. ext4 data=journal on a loop device: no PMD folios there.
+
+echo "# 6. ext4 data=journal"
+# loop_setup: an ext4 image mounted data=journal at $WORK/journal.mnt; sets
+# LOOPDEV and MNTED (the mount point), or prints why not and fails.
+# loop_cleanup (idempotent, also run on exit) unmounts and detaches.
+LOOPDEV= MNTED=
+loop_cleanup () {
+	[ -n "$MNTED" ] && umount "$MNTED" && MNTED=
+	[ -n "$LOOPDEV" ] && [ -z "$MNTED" ] && losetup -d "$LOOPDEV" && LOOPDEV=
+	rm -f "$WORK/journal.img"
+}
+loop_setup () {
+	local img=$WORK/journal.img mnt=$WORK/journal.mnt
+	have mkfs.ext4 && have losetup || { echo "mkfs.ext4 or losetup not found"; return 1; }
+	CLEANUP+=("loop_cleanup")
+	truncate -s 200M "$img" || { echo "cannot make a 200 MiB image"; return 1; }
+	mkfs.ext4 -q -F "$img" >"$img.log" 2>&1 || { echo "mkfs.ext4 failed: $(tail -1 "$img.log")"; return 1; }
+	LOOPDEV=$(losetup --find --show "$img" 2>"$img.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$img.log")"; return 1; }
+	mkdir -p "$mnt"
+	mount -o data=journal "$LOOPDEV" "$mnt" 2>"$img.log" || { echo "mount -o data=journal failed: $(tail -1 "$img.log")"; return 1; }
+	MNTED=$mnt
+	grep -q " $mnt ext4 .*data=journal" /proc/mounts || { echo "the mount is not data=journal: $(grep " $mnt " /proc/mounts)"; return 1; }
+}
+
+# loop_read: bytes read from LOOPDEV so far.
+loop_read () { awk '{ print $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }
+
+
+if ! $have_pie; then
+	skip "data=journal: no inv-pie fixture"
+elif ! loop_setup >"$WORK/loop.why" 2>&1; then
+	skip "data=journal: loop mounts fail here: $(tail -1 "$WORK/loop.why")"
+else
+	MNT=$MNTED
+	mkdir -p "$MNT/orig" "$MNT/mad"
+	cp -p "$P_ORIG" "$MNT/orig/inv-pie"
+	cp -p "$P_MAD" "$MNT/mad/inv-pie"
+	sync
+	w=$WORK/journal
+	# Two priming runs each; then five warm starts each, alternating.
+	for k in 1 2; do
+		run "$w.prime" "$MNT/orig/inv-pie" "${ARGS[@]}"
+		run "$w.prime" "$MNT/mad/inv-pie" "${ARGS[@]}"
+	done
+	read_o=0 read_m=0 differ=0 runs=5
+	for ((k = 1; k <= runs; k++)); do
+		b0=$(loop_read)
+		run "$w.orig.$k" "$MNT/orig/inv-pie" "${ARGS[@]}"
+		b1=$(loop_read)
+		run "$w.mad.$k" "$MNT/mad/inv-pie" "${ARGS[@]}"
+		b2=$(loop_read)
+		read_o=$((read_o + b1 - b0)) read_m=$((read_m + b2 - b1))
+		cmp -s "$WORK/pie.ref" "$w.orig.$k" || differ=1
+		cmp -s "$WORK/pie.ref" "$w.mad.$k" || differ=1
+	done
+	if [ $differ = 0 ]; then
+		pass "data=journal: $runs warm starts of each print the same and exit 42"
+	else
+		same "$WORK/pie.ref" "$w.mad.$runs" "data=journal: a warm start"
+		same "$WORK/pie.ref" "$w.orig.$runs" "data=journal: a warm start of the ORIGINAL"
+	fi
+	extra=$(((read_m - read_o) / runs))
+	figures="read per warm start: rewrite $((read_m / runs / 1024)) KiB, original $((read_o / runs / 1024)) KiB, mean of $runs"
+	if [ "$extra" -le "$MAX_EXTRA_READ" ]; then
+		pass "data=journal: $figures: extra $((extra / 1024)) KiB <= 2 MiB"
+	else
+		fail "data=journal: $figures: extra $((extra / 1024)) KiB > 2 MiB"
+	fi
+fi
+loop_cleanup >/dev/null 2>&1
+
+# ---------------------------------------------------------------------------
+# 7. A lock held by another user.
+
+echo "# 7. lock held by another user"
+# as_nobody COMMAND...: run COMMAND as the user nobody (AS_NOBODY, set below).
+AS_NOBODY=()
+find_as_nobody () {
+	local uid gid
+	uid=$(id -u nobody 2>/dev/null) && gid=$(id -g nobody 2>/dev/null) || return 1
+	if have setpriv && setpriv --reuid="$uid" --regid="$gid" --clear-groups true 2>/dev/null; then
+		AS_NOBODY=(setpriv --reuid="$uid" --regid="$gid" --clear-groups)
+	elif have runuser && runuser -u nobody -- true 2>/dev/null; then
+		AS_NOBODY=(runuser -u nobody --)
+	else
+		return 1
+	fi
+}
+
+# sleep_ns LOG: the nanoseconds requested by the nanosleep and
+# clock_nanosleep calls in LOG (strace -o).
+sleep_ns () {
+	strace_calls "$1" nanosleep clock_nanosleep | awk '
+		{ if (match($0, /tv_sec=[0-9]+, tv_nsec=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), a, /[=,]/)
+			ns += a[2] * 1000000000 + a[4] } }
+		END { printf "%d\n", ns }'
+}
+
+# stop_holder (idempotent, also run on exit): end the lock holder, our
+# child, and reap it.
+HOLDER=
+stop_holder () {
+	[ -n "$HOLDER" ] || return 0
+	kill "$HOLDER" 2>/dev/null
+	wait "$HOLDER" 2>/dev/null
+	HOLDER=
+}
+CLEANUP+=("stop_holder")
+
+if ! $have_pie || ! $have_tools; then
+	skip "lock: fixtures missing"
+elif ! $have_strace; then
+	skip "lock: strace not found"
+elif ! find_as_nobody; then
+	skip "lock: cannot run anything as the user nobody (no such user, or neither setpriv nor runuser works)"
+elif ! "${AS_NOBODY[@]}" test -r "$P_MAD"; then
+	skip "lock: the user nobody cannot read $P_MAD (a directory above it is not searchable)"
+else
+	for mode in flock ofd; do
+		w=$WORK/lock.$mode
+		"${AS_NOBODY[@]}" "$O/invlock" $mode "$P_MAD" >"$w.holder" 2>&1 </dev/null &
+		HOLDER=$!
+		holder=$HOLDER
+		for ((k = 0; k < 50; k++)); do
+			grep -qs locked "$w.holder" && break
+			kill -0 $holder 2>/dev/null || break
+			sleep 0.1
+		done
+		if ! grep -qs locked "$w.holder"; then
+			skip "lock, $mode: nobody could not take the lock: $(head -1 "$w.holder")"
+			stop_holder
+			continue
+		fi
+		what="lock ($mode held by nobody), order-0"
+		state order-0 "$P_MAD"
+		rm -f "$w.smaps"
+		FIXTURE_SMAPS=$w.smaps run "$w.out" strace -f -qq -o "$w.strace" \
+			-e trace=flock,fcntl,nanosleep,clock_nanosleep "$P_MAD" "${ARGS[@]}"
+		same "$WORK/pie.ref" "$w.out" "$what"
+		locks=$(strace_calls "$w.strace" flock; strace_calls "$w.strace" fcntl | grep -E 'F_(OFD_)?(SETLKW?|GETLK)')
+		if [ -z "$locks" ]; then
+			pass "$what: no flock or fcntl lock call"
+		else
+			fail "$what: $(echo "$locks" | wc -l) flock or fcntl lock calls: $(echo "$locks" | head -1 | sed 's/^[0-9]* *//')"
+		fi
+		ns=$(sleep_ns "$w.strace")
+		nsleeps=$(strace_calls "$w.strace" nanosleep clock_nanosleep | wc -l)
+		if [ "$ns" -le "$MAX_SLEEP_NS" ]; then
+			pass "$what: sleeps $((ns / 1000)) us in all ($nsleeps calls) <= 8 ms"
+		else
+			fail "$what: sleeps $((ns / 1000)) us in all ($nsleeps calls) > 8 ms"
+		fi
+		check_coverage "$what" "$w.smaps" "$P_MAD"
+		stop_holder
+	done
+fi
+
+# ---------------------------------------------------------------------------
+# 8. FIFOs at the mapped path; a library at a path of 4,080 bytes.
+
+echo "# 8. FIFO at the mapped path, long path"
+# fifo_run SRC DIR OUT [WRAPPER...]: copy SRC into DIR (anew), cache it in
+# order-0 folios, run it (a program, or invdl loading the library), under
+# WRAPPER... when given, with the LD_AUDIT module that replaces its file by
+# FIFOs, for at most 20 s.  Fails when the FIFOs were not made.  (The
+# module is given to the program only, through env after WRAPPER: it takes
+# LD_AUDIT out of the environment of the process it runs in.)
+fifo_run () {
+	local src=$1 dir=$2 out=$3 f status
+	shift 3
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	f=$dir/${src##*/}
+	cp -p "$src" "$f"
+	order0 "$f"
+	set -- "$@" env LD_AUDIT="$O/invfifo.so" INV_FIFO_PATH="$f"
+	if [ "${src##*/}" = libinv.so ]; then set -- "$@" "$INVDL" "$f" 1; else set -- "$@" "$f" "${ARGS[@]}"; fi
+	{ timeout -k 5 20 "$@" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+	[ -p "$f" ] && [ -p "$f (deleted)" ]
+}
+
+if ! $have_tools; then
+	skip "FIFO: fixtures missing"
+else
+	# (the FIFOs live under $WORK/fifo, removed at the end and on exit;
+	# outputs and logs beside it)
+	CLEANUP+=("rm -rf '$WORK/fifo'")
+	for kind in program library; do
+		if [ $kind = program ]; then $have_pie || continue; o=$P_ORIG m=$P_MAD
+		else $have_lib || continue; o=$L_ORIG m=$L_MAD; fi
+		w=$WORK/fifo.$kind
+		d=$WORK/fifo/$kind
+		what="FIFO at the $kind's path, order-0"
+		if ! fifo_run "$o" "$d/orig" "$w.orig"; then
+			skip "$what: the LD_AUDIT module did not put FIFOs at the original's path ($(head -1 "$w.orig.err"))"
+			continue
+		fi
+		fifo_run "$m" "$d/mad" "$w.mad" || fail "$what: the LD_AUDIT module did not put FIFOs at the rewrite's path"
+		case $(tail -1 "$w.mad") in
+		"exit status 124"|"exit status 137")
+			fail "$what: the rewrite did not finish within 20 s (killed)"
+			continue ;;
+		esac
+		same "$w.orig" "$w.mad" "$what"
+		$have_strace || continue
+		if ! fifo_run "$m" "$d/mad" "$w.strace.out" strace -f -qq -y -o "$w.strace" -e trace=fadvise64,fdatasync; then
+			fail "$what: under strace, the LD_AUDIT module did not put FIFOs at the rewrite's path"
+			continue
+		fi
+		f=$d/mad/${m##*/}
+		calls=$(strace_calls "$w.strace" fadvise64 fdatasync)
+		# (strace -y shows the unlinked inode as <PATH>(deleted), or
+		# <PATH (deleted)> like the FIFO of that name: a call on a FIFO
+		# fails with ESPIPE or EINVAL)
+		bad=$(echo "$calls" | grep -v '^$' | awk -v ok1="<$f (deleted)>" -v ok2="<$f>(deleted)" '
+			(index($0, ok1) == 0 && index($0, ok2) == 0) || / = -1 (ESPIPE|EINVAL|EBADF)/')
+		if [ -z "$bad" ]; then
+			pass "$what: no fadvise64 or fdatasync on another descriptor than the object's inode ($(echo "$calls" | grep -c .) on it)"
+		else
+			fail "$what: fadvise64 or fdatasync on a descriptor that is not the object's inode: $(echo "$bad" | head -1 | sed 's/^[0-9]* *//')"
+		fi
+	done
+	rm -rf "$WORK/fifo"
+fi
+
+# long_dir TOP: a directory path under TOP such that TOP/.../libinv.so is
+# 4,080 bytes long (components of at most 200 bytes).
+long_dir () {
+	local d=$1 want=$((4080 - 11)) part
+	while [ $((${#d} + 201)) -le "$want" ]; do d=$d/$(printf 'd%.0s' {1..200}); done
+	part=$((want - ${#d} - 1))
+	[ "$part" -gt 0 ] && d=$d/$(head -c "$part" /dev/zero | tr '\0' 'e')
+	echo "$d"
+}
+
+if ! $have_lib; then
+	skip "long path: no libinv.so fixture"
+else
+	CLEANUP+=("rm -rf '$WORK/lp'")
+	what="library at a path of 4,080 bytes, order-0"
+	lo=$(long_dir "$WORK/lp/o") lm=$(long_dir "$WORK/lp/m")
+	mkdir -p "$lo" "$lm"
+	cp -p "$L_ORIG" "$lo/libinv.so"
+	cp -p "$L_MAD" "$lm/libinv.so"
+	w=$WORK/longpath
+	run "$w.orig" "$INVDL" "$lo/libinv.so" 1
+	order0 "$lm/libinv.so"
+	rm -f "$w.smaps"
+	FIXTURE_SMAPS=$w.smaps run "$w.mad" "$INVDL" "$lm/libinv.so" 1
+	same "$w.orig" "$w.mad" "$what"
+	longest=$(awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$w.smaps" 2>/dev/null)
+	note "long path: ${#lm} bytes + /libinv.so; longest smaps line $longest bytes"
+	[ "${longest:-0}" -gt 4096 ] || fail "$what: no maps line longer than 4,096 bytes (the test is wrong)"
+	check_coverage "$what" "$w.smaps" "$lm/libinv.so"
+	rm -rf "$WORK/lp"
+fi
+
+# ---------------------------------------------------------------------------
+# 9. mlockall, then dlopen of the stubbed library.
+
+echo "# 9. mlockall and dlopen"
+if ! $have_lib; then
+	skip "mlockall: no libinv.so fixture"
+elif ! $have_strace; then
+	skip "mlockall: strace not found"
+else
+	w=$WORK/mlock
+	what="mlockall, 10 dlopen, order-0"
+	run "$w.orig" "$INVDL" --mlockall "$L_ORIG" 10
+	if [ "$(tail -1 "$w.orig")" != "exit status 42" ]; then
+		skip "$what: the original does not run under mlockall here ($(head -1 "$w.orig.err"))"
+	else
+		order0 "$L_MAD"
+		run "$w.mad" strace -f -qq -o "$w.strace" -e trace=write,madvise,nanosleep,clock_nanosleep \
+			"$INVDL" --mlockall "$L_MAD" 10
+		same "$w.orig" "$w.mad" "$what"
+		# The failing MADV_DONTNEED calls of each round: before the line
+		# that invdl writes (and flushes) after the round's dlopen.
+		per=$(awk '
+			/ madvise\(.*MADV_DONTNEED.* = -1 / { c++ }
+			/ write\(1, "round / { printf "%d ", c; c = 0 }
+			END { print "" }' "$w.strace")
+		max=$(echo "$per" | tr ' ' '\n' | sort -n | tail -1)
+		if [ "$(echo "$per" | wc -w)" -ne 10 ]; then
+			fail "$what: strace saw $(echo "$per" | wc -w) rounds of dlopen, not 10"
+		elif [ "${max:-0}" -le 1 ]; then
+			pass "$what: at most one failing MADV_DONTNEED per dlopen ($per)"
+		else
+			fail "$what: up to $max failing MADV_DONTNEED per dlopen (per dlopen: $per)"
+		fi
+		nsleeps=$(strace_calls "$w.strace" nanosleep clock_nanosleep | wc -l)
+		if [ "$nsleeps" -eq 0 ]; then
+			pass "$what: no nanosleep or clock_nanosleep"
+		else
+			fail "$what: $nsleeps nanosleep/clock_nanosleep calls, $(($(sleep_ns "$w.strace") / 1000)) us in all"
+		fi
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# 10. seccomp filters.
+
+echo "# 10. seccomp"
+STUB_CALLS="prctl uname openat read pread64 close fstat newfstatat statfs fstatfs madvise ioctl
+	mincore fadvise64 fdatasync sync_file_range mmap munmap clock_nanosleep flock open nanosleep all"
+NEVER_CALLS="open flock nanosleep"
+if ! $have_tools; then
+	skip "seccomp: no invseccomp"
+else
+	for fx in static-pie pie; do
+		if [ $fx = pie ]; then $have_pie || continue; o=$P_ORIG m=$P_MAD
+		else $have_spie || continue; o=$S_ORIG m=$S_MAD; fi
+		for mode in eperm enosys kill; do
+			if [ $mode = kill ]; then calls=$NEVER_CALLS; else calls=$STUB_CALLS; fi
+			ok=() orig_fails=()
+			for call in $calls; do
+				w=$WORK/seccomp.$fx.$mode.$call
+				order0 "$m"
+				run "$w.orig" "$O/invseccomp" $mode $call "$o" "${ARGS[@]}"
+				run "$w.mad" "$O/invseccomp" $mode $call "$m" "${ARGS[@]}"
+				[ "$(tail -1 "$w.orig")" = "exit status 42" ] || orig_fails+=("$call")
+				if cmp -s "$w.orig" "$w.mad"; then
+					ok+=("$call")
+					rm -f "$w".*
+				else
+					fail "seccomp $mode $call, $fx, order-0: the rewrite $(tail -1 "$w.mad"), the original $(tail -1 "$w.orig")"
+					diff "$w.orig" "$w.mad" | head -4 | sed 's/^/      /'
+				fi
+			done
+			[ ${#ok[@]} -gt 0 ] && pass "seccomp $mode, $fx, order-0: the rewrite does what the original does with ${#ok[@]} call(s) failing: ${ok[*]}"
+			[ ${#orig_fails[@]} -gt 0 ] && note "seccomp $mode, $fx: the original itself fails with: ${orig_fails[*]}"
+		done
+	done
+fi
+
+# ---------------------------------------------------------------------------
+
+if [ ${#NOTES[@]} -gt 0 ]; then
+	echo "# coverage with a page of mid's chunk anonymous (case 11, FilePmdMapped / ideal):"
+	for line in "${NOTES[@]}"; do echo "#   $line"; done
+fi
+echo "# run time $((SECONDS - started)) s"
+if [ "$n_fail" -eq 0 ]; then rm -rf "$WORK"; fi
+finish
