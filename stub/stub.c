@@ -174,6 +174,7 @@ struct stub
   uintptr_t self;
   uint64_t pmd;
   unsigned kernel;		/* KV of the running kernel; 0 if unknown */
+  uint64_t fs;			/* f_type of the object's file system; 0 if unknown */
   int pagemap;			/* /proc/self/pagemap; -1 none, -2 not opened yet */
   int scan;			/* PAGEMAP_SCAN works: 1, does not: 0, not known yet: -1 */
   int file;			/* the object's file; -1 none, -2 not looked for yet */
@@ -872,7 +873,10 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t n, uint64_t i, uint64_t
 	return 1;
       /* Read back from an empty cache and still not PMD-mapped.  Read back
 	 whole, in small folios: the file system cannot give this file PMD
-	 folios.  In part: another process faulted it in meanwhile.  */
+	 folios.  In part: another process faulted it in meanwhile.  (The
+	 touch of the last page waits for the read of the rest: mincore
+	 counts only pages read.)  */
+      touch (chunk + pmd - STUB_PAGE_SIZE);
       if (cached_pages (st, chunk) == (long) (pmd / STUB_PAGE_SIZE))
 	{
 	  st->stop = 1;
@@ -944,6 +948,47 @@ lock_file (struct stub *st)
     }
 }
 
+/* Whether the object's file system is ext4 mounted data=journal, which
+   gives no file large folios (so no PMD folios) on any kernel: from the
+   line of /proc/self/mountinfo with the mapping's device (its third field,
+   MAJOR:MINOR in decimal) and its super options (after " - TYPE SOURCE ").
+   Only known after find_mapping.  */
+static int
+ext4_journals_data (struct stub *st)
+{
+  if (st->fs != EXT4_SUPER_MAGIC || !st->map->found)
+    return 0;
+  struct lines l = { .fd = sys_openat ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
+    return 0;
+  char line[512];
+  int journal = 0;
+  while (next_line (&l, line, sizeof line) >= 0)
+    {
+      const char *s = line;
+      skip_field (&s);		/* mount ID */
+      skip_field (&s);		/* parent ID */
+      if (parse_number (&s, 10) != st->map->dev_major || *s++ != ':'
+	  || parse_number (&s, 10) != st->map->dev_minor)
+	continue;
+      /* The options after the separator " - ".  */
+      while (*s != '\0' && !(s[0] == ' ' && s[1] == '-' && s[2] == ' '))
+	s++;
+      static const char opt[] = "data=journal";
+      for (; *s != '\0'; s++)
+	{
+	  int k = 0;
+	  while (opt[k] != '\0' && s[k] == opt[k])
+	    k++;
+	  if (opt[k] == '\0' && (s[k] == ',' || s[k] == '\0'))
+	    journal = 1;
+	}
+      break;
+    }
+  sys_close (l.fd);
+  return journal;
+}
+
 /* Repair the chunks in BAD (not PMD-mapped) of the range at START (N
    chunks, file offset FILE_OFFSET) that drop_chunk can drop (DROPPED: those
    it has); the others stay as they are.  */
@@ -956,6 +1001,11 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
       drop_chunk (st, start, i, dropped);
   if (st->stop || chunks_count (dropped, n) == 0 || open_object_file (st) < 0)
     return;
+  if (ext4_journals_data (st))
+    {
+      st->stop = 1;
+      return;
+    }
   /* Dirty pages (a file just written) cannot be evicted: write the range
      back first, without the lock (other starters do the same and wait for
      the same write), and without the device flush of an fsync.  */
@@ -1102,7 +1152,7 @@ choose_mode (struct stub *st)
   st->table_stays = st->kernel == 0 || st->kernel < KV (6, 14);
   if (st->kernel != 0 && st->kernel < KV (5, 18))
     return MODE_HINT;
-  uint64_t fs = file_system (st);
+  uint64_t fs = st->fs = file_system (st);
   unsigned large_folios_since;
   switch (fs)
     {
