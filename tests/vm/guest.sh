@@ -12,6 +12,7 @@
 #   EMPTY   the same text with a main that returns at once (warm-start
 #           timing), or empty for none
 #   PAIRS   timed A/B pairs of warm starts of EMPTY
+#   BATCH   warm starts in each half of a pair (timed together)
 #   READS   warm starts of PROG counted for the disk reads
 #   PROBE   yes: try PAGEMAP_SCAN, MADV_POPULATE_READ and MADV_COLLAPSE
 #
@@ -131,7 +132,7 @@ measure_fs () {
 		vmtime run 2 "$d/orig/$EMPTY" >/dev/null
 		vmtime run 2 "$d/mad/$EMPTY" >/dev/null
 		# shellcheck disable=SC2046  # vmtime prints key=value words
-		r time fs="$label" thp="$mode" $(vmtime pairs "$PAIRS" "$d/orig/$EMPTY" "$d/mad/$EMPTY")
+		r time fs="$label" thp="$mode" $(vmtime pairs "$PAIRS" "${BATCH:-1}" "$d/orig/$EMPTY" "$d/mad/$EMPTY")
 	fi
 	r elapsed fs="$label" thp="$mode" seconds=$(($(date +%s) - t0))
 }

@@ -393,6 +393,7 @@ vm_qemu () {
 # else tcg.  ELFPMD_VM_ACCEL forces one.
 vm_accel () {
 	VM_ACCEL=${ELFPMD_VM_ACCEL:-}
+	VM_ACCEL_WHY="ELFPMD_VM_ACCEL=$VM_ACCEL"
 	[ -n "$VM_ACCEL" ] && return 0
 	VM_ACCEL=tcg
 	VM_ACCEL_WHY="no usable /dev/kvm"

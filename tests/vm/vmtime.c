@@ -1,14 +1,16 @@
 /* vmtime.c: the guest's timing and kernel-probing helper of the VM harness
    (tests/vm/README).  Built on the host, run inside the guest.
 
-     vmtime pairs N A B [ARG...]
-       Run the programs A and B, each with ARG..., N times each, alternating
-       which goes first in each pair (A B, B A, A B, ...), with stdin, stdout
-       and stderr on /dev/null; time each run from fork to wait
-       (CLOCK_MONOTONIC).  Print one line:
+     vmtime pairs N BATCH A B [ARG...]
+       Time N pairs of batches: a batch is BATCH runs of one program, one
+       after the other, timed from the first fork to the last wait
+       (CLOCK_MONOTONIC); each pair is a batch of A and a batch of B (each
+       with ARG..., stdin, stdout and stderr on /dev/null), alternating
+       which goes first (A B, B A, A B, ...).  Print one line:
          a_us=MEDIAN b_us=MEDIAN ratio=MEDIAN_OF_B/A min_ratio=.. max_ratio=.. status=SA/SB
-       where ratio is the median of the per-pair ratios B/A and SA, SB the
-       exit statuses of the last runs.  Exit 0, or 2 on an error.
+       with the medians per run, ratio the median of the per-pair ratios
+       B/A, and SA, SB the exit statuses of the last runs.  Exit 0, or 2 on
+       an error.
      vmtime run N PROG [ARG...]
        Run PROG N times (output to /dev/null); print "status=S" of the last.
      vmtime probe FILE
@@ -125,7 +127,7 @@ median (double *v, int n)
 }
 
 static int
-pairs (int n, char *a, char *b, char **args, int nargs)
+pairs (int n, int batch, char *a, char *b, char **args, int nargs)
 {
   char **av = calloc ((size_t) nargs + 2, sizeof *av);
   double *ta = calloc ((size_t) n, sizeof *ta), *tb = calloc ((size_t) n, sizeof *tb);
@@ -142,10 +144,13 @@ pairs (int n, char *a, char *b, char **args, int nargs)
       {
 	int first_a = (i % 2 == 0) == (k == 0);
 	av[0] = first_a ? a : b;
+	double t = 0;
+	for (int j = 0; j < batch; j++)
+	  t += run_once (av, first_a ? &sa : &sb);
 	if (first_a)
-	  ta[i] = run_once (av, &sa);
+	  ta[i] = t / batch;
 	else
-	  tb[i] = run_once (av, &sb);
+	  tb[i] = t / batch;
       }
   for (int i = 0; i < n; i++)
     ratio[i] = tb[i] / ta[i];
@@ -242,12 +247,14 @@ probe (const char *name)
 int
 main (int argc, char **argv)
 {
-  if (argc >= 5 && strcmp (argv[1], "pairs") == 0)
+  if (argc >= 6 && strcmp (argv[1], "pairs") == 0)
     {
-      int n = atoi (argv[2]);
+      int n = atoi (argv[2]), batch = atoi (argv[3]);
       if (n < 1)
 	n = 1;
-      return pairs (n, argv[3], argv[4], argv + 5, argc - 5);
+      if (batch < 1)
+	batch = 1;
+      return pairs (n, batch, argv[4], argv[5], argv + 6, argc - 6);
     }
   if (argc >= 4 && strcmp (argv[1], "run") == 0)
     {
@@ -259,6 +266,6 @@ main (int argc, char **argv)
     }
   if (argc == 3 && strcmp (argv[1], "probe") == 0)
     return probe (argv[2]);
-  fprintf (stderr, "usage: vmtime pairs N A B [ARG...] | run N PROG [ARG...] | probe FILE\n");
+  fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | probe FILE\n");
   return 2;
 }
