@@ -43,9 +43,10 @@
 # configuration) or the fixtures cannot be built.  Needs no root and no KVM:
 # KVM is used when a probe boot through /dev/kvm works, else TCG.
 #
-# Run time here (TCG, 2 CPUs, kernel cached): about 1.5 minutes, plus 20 s
-# of KVM probe where /dev/kvm exists but does not boot the kernel (set
-# ELFPMD_VM_ACCEL=tcg to skip it), plus ~10 s for the first download.
+# Run time here (TCG, 2 CPUs, kernel cached, machine otherwise idle): about
+# 75 s, the guest's share 70 s; plus 20 s for the KVM probe where /dev/kvm
+# exists but does not boot the kernel (once a day: the answer is cached;
+# ELFPMD_VM_ACCEL=tcg skips it), plus ~10 s for the first download.
 # Work files in $TESTS_BUILDDIR/vm-work, kept when something failed
 # (console.log holds the guest's console).
 #

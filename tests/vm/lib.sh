@@ -390,7 +390,9 @@ vm_qemu () {
 
 # vm_accel KDIR INITRD DIR: VM_ACCEL=kvm when /dev/kvm boots this kernel to
 # /init (tried: a probe boot that must print the ALIVE marker within 20 s),
-# else tcg.  ELFPMD_VM_ACCEL forces one.
+# else tcg; VM_ACCEL_WHY says why.  ELFPMD_VM_ACCEL forces one.  The answer
+# is kept for a day in $VM_CACHE/accel/, per host kernel and guest kernel,
+# so that a second run on the same machine does not probe again.
 vm_accel () {
 	VM_ACCEL=${ELFPMD_VM_ACCEL:-}
 	VM_ACCEL_WHY="ELFPMD_VM_ACCEL=$VM_ACCEL"
@@ -398,15 +400,22 @@ vm_accel () {
 	VM_ACCEL=tcg
 	VM_ACCEL_WHY="no usable /dev/kvm"
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 0
+	local memo why
+	memo=$VM_CACHE/accel/$(uname -r)_${1##*/}
+	if [ -f "$memo" ] && [ -z "$(find "$memo" -mmin +1440 2>/dev/null)" ]; then
+		VM_ACCEL=$(sed -n 1p "$memo")
+		VM_ACCEL_WHY="$(sed -n 2p "$memo") (probed $(date -r "$memo" '+%F %R'))"
+		return 0
+	fi
 	vm_qemu kvm "$1" "$2" "$3/kvm-probe.log" 20 probe
 	if grep -q '@@ELFPMD-VM-ALIVE@@' "$3/kvm-probe.log" 2>/dev/null; then
 		VM_ACCEL=kvm
 		VM_ACCEL_WHY="KVM boots the guest"
 	else
-		local why
 		why=$(grep -v 'terminating on signal' "$3/kvm-probe.log.qemu" 2>/dev/null | grep -m1 .)
 		VM_ACCEL_WHY="/dev/kvm does not boot this kernel: ${why:-the guest printed nothing in 20 s}"
 	fi
+	mkdir -p "$VM_CACHE/accel" && printf '%s\n%s\n' "$VM_ACCEL" "$VM_ACCEL_WHY" >"$memo"
 }
 
 # vm_results LOG: the guest's result lines (those starting "R ") between
