@@ -65,15 +65,22 @@ vm_have_tools () {
 # configuration: the URIs of the deb822 stanzas (sources.list.d/*.sources)
 # or one-line entries (sources.list, sources.list.d/*.list) whose suite is
 # this machine's release (VERSION_CODENAME) or its -security suite.
+# (VM_APT_ETC and VM_OS_RELEASE replace /etc/apt and /etc/os-release, for
+# trying it out.)
 vm_mirrors () {
 	VM_MIRROR=${ELFPMD_VM_MIRROR:-}
 	VM_SECURITY_MIRROR=${ELFPMD_VM_SECURITY_MIRROR:-}
-	local codename files=()
-	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-	[ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+	local codename id etc=${VM_APT_ETC:-/etc/apt} files=() f
+	codename=$(sed -n 's/^VERSION_CODENAME=//p' "${VM_OS_RELEASE:-/etc/os-release}" 2>/dev/null | tr -d '"')
+	id=$(sed -n 's/^ID=//p' "${VM_OS_RELEASE:-/etc/os-release}" 2>/dev/null | tr -d '"')
+	[ -f "$etc/sources.list" ] && files+=("$etc/sources.list")
+	for f in "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources; do
 		[ -f "$f" ] && files+=("$f")
 	done
+	if [ -z "$VM_MIRROR" ] && [ "$id" != debian ]; then
+		VM_WHY="this machine is not Debian (ID=${id:-unknown}), so its apt configuration names no Debian mirror: set ELFPMD_VM_MIRROR"
+		return 1
+	fi
 	if [ -z "$VM_MIRROR" ] || [ -z "$VM_SECURITY_MIRROR" ]; then
 		local found
 		found=$(awk -v rel="$codename" '
