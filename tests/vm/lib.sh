@@ -176,9 +176,10 @@ vm_apt_setup () {
 		touch "$a/stamp"
 		return 0
 	fi
-	# Offline, with lists from an earlier run: use them.
+	# Offline or partly reachable: use the lists there are (from this
+	# update or an earlier one).
 	if ls "$a/lists/"*_Packages* >/dev/null 2>&1; then
-		echo "note: apt-get update for $suite failed; using the lists of an earlier run ($(grep -m1 '^[WE]:' "$a/update.log"))" >&2
+		echo "note: apt-get update for $suite had errors; using the lists there are ($(grep -m1 '^[WE]:' "$a/update.log"))" >&2
 		return 0
 	fi
 	VM_WHY="cannot fetch the $suite package lists: $(grep -m1 '^[WE]:' "$a/update.log" || tail -1 "$a/update.log")"
