@@ -18,21 +18,39 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
 	clang lld gcc-multilib attr libcap2-bin python3 e2fsprogs gdb strace"
+# The VM harness (tests/run-vm.sh, bench/vm-kernels.sh), installed without
+# the recommended packages (qemu's would add a desktop stack, ~140 packages);
+# optional: run-vm.sh skips without them.
+VM_PACKAGES="qemu-system-x86 busybox-static xfsprogs xz-utils cpio"
+
+# not_installed PACKAGE...: those of PACKAGE... that dpkg does not list as installed.
+not_installed () {
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || printf ' %s' "$p"
+	done
+}
 
 install_packages () {
-	missing=
-	for p in $PACKAGES; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	echo "== installing:$missing"
+	# shellcheck disable=SC2086  # the lists are words
+	missing=$(not_installed $PACKAGES)
+	# shellcheck disable=SC2086
+	vm_missing=$(not_installed $VM_PACKAGES)
+	[ -z "$missing$vm_missing" ] && return 0
+	echo "== installing:$missing$vm_missing"
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get update -qq
 	# gcc-multilib is optional (it adds 32-bit test inputs); the rest is not.
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing > /dev/null \
-		|| DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-			$(echo "$missing" | sed 's/gcc-multilib//') > /dev/null
+	if [ -n "$missing" ]; then
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing > /dev/null \
+			|| DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+				$(echo "$missing" | sed 's/gcc-multilib//') > /dev/null
+	fi
+	if [ -n "$vm_missing" ]; then
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $vm_missing > /dev/null \
+			|| echo "== could not install$vm_missing: tests/run-vm.sh will skip"
+	fi
 }
 
 build () {

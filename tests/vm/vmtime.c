@@ -1,0 +1,271 @@
+/* vmtime.c: the guest's timing and kernel-probing helper of the VM harness
+   (tests/vm/README).  Built on the host, run inside the guest.
+
+     vmtime pairs N BATCH A B [ARG...]
+       Time N pairs of batches: a batch is BATCH runs of one program, one
+       after the other, timed from the first fork to the last wait
+       (CLOCK_MONOTONIC); each pair is a batch of A and a batch of B (each
+       with ARG..., stdin, stdout and stderr on /dev/null), alternating
+       which goes first (A B, B A, A B, ...).  Print one line:
+         a_us=MEDIAN b_us=MEDIAN ratio=MEDIAN_OF_B/A min_ratio=.. max_ratio=.. status=SA/SB
+       with the medians per run, ratio the median of the per-pair ratios
+       B/A, and SA, SB the exit statuses of the last runs.  Exit 0, or 2 on
+       an error.
+     vmtime run N PROG [ARG...]
+       Run PROG N times (output to /dev/null); print "status=S" of the last.
+     vmtime probe FILE
+       What this kernel offers the stub, tried on FILE (a file of at least
+       4 MiB that nothing else maps, ideally not cached): print
+         pagemap_scan=ok|ERRNO populate_read=ok|ERRNO collapse=ok|ERRNO
+         collapse_pmd_kb=N
+       PAGEMAP_SCAN is an ioctl of /proc/self/pagemap (6.7+);
+       MADV_POPULATE_READ (5.14+) is tried on a private anonymous page;
+       MADV_COLLAPSE (6.1+; on file text it needs CONFIG_READ_ONLY_THP_FOR_FS)
+       is tried on the second 2 MiB chunk of FILE mapped read-only and
+       executable at a 2 MiB-aligned address, after MADV_HUGEPAGE and a read
+       of every page under MADV_RANDOM (so that the cache holds it in small
+       folios); collapse_pmd_kb is the mapping's FilePmdMapped afterwards.  */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PMD ((size_t) 2 << 20)
+
+#ifndef MADV_POPULATE_READ
+# define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_COLLAPSE
+# define MADV_COLLAPSE 25
+#endif
+
+/* PAGEMAP_SCAN (linux/fs.h, 6.7): defined here so that the helper builds
+   against older headers.  */
+struct vm_page_region
+{
+  uint64_t start, end, categories;
+};
+struct vm_pm_scan_arg
+{
+  uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+  uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define VM_PAGEMAP_SCAN _IOWR ('f', 16, struct vm_pm_scan_arg)
+#define VM_PAGE_IS_PRESENT (1 << 1)
+#define VM_PAGE_IS_FILE (1 << 4)
+#define VM_PAGE_IS_HUGE (1 << 6)
+
+static double
+now_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Run ARGV with stdio on /dev/null; its exit status (128 + signal when
+   killed, 127 when it cannot be started) in *STATUS; the time it took in
+   microseconds.  */
+static double
+run_once (char **argv, int *status)
+{
+  double t0 = now_us ();
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      perror ("fork");
+      exit (2);
+    }
+  if (pid == 0)
+    {
+      int fd = open ("/dev/null", O_RDWR);
+      if (fd >= 0)
+	{
+	  dup2 (fd, 0);
+	  dup2 (fd, 1);
+	  dup2 (fd, 2);
+	  if (fd > 2)
+	    close (fd);
+	}
+      execv (argv[0], argv);
+      _exit (127);
+    }
+  int ws;
+  while (waitpid (pid, &ws, 0) < 0)
+    if (errno != EINTR)
+      {
+	perror ("waitpid");
+	exit (2);
+      }
+  double t = now_us () - t0;
+  *status = WIFEXITED (ws) ? WEXITSTATUS (ws) : 128 + WTERMSIG (ws);
+  return t;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, (size_t) n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+pairs (int n, int batch, char *a, char *b, char **args, int nargs)
+{
+  char **av = calloc ((size_t) nargs + 2, sizeof *av);
+  double *ta = calloc ((size_t) n, sizeof *ta), *tb = calloc ((size_t) n, sizeof *tb);
+  double *ratio = calloc ((size_t) n, sizeof *ratio);
+  if (av == NULL || ta == NULL || tb == NULL || ratio == NULL)
+    {
+      perror ("calloc");
+      return 2;
+    }
+  memcpy (av + 1, args, (size_t) nargs * sizeof *av);
+  int sa = -1, sb = -1;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 2; k++)
+      {
+	int first_a = (i % 2 == 0) == (k == 0);
+	av[0] = first_a ? a : b;
+	double t = 0;
+	for (int j = 0; j < batch; j++)
+	  t += run_once (av, first_a ? &sa : &sb);
+	if (first_a)
+	  ta[i] = t / batch;
+	else
+	  tb[i] = t / batch;
+      }
+  for (int i = 0; i < n; i++)
+    ratio[i] = tb[i] / ta[i];
+  double r = median (ratio, n);
+  printf ("a_us=%.0f b_us=%.0f ratio=%.3f min_ratio=%.3f max_ratio=%.3f status=%d/%d\n",
+	  median (ta, n), median (tb, n), r, ratio[0], ratio[n - 1], sa, sb);
+  return 0;
+}
+
+static const char *
+result (int rc)
+{
+  return rc == 0 ? "ok" : strerrorname_np (errno) ? strerrorname_np (errno) : "error";
+}
+
+/* FilePmdMapped of the mapping that starts at ADDR, in kB; -1 if none.  */
+static long
+file_pmd_mapped (uintptr_t addr)
+{
+  FILE *f = fopen ("/proc/self/smaps", "r");
+  if (f == NULL)
+    return -1;
+  char line[4096];
+  int in = 0;
+  long kb = -1;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      uintptr_t lo, hi;
+      long v;
+      if (sscanf (line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
+	in = lo == addr;
+      else if (in && sscanf (line, "FilePmdMapped: %ld kB", &v) == 1)
+	kb = v;
+    }
+  fclose (f);
+  return kb;
+}
+
+static int
+probe (const char *name)
+{
+  int fd = open (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      perror (name);
+      return 2;
+    }
+  char *res = mmap (NULL, 3 * PMD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (res == MAP_FAILED)
+    {
+      perror ("mmap");
+      return 2;
+    }
+  uintptr_t at = ((uintptr_t) res + PMD - 1) & ~(uintptr_t) (PMD - 1);
+  char *map = mmap ((void *) at, 2 * PMD, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0);
+  if (map == MAP_FAILED)
+    {
+      perror ("mmap");
+      return 2;
+    }
+
+  /* PAGEMAP_SCAN over the (still empty) mapping.  */
+  struct vm_page_region vec[16];
+  struct vm_pm_scan_arg arg = {
+    .size = sizeof arg, .start = at, .end = at + 2 * PMD,
+    .vec = (uintptr_t) vec, .vec_len = 16,
+    .category_anyof_mask = VM_PAGE_IS_PRESENT | VM_PAGE_IS_FILE | VM_PAGE_IS_HUGE,
+    .return_mask = VM_PAGE_IS_PRESENT | VM_PAGE_IS_FILE | VM_PAGE_IS_HUGE,
+  };
+  int pm = open ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  int rc = pm < 0 ? -1 : ioctl (pm, VM_PAGEMAP_SCAN, &arg) < 0 ? -1 : 0;
+  printf ("pagemap_scan=%s", result (rc));
+  if (pm >= 0)
+    close (pm);
+
+  /* MADV_POPULATE_READ on an anonymous page.  */
+  char *anon = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  rc = anon == MAP_FAILED ? -1 : madvise (anon, 4096, MADV_POPULATE_READ);
+  printf (" populate_read=%s", result (rc));
+
+  /* MADV_COLLAPSE on the second chunk, cached in small folios.  */
+  madvise (map, 2 * PMD, MADV_RANDOM);
+  for (size_t off = PMD; off < 2 * PMD; off += 4096)
+    (void) *(volatile const char *) (map + off);
+  madvise (map, 2 * PMD, MADV_NORMAL);
+  rc = madvise (map, 2 * PMD, MADV_HUGEPAGE);
+  if (rc == 0)
+    rc = madvise (map + PMD, PMD, MADV_COLLAPSE);
+  printf (" collapse=%s", result (rc));
+  printf (" collapse_pmd_kb=%ld\n", file_pmd_mapped (at));
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc >= 6 && strcmp (argv[1], "pairs") == 0)
+    {
+      int n = atoi (argv[2]), batch = atoi (argv[3]);
+      if (n < 1)
+	n = 1;
+      if (batch < 1)
+	batch = 1;
+      return pairs (n, batch, argv[4], argv[5], argv + 6, argc - 6);
+    }
+  if (argc >= 4 && strcmp (argv[1], "run") == 0)
+    {
+      int n = atoi (argv[2]), status = -1;
+      for (int i = 0; i < n; i++)
+	run_once (argv + 3, &status);
+      printf ("status=%d\n", status);
+      return 0;
+    }
+  if (argc == 3 && strcmp (argv[1], "probe") == 0)
+    return probe (argv[2]);
+  fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | probe FILE\n");
+  return 2;
+}
