@@ -13,23 +13,29 @@
    - Where the kernel cannot give this file PMD-sized page cache folios, the
      stub costs nothing: no eviction, no re-read, no write-back, no wait.
      It decides that first, from what is cheap to know (choose_mode):
-       1. PR_GET_THP_DISABLE, or THP "never" in sysfs: nothing at all;
-       2. kernel (uname) before 5.18: no file system has large folios, only
+       1. kernel (uname) before 5.18: no file system has large folios, only
           khugepaged can collapse text (CONFIG_READ_ONLY_THP_FOR_FS):
-          madvise(MADV_HUGEPAGE) and nothing more (MODE_HINT); so too on
-          tmpfs, whose folios were chosen when the file was written;
-       3. the file system (statfs of the object's path): ext4 before 6.16,
-          xfs before 5.18 and btrfs before 6.17 give no large folios.  There,
+          madvise(MADV_HUGEPAGE) and nothing more (MODE_HINT), which has no
+          effect where THP is off; so too on tmpfs, whose folios were
+          chosen when the file was written;
+       2. the file system (statfs of /proc/self/exe, or of the path
+          /proc/self/maps gives a shared object): ext4 before 6.16, xfs
+          before 5.18 and btrfs before 6.17 give no large folios.  There,
           from 6.1 on, one MADV_COLLAPSE tells whether the kernel can
-          collapse file text (CONFIG_READ_ONLY_THP_FOR_FS); if it can, every
-          chunk is collapsed (MODE_COLLAPSE), else nothing is done.  Before
-          6.1, MODE_HINT leaves the text to khugepaged;
+          collapse file text (CONFIG_READ_ONLY_THP_FOR_FS, which Debian's
+          and Ubuntu's kernels lack: EINVAL, and nothing more is done); if
+          it can, every chunk is collapsed (MODE_COLLAPSE).  Before 6.1,
+          MODE_HINT leaves the text to khugepaged.  Three system calls in
+          all, where the kernel cannot help;
+       3. PR_GET_THP_DISABLE, or THP "never" in sysfs: nothing at all;
        4. anything else (ext4 and xfs on current kernels, file systems this
           list does not know) is populated and repaired (MODE_REPAIR),
           with a bound: the first repair that evicts a chunk and reads it
           back whole in small folios ends the repairs (the file system
-          cannot), so that an unknowable case (ext4 data=journal on 6.16+)
-          costs at most one chunk read again per start.
+          cannot), so that an unknowable case (an ext4 file with the
+          journal-data attribute) costs at most one chunk read again per
+          start; ext4 mounted data=journal is found in mountinfo and not
+          repaired at all.
 
    MODE_REPAIR, for each PMD-aligned range of text (populate_range):
    1. madvise(MADV_HUGEPAGE), so that a fault in an uncached chunk reads one
@@ -40,14 +46,12 @@
       populate_max chunks, only a sample of eight (choose_touched), and the
       rest only when the sample finds a chunk not PMD-mapped.  A chunk that
       another process is evicting is not touched (touch_harmless);
-   3. find the touched chunks that are not PMD-mapped: with PAGEMAP_SCAN
-      (6.7+) each right after its touch, and stop mapping it at once
+   3. check each chunk right after its touch (chunk_pmd_mapped: exactly
+      with PAGEMAP_SCAN, 6.7+; before that from /proc/self/pagemap, where
+      a chunk mapped with small pages shows only the pages around the
+      touch), and stop mapping one that is not PMD-mapped at once
       (drop_chunk), so that programs starting together do not keep each
-      other's small folios cached; before 6.7 from /proc/self/smaps
-      (FilePmdMapped of the text's mappings) together with what the page
-      cache held before the touch (mincore): a chunk partly cached holds
-      small folios, one not cached at all was read by the touch as one PMD
-      folio (smaps_small_chunks);
+      other's small folios cached;
    4. repair those whose pages are all clean file pages (repair_range), on
       the object's file, found by device and inode (open_object_file):
       write the range back (sync_file_range: dirty pages cannot be
@@ -164,7 +168,6 @@ struct mapping
 {
   int found;
   uint64_t dev_major, dev_minor, ino;
-  char path[MAPS_LINE];
 };
 
 /* What the stub knows while it works on one object.  */
@@ -181,7 +184,7 @@ struct stub
   int stop;			/* no more repairs: the kernel cannot, or may not */
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   int slept;			/* milliseconds waited for pages to go */
-  struct mapping *map;		/* filled by find_mapping */
+  struct mapping map;		/* filled by find_mapping */
 };
 
 /* The compiler may turn a zeroed structure into a call to memset; there is
@@ -359,22 +362,23 @@ skip_field (const char **s)
   skip_spaces (s);
 }
 
-/* Fill ST->map from the line of /proc/self/maps whose mapping holds ADDR:
-   the device, the inode and the path (empty when the line is too long to
-   hold a path that can be opened).  Return 0, or -1 when not found.  */
+/* Fill ST->map from the line of /proc/self/maps whose mapping holds ADDR
+   (the device and the inode), and PATH (MAPS_LINE bytes) with its path
+   (empty when the line is too long to hold a path that can be opened).
+   Return 0, or -1 when not found.  */
 static int
-find_mapping (struct stub *st, uintptr_t addr)
+find_mapping (struct stub *st, uintptr_t addr, char *path)
 {
-  struct mapping *m = st->map;
-  if (m->found)
-    return 0;
+  struct mapping *m = &st->map;
   struct lines l = { .fd = sys_openat ("/proc/self/maps", O_RDONLY | O_CLOEXEC) };
+  path[0] = '\0';
   if (l.fd < 0)
     return -1;
   long len;
-  while ((len = next_line (&l, m->path, sizeof m->path)) >= 0)
+  m->found = 0;
+  while ((len = next_line (&l, path, MAPS_LINE)) >= 0)
     {
-      const char *s = m->path;
+      const char *s = path;
       uint64_t lo = parse_number (&s, 16);
       if (*s++ != '-')
 	continue;
@@ -393,8 +397,8 @@ find_mapping (struct stub *st, uintptr_t addr)
       skip_spaces (&s);
       /* The path, moved to the start of the buffer; none when the line was
 	 cut or the mapping has no file.  */
-      char *d = m->path;
-      if (len < (long) sizeof m->path && *s == '/')
+      char *d = path;
+      if (len < MAPS_LINE && *s == '/')
 	while ((*d++ = *s++) != '\0')
 	  ;
       else
@@ -418,8 +422,8 @@ is_mapped_file (struct stub *st, int fd)
   uint64_t dev = STAT_DEV (s);
   uint64_t major = (dev >> 8) & 0xfff;
   uint64_t minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
-  return (STAT_MODE (s) & S_IFMT) == S_IFREG && STAT_INO (s) == st->map->ino
-	 && major == st->map->dev_major && minor == st->map->dev_minor;
+  return (STAT_MODE (s) & S_IFMT) == S_IFREG && STAT_INO (s) == st->map.ino
+	 && major == st->map.dev_major && minor == st->map.dev_minor;
 }
 
 /* Open the object's file read-only into ST->file, or set it to -1: the file
@@ -433,7 +437,8 @@ open_object_file (struct stub *st)
   if (st->file != -2)
     return st->file;
   st->file = -1;
-  if (find_mapping (st, st->self) != 0)
+  char path[MAPS_LINE];
+  if (find_mapping (st, st->self, path) != 0)
     return -1;
   int fd = -1;
   if (st->p->flags & STUB_FLAG_EXE)
@@ -445,9 +450,9 @@ open_object_file (struct stub *st)
 	  fd = -1;
 	}
     }
-  if (fd < 0 && st->map->path[0] == '/')
+  if (fd < 0 && path[0] == '/')
     {
-      int o = sys_openat (st->map->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      int o = sys_openat (path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
       if (o >= 0 && is_mapped_file (st, o))
 	{
 	  char proc[32] = "/proc/self/fd/";
@@ -588,61 +593,31 @@ scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad)
   return (long) chunks_count (bad, n);
 }
 
-/* The number of PMD-sized pieces that /proc/self/smaps says are PMD-mapped
-   (FilePmdMapped) in the mappings that overlap [LO, HI); -1 if unreadable.
-   Mappings reaching past the range count whole, so this is a count to
-   compare with another taken the same way, not a count of the range.  */
-static long
-smaps_pmd_mapped (struct stub *st, uintptr_t lo, uintptr_t hi)
-{
-  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
-  if (l.fd < 0)
-    return -1;
-  char line[96];
-  static const char key[] = "FilePmdMapped:";
-  int inside = 0;
-  uint64_t kb = 0;
-  int found = 0;
-  while (next_line (&l, line, sizeof line) >= 0)
-    {
-      const char *s = line;
-      if ((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))
-	{
-	  uint64_t a = parse_number (&s, 16);
-	  if (*s++ != '-')
-	    continue;
-	  uint64_t b = parse_number (&s, 16);
-	  inside = a < hi && b > lo;
-	  continue;
-	}
-      if (!inside)
-	continue;
-      int k = 0;
-      while (key[k] != '\0' && line[k] == key[k])
-	k++;
-      if (key[k] != '\0')
-	continue;
-      s = line + k;
-      skip_spaces (&s);
-      kb += parse_number (&s, 10);
-      found = 1;
-    }
-  sys_close (l.fd);
-  return found ? (long) (kb * 1024 / st->pmd) : -1;
-}
-
-/* Whether CHUNK of the range [LO, HI) is PMD-mapped now; BEFORE is
-   smaps_pmd_mapped of the range taken while CHUNK was not mapped (used
-   without PAGEMAP_SCAN).  */
+/* Whether CHUNK, just touched, is PMD-mapped in this process.  With
+   PAGEMAP_SCAN (6.7+), exactly.  Before that, from /proc/self/pagemap: a
+   touch maps a PMD folio whole, but small folios only within the fault's
+   read-around window (64 KiB), so the chunk's middle and last pages are
+   mapped only when it is PMD-mapped (or the page table covers it all
+   anyway, which a fault does not do).  */
 static int
-chunk_pmd_mapped (struct stub *st, uintptr_t chunk, uintptr_t lo, uintptr_t hi, long before)
+chunk_pmd_mapped (struct stub *st, uintptr_t chunk)
 {
   if (st->scan == 1)
     {
       uint64_t bad[1];
       return scan_small_chunks (st, chunk, 1, bad) == 0;
     }
-  return before >= 0 && smaps_pmd_mapped (st, lo, hi) > before;
+  if (st->pagemap == -2)
+    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  uint64_t pages = st->pmd / STUB_PAGE_SIZE;
+  for (uint64_t k = pages / 2; k < pages; k += pages / 2 - 1)
+    {
+      uint64_t e = 0;
+      if (syscall6 (SYS_pread64, st->pagemap, (long) &e, 8,
+		    (long) ((chunk / STUB_PAGE_SIZE + k) * 8), 0, 0) != 8 || !(e & PM_PRESENT))
+	return 0;
+    }
+  return 1;
 }
 
 /* Put into TOUCHED the chunks of a range of N that the stub populates
@@ -668,55 +643,6 @@ choose_touched (uint64_t n, int sampled, uint64_t *touched)
     chunk_add (touched, n * k / 5);
 }
 
-/* Without PAGEMAP_SCAN: note which chunks of WANT the page cache holds in
-   part (PARTLY) or whole (WHOLLY) before the stub touches them.  */
-static void
-note_cached (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *want,
-	     uint64_t *partly, uint64_t *wholly)
-{
-  long all = (long) (st->pmd / STUB_PAGE_SIZE);
-  for (uint64_t i = 0; i < n; i++)
-    if (chunk_in (want, i))
-      {
-	long c = cached_pages (st, start + i * st->pmd);
-	if (c < 0 || c == all)
-	  chunk_add (wholly, i);
-	else if (c > 0)
-	  chunk_add (partly, i);
-      }
-}
-
-/* Without PAGEMAP_SCAN: mark in BAD the chunks of TOUCHED (of the N at
-   START) that are not PMD-mapped after the touch, from smaps and what the
-   cache held before (PARTLY, WHOLLY): a chunk partly cached holds small
-   folios; one not cached was read by the touch as one PMD folio where the
-   file system can; a wholly cached one may be either, and counts as small
-   when the mappings' PMD count falls short.  Return the number marked, or
-   -1 when it cannot be told.  */
-static long
-smaps_small_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *touched,
-		    const uint64_t *partly, const uint64_t *wholly, uint64_t *bad)
-{
-  long pmd_mapped = smaps_pmd_mapped (st, start, start + n * st->pmd);
-  if (pmd_mapped < 0)
-    return -1;
-  uint64_t all = chunks_count (touched, n);
-  uint64_t part = chunks_count (partly, n), whole = chunks_count (wholly, n);
-  chunks_none (bad, n);
-  if ((uint64_t) pmd_mapped >= all)
-    return 0;
-  if ((uint64_t) pmd_mapped < all - part - whole && whole == 0)
-    {
-      /* Chunks the stub itself read are not PMD-mapped: the file system
-	 cannot give this file PMD folios.  */
-      st->stop = 1;
-      return 0;
-    }
-  for (uint64_t i = 0; i < (n + 63) / 64; i++)
-    bad[i] = partly[i] | ((uint64_t) pmd_mapped < all - part ? wholly[i] : 0);
-  return (long) chunks_count (bad, n);
-}
-
 /* Stop mapping chunk I of the range at START, which is not PMD-mapped,
    if every page of it this process maps is a clean file page, and add it
    to DROPPED.  Pages a process maps cannot be evicted: several copies of
@@ -735,45 +661,28 @@ drop_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t *dropped)
     chunk_add (dropped, i);
 }
 
-/* Touch the chunks of SET (of the N at START), last first, and mark in BAD
-   those that are not PMD-mapped then.  With PAGEMAP_SCAN each is checked
-   right after its touch and, when small, dropped at once (drop_chunk);
-   without it, see smaps_small_chunks (TOUCHED: every chunk touched so
-   far, SET included; PARTLY, WHOLLY: what the cache held of them).
-   Return the number marked, or -1 when it cannot be told.  */
+/* Touch the chunks of SET (of the N at START), last first, check each
+   right after its touch, and mark in BAD those that are not PMD-mapped;
+   drop those at once (drop_chunk).  A chunk that another process is
+   evicting is not touched and counts as not PMD-mapped (touch_harmless).
+   Return the number marked.  */
 static long
 populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *set,
-		 const uint64_t *touched, uint64_t *partly, uint64_t *wholly, uint64_t *bad,
-		 uint64_t *dropped)
+		 uint64_t *bad, uint64_t *dropped)
 {
   uint64_t pmd = st->pmd;
-  if (st->scan != 1)
-    {
-      /* A chunk partly cached holds small folios, or another process is
-	 evicting it: it is not touched (see touch_harmless).  */
-      note_cached (st, start, n, set, partly, wholly);
-      for (uint64_t i = n; i-- > 0;)
-	if (chunk_in (set, i) && !chunk_in (partly, i))
-	  touch (start + i * pmd);
-      return smaps_small_chunks (st, start, n, touched, partly, wholly, bad);
-    }
   for (uint64_t i = n; i-- > 0;)
     if (chunk_in (set, i))
       {
-	uint64_t one[1];
-	long small = 1;
-	if (touch_harmless (st, start + i * pmd))
+	uintptr_t chunk = start + i * pmd;
+	if (touch_harmless (st, chunk))
 	  {
-	    touch (start + i * pmd);
-	    small = scan_small_chunks (st, start + i * pmd, 1, one);
+	    touch (chunk);
+	    if (chunk_pmd_mapped (st, chunk))
+	      continue;
 	  }
-	if (small < 0)
-	  return -1;
-	if (small > 0)
-	  {
-	    chunk_add (bad, i);
-	    drop_chunk (st, start, i, dropped);
-	  }
+	chunk_add (bad, i);
+	drop_chunk (st, start, i, dropped);
       }
   return (long) chunks_count (bad, n);
 }
@@ -794,17 +703,16 @@ remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
   return 0;
 }
 
-/* Fault CHUNK (file offset OFFSET) of the range [LO, HI) in again and
-   return whether it is PMD-mapped now (BEFORE: see chunk_pmd_mapped).
-   Where MADV_DONTNEED leaves the page table that covered the chunk in
-   place (ST->table_stays: Linux before 6.14, without CONFIG_PT_RECLAIM), a
-   fault cannot map a PMD folio over it, so the chunk is mapped afresh
-   first.  FALLBACK is for a chunk just evicted: then a chunk the touch
-   alone does not PMD-map is mapped afresh and touched again, for a kernel
-   whose version says the table goes but whose configuration keeps it.  */
+/* Fault CHUNK (file offset OFFSET) in again and return whether it is
+   PMD-mapped now.  Where MADV_DONTNEED leaves the page table that covered
+   the chunk in place (ST->table_stays: Linux before 6.14, without
+   CONFIG_PT_RECLAIM), a fault cannot map a PMD folio over it, so the chunk
+   is mapped afresh first.  FALLBACK is for a chunk just evicted: then a
+   chunk the touch alone does not PMD-map is mapped afresh and touched
+   again, for a kernel whose version says the table goes but whose
+   configuration keeps it.  */
 static int
-refault (struct stub *st, uintptr_t chunk, uint64_t offset, uintptr_t lo, uintptr_t hi,
-	 long before, int fallback)
+refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
 {
   /* Without FALLBACK, only a chunk the cache holds whole, which the fault
      maps without reading: one held in part is being evicted by another
@@ -814,15 +722,15 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, uintptr_t lo, uintpt
     return 0;
   int remapped = st->table_stays && remap_chunk (st, chunk, offset) == 0;
   touch (chunk);
-  if (chunk_pmd_mapped (st, chunk, lo, hi, before))
+  if (chunk_pmd_mapped (st, chunk))
     return 1;
   if (!fallback || remapped || remap_chunk (st, chunk, offset) != 0)
     return 0;
   touch (chunk);
-  return chunk_pmd_mapped (st, chunk, lo, hi, before);
+  return chunk_pmd_mapped (st, chunk);
 }
 
-/* Evict chunk I of the range at START (N chunks, file offset FILE_OFFSET),
+/* Evict chunk I of the range at START (file offset FILE_OFFSET),
    which this process does not map any more, and read it back as one PMD
    folio; the caller holds the file's lock, so no other stub repairs it.
    Set ST->stop when the kernel shows it cannot, or may not.  Another
@@ -833,23 +741,20 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, uintptr_t lo, uintpt
    with WAIT, try again 1 ms later, REPAIR_ATTEMPTS times in all (and
    MAX_SLEEP_MS for the whole stub).  Return 1 when done with the chunk.  */
 static int
-repair_chunk (struct stub *st, uintptr_t start, uint64_t n, uint64_t i, uint64_t file_offset,
-	      int wait)
+repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset, int wait)
 {
   uint64_t pmd = st->pmd;
-  uintptr_t chunk = start + i * pmd, lo = start, hi = start + n * pmd;
+  uintptr_t chunk = start + i * pmd;
   uint64_t offset = file_offset + i * pmd;
   for (int attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++)
     {
       if (attempt > 0 && !wait_1ms (st))
 	return 1;
-      long before = st->scan == 1 ? -1 : smaps_pmd_mapped (st, lo, hi);
       /* Another stub may have repaired the chunk while this one waited for
 	 the lock: then it is cached as one PMD folio, and mapping it is all
 	 there is to do.  (Where the page table stays, that would cost a
 	 fresh mapping to see what is most likely still small.)  */
-      if ((attempt > 0 || wait || !st->table_stays)
-	  && refault (st, chunk, offset, lo, hi, before, 0))
+      if ((attempt > 0 || wait || !st->table_stays) && refault (st, chunk, offset, 0))
 	return 1;
       if (sys_madvise (chunk, pmd, MADV_DONTNEED) != 0)
 	{
@@ -869,7 +774,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t n, uint64_t i, uint64_t
 	    return 0;
 	  continue;
 	}
-      if (refault (st, chunk, offset, lo, hi, before, 1))
+      if (refault (st, chunk, offset, 1))
 	return 1;
       /* Read back from an empty cache and still not PMD-mapped.  Read back
 	 whole, in small folios: the file system cannot give this file PMD
@@ -956,7 +861,7 @@ lock_file (struct stub *st)
 static int
 ext4_journals_data (struct stub *st)
 {
-  if (st->fs != EXT4_SUPER_MAGIC || !st->map->found)
+  if (st->fs != EXT4_SUPER_MAGIC || !st->map.found)
     return 0;
   struct lines l = { .fd = sys_openat ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
   if (l.fd < 0)
@@ -968,8 +873,8 @@ ext4_journals_data (struct stub *st)
       const char *s = line;
       skip_field (&s);		/* mount ID */
       skip_field (&s);		/* parent ID */
-      if (parse_number (&s, 10) != st->map->dev_major || *s++ != ':'
-	  || parse_number (&s, 10) != st->map->dev_minor)
+      if (parse_number (&s, 10) != st->map.dev_major || *s++ != ':'
+	  || parse_number (&s, 10) != st->map.dev_minor)
 	continue;
       /* The options after the separator " - ".  */
       while (*s != '\0' && !(s[0] == ' ' && s[1] == '-' && s[2] == ' '))
@@ -1024,7 +929,7 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
 	{
 	  if (locked)
 	    show_progress (st, F_RDLCK, ++steps);
-	  if (repair_chunk (st, start, n, i, file_offset, wait))
+	  if (repair_chunk (st, start, i, file_offset, wait))
 	    chunk_del (dropped, i);
 	}
   /* Unlock before the descriptor is closed: a fork in another thread may
@@ -1041,37 +946,33 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
 static int
 populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset)
 {
-  uint64_t pmd = st->pmd, len = n * pmd;
+  uint64_t len = n * st->pmd;
   if (sys_madvise (start, len, MADV_HUGEPAGE) != 0)
     return -1;
   sys_madvise (start, len, MADV_RANDOM);
 
-  uint64_t touched[SET_WORDS], bad[SET_WORDS], partly[SET_WORDS], wholly[SET_WORDS];
-  uint64_t dropped[SET_WORDS];
+  uint64_t touched[SET_WORDS], bad[SET_WORDS], dropped[SET_WORDS];
   int sampled = stub_range_sampled (n, st->p->populate_max);
   choose_touched (n, sampled, touched);
   chunks_none (bad, n);
-  chunks_none (partly, n);
-  chunks_none (wholly, n);
   chunks_none (dropped, n);
   if (st->scan == -1)
     {
-      /* Whether PAGEMAP_SCAN works: it decides how small chunks are
-	 found.  */
+      /* Whether PAGEMAP_SCAN works: it decides how a PMD mapping is
+	 seen.  */
       uint64_t none[1];
       scan_small_chunks (st, start, 1, none);
     }
-  long count = populate_chunks (st, start, n, touched, touched, partly, wholly, bad, dropped);
+  long count = populate_chunks (st, start, n, touched, bad, dropped);
   if (count > 0 && sampled)
     {
       /* The sample found small folios: populate the whole range.  */
-      uint64_t rest[SET_WORDS];
-      chunks_all (rest, n);
       for (uint64_t i = 0; i < n; i++)
 	if (chunk_in (touched, i))
-	  chunk_del (rest, i);
-      chunks_all (touched, n);
-      count = populate_chunks (st, start, n, rest, touched, partly, wholly, bad, dropped);
+	  chunk_del (touched, i);
+	else
+	  chunk_add (touched, i);
+      count = populate_chunks (st, start, n, touched, bad, dropped);
     }
   if (count > 0 && !st->stop)
     repair_range (st, start, n, file_offset, bad, dropped);
@@ -1132,11 +1033,9 @@ file_system (struct stub *st)
   if ((st->p->flags & STUB_FLAG_EXE)
       && syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)
     return buf[0];
-  if (find_mapping (st, st->self) == 0 && st->map->path[0] == '/'
-      && syscall6 (SYS_statfs, (long) st->map->path, (long) buf, 0, 0, 0, 0) == 0)
-    return buf[0];
-  if ((st->p->flags & STUB_FLAG_EXE)
-      && syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)
+  char path[MAPS_LINE];
+  if (find_mapping (st, st->self, path) == 0 && path[0] == '/'
+      && syscall6 (SYS_statfs, (long) path, (long) buf, 0, 0, 0, 0) == 0)
     return buf[0];
   return 0;
 }
@@ -1146,14 +1045,12 @@ file_system (struct stub *st)
 static enum mode
 choose_mode (struct stub *st)
 {
-  if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0 || thp_never ())
-    return MODE_NOTHING;
   st->kernel = kernel_version ();
   st->table_stays = st->kernel == 0 || st->kernel < KV (6, 14);
   if (st->kernel != 0 && st->kernel < KV (5, 18))
     return MODE_HINT;
   uint64_t fs = st->fs = file_system (st);
-  unsigned large_folios_since;
+  unsigned large_folios_since = 0;
   switch (fs)
     {
     case EXT4_SUPER_MAGIC:
@@ -1167,12 +1064,12 @@ choose_mode (struct stub *st)
       break;
     case TMPFS_MAGIC:
       return MODE_HINT;
-    default:
-      return MODE_REPAIR;
     }
-  if (st->kernel == 0 || st->kernel >= large_folios_since)
-    return MODE_REPAIR;
-  return st->kernel >= KV (6, 1) ? MODE_COLLAPSE : MODE_HINT;
+  if (st->kernel != 0 && st->kernel < large_folios_since)
+    return st->kernel >= KV (6, 1) ? MODE_COLLAPSE : MODE_HINT;
+  if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0 || thp_never ())
+    return MODE_NOTHING;
+  return MODE_REPAIR;
 }
 
 /* MODE_COLLAPSE: the kernel can collapse file text into PMD folios
@@ -1193,10 +1090,17 @@ collapse_all (struct stub *st)
 	  if (err != 0 && err != -EAGAIN && err != -ENOMEM && err != -EBUSY)
 	    return;
 	  if (r == 0 && i == 0)
-	    /* Supported: let khugepaged see the text too.  */
-	    for (uint64_t k = 0; k < p->nranges && k < STUB_MAX_RANGES; k++)
-	      sys_madvise (st->self + (uintptr_t) p->range[k].start, p->range[k].length,
-			   MADV_HUGEPAGE);
+	    {
+	      /* Supported (MADV_COLLAPSE itself refuses a process with
+		 PR_SET_THP_DISABLE): unless THP is "never", which
+		 MADV_COLLAPSE ignores, go on, and let khugepaged see the
+		 text too.  */
+	      if (thp_never ())
+		return;
+	      for (uint64_t k = 0; k < p->nranges && k < STUB_MAX_RANGES; k++)
+		sys_madvise (st->self + (uintptr_t) p->range[k].start, p->range[k].length,
+			     MADV_HUGEPAGE);
+	    }
 	}
     }
 }
@@ -1206,11 +1110,8 @@ HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
 void
 stub_main (uintptr_t self, const struct stub_params *p)
 {
-  struct mapping map;
-  map.found = 0;
-  map.path[0] = '\0';
   struct stub st = {
-    .p = p, .self = self, .pmd = p->pmd, .pagemap = -2, .scan = -1, .file = -2, .map = &map,
+    .p = p, .self = self, .pmd = p->pmd, .pagemap = -2, .scan = -1, .file = -2,
   };
   if (st.pmd == 0 || (st.pmd & (st.pmd - 1)) != 0 || st.pmd % STUB_PAGE_SIZE != 0)
     return;
