@@ -98,17 +98,7 @@ ref=$(vm_reference "$WORK/stage/orig/mad-pie")
 echo "fixture:  mad-pie, ideal $ideal kB ($((ideal / 2048)) whole 2 MiB chunks)"
 disks="ext4:vda:ext4:defaults xfs:vdb:xfs:defaults"
 [ "$JOURNAL" = 1 ] && disks="$disks ext4j:vdc:ext4:data=journal"
-cat >"$WORK/vm.conf" <<EOF
-DISKS="$disks"
-THPS="$THPS"
-STATES="cold warm order0 fresh concurrent"
-PROG=mad-pie
-EMPTY=mad-empty
-PAIRS=$PAIRS
-BATCH=$BATCH
-READS=$READS
-PROBE=yes
-EOF
+vm_conf "$WORK/vm.conf" "$disks" "cold warm order0 fresh concurrent"
 
 rows=$WORK/rows
 : >"$rows"

@@ -104,17 +104,7 @@ check "the rewrite has whole 2 MiB chunks of text to map ($ideal kB)" test "$ide
 ref=$(vm_reference "$W/stage/orig/mad-pie")
 
 vm_disks "$W" "$W/stage" || hard_error "$VM_WHY"
-cat >"$W/vm.conf" <<EOF
-DISKS="ext4:vda:ext4:defaults xfs:vdb:xfs:defaults"
-THPS="$THPS"
-STATES="$STATES"
-PROG=mad-pie
-EMPTY=mad-empty
-PAIRS=$PAIRS
-BATCH=$BATCH
-READS=$READS
-PROBE=yes
-EOF
+vm_conf "$W/vm.conf" "ext4:vda:ext4:defaults xfs:vdb:xfs:defaults" "$STATES"
 vm_initramfs "$VM_KDIR" "$W/initrd" "$W/vm.conf" "${VM_GUEST_BINS[@]}" || hard_error "$VM_WHY"
 
 vm_accel "$VM_KDIR" "$W/initrd" "$W"

@@ -309,6 +309,24 @@ vm_host_libs () {
 	done | sort -u
 }
 
+# vm_conf OUT DISKS STATES: the guest's /etc/vm.conf (guest.sh's header
+# says what each line means) into OUT, for mad-pie and mad-empty on the
+# disks DISKS ("label:vdX:fstype:mount options" words) in the states
+# STATES, with THPS, PAIRS, BATCH and READS as the caller set them.
+vm_conf () {
+	cat >"$1" <<EOF
+DISKS="$2"
+THPS="$THPS"
+STATES="$3"
+PROG=mad-pie
+EMPTY=mad-empty
+PAIRS=$PAIRS
+BATCH=$BATCH
+READS=$READS
+PROBE=yes
+EOF
+}
+
 # vm_initramfs KDIR OUT CONF BIN...: a newc cpio at OUT holding busybox,
 # /init, /guest.sh, /etc/vm.conf (copied from CONF), KDIR's modules and
 # the programs BIN... in /bin with every library they need at its own path.
