@@ -145,9 +145,9 @@ struct pm_scan_arg
 #define LOCK_IDLE_MS 15
 #define LOCK_MAX_MS 250
 
-/* How many times the stub tries to evict and read back one chunk, and how
-   long it waits, in all, between tries.  */
-#define REPAIR_ATTEMPTS 3
+/* How many times the stub reads one chunk back at most, and how long it
+   waits, in all, for pages other processes map.  */
+#define REPAIR_READS 2
 #define MAX_SLEEP_MS 8
 
 /* A /proc/self/maps line long enough for any path that can be opened.  */
@@ -737,16 +737,19 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
    process may map some of the chunk's pages, so that they cannot be
    evicted: ld.so of a program starting meanwhile (a shared object's first
    chunk often holds its symbols and relocations), a stub for a moment, a
-   program that runs.  Without WAIT, return 0 then, for a second round;
-   with WAIT, try again 1 ms later, REPAIR_ATTEMPTS times in all (and
-   MAX_SLEEP_MS for the whole stub).  Return 1 when done with the chunk.  */
+   program that runs, or a program starting meanwhile that the scheduler
+   stopped between touching the chunk and letting it go.  Without WAIT,
+   return 0 then, for a second round; with WAIT, try again 1 ms later,
+   while the stub has waited less than MAX_SLEEP_MS in all.  A chunk read
+   back in part (another process faulted it in meanwhile) is tried
+   REPAIR_READS times at most.  Return 1 when done with the chunk.  */
 static int
 repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset, int wait)
 {
   uint64_t pmd = st->pmd;
   uintptr_t chunk = start + i * pmd;
   uint64_t offset = file_offset + i * pmd;
-  for (int attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++)
+  for (int attempt = 0, reads = 0; reads < REPAIR_READS; attempt++)
     {
       if (attempt > 0 && !wait_1ms (st))
 	return 1;
@@ -776,6 +779,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
 	}
       if (refault (st, chunk, offset, 1))
 	return 1;
+      reads++;
       /* Read back from an empty cache and still not PMD-mapped.  Read back
 	 whole, in small folios: the file system cannot give this file PMD
 	 folios.  In part: another process faulted it in meanwhile.  (The
