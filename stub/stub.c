@@ -59,7 +59,8 @@
       others wait while it shows progress), and for each chunk evict it
       from the page cache (POSIX_FADV_DONTNEED) and touch it again, so that
       it is read back as one PMD folio (repair_chunk).  Pages another
-      process maps stay cached; that chunk is tried again after the others.
+      process maps stay cached: that chunk is tried again after the others,
+      1 ms apart, for at most MAX_SLEEP_MS in all.
       Where this process's own page table still covers the chunk after
       MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is
       mapped afresh from the file (mmap MAP_FIXED, refault), which frees
@@ -795,12 +796,13 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
   return 1;
 }
 
-/* The lock's holder shows how far it has come with a read lock (an open
-   file description lock, which any reader may take) on bytes [0, STEPS)
-   of the file, one byte longer at every chunk; set it (F_RDLCK) or drop it
-   (F_UNLCK).  Waiters read it (F_OFD_GETLK) to tell a holder that works
-   from one that only holds the lock.  */
-struct flock64_x86
+/* struct flock as 64-bit Linux has it.  The lock's holder shows how far
+   it has come with a read lock (an open file description lock, which any
+   reader may take) on bytes [0, STEPS) of the file, one byte longer at
+   every chunk; set it (F_RDLCK) or drop it (F_UNLCK).  Waiters read it
+   (F_OFD_GETLK) to tell a holder that works from one that only holds the
+   lock.  */
+struct ofd_lock
 {
   short type, whence;
   int64_t start, len;
@@ -810,7 +812,7 @@ struct flock64_x86
 static void
 show_progress (struct stub *st, short type, int64_t steps)
 {
-  struct flock64_x86 l = { .type = type, .whence = 0, .start = 0, .len = steps };
+  struct ofd_lock l = { .type = type, .whence = 0, .start = 0, .len = steps };
   syscall6 (SYS_fcntl, st->file, F_OFD_SETLK, (long) &l, 0, 0, 0);
 }
 
@@ -818,7 +820,7 @@ show_progress (struct stub *st, short type, int64_t steps)
 static long
 holder_progress (struct stub *st)
 {
-  struct flock64_x86 l = { .type = F_WRLCK, .whence = 0, .start = 0, .len = 0 };
+  struct ofd_lock l = { .type = F_WRLCK, .whence = 0, .start = 0, .len = 0 };
   if (syscall6 (SYS_fcntl, st->file, F_OFD_GETLK, (long) &l, 0, 0, 0) != 0 || l.type != F_RDLCK)
     return -1;
   return (long) l.len;
