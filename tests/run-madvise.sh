@@ -30,7 +30,10 @@
 #     same and gets no PMD mapping;
 #   - under valgrind and gdb, and with the stub's system calls failing
 #     (strace fault injection), it prints the same;
-#   - strip and eu-strip of the rewritten file keep the stub working.
+#   - strip and eu-strip of the rewritten file keep the stub working;
+#   - on an xfs image (loop mount; skipped without mkfs.xfs or loop
+#     devices), the PIE's coverage cold, warm, order-0, fresh and three at
+#     once.
 #
 # Needs root (drop_caches, /proc/kpageflags), THP not [never], and file THP
 # working on the file system of $TESTS_BUILDDIR (probed with
@@ -635,6 +638,60 @@ while read -r name target file prog hook <&3; do
 done 3<<<"$FIXTURES" </dev/null
 
 stop_unless_built
+
+# The same on xfs (large folios since Linux 5.18, so file THP wherever the
+# stub runs on a current kernel), in a loop-mounted image, for the PIE: cold,
+# warm, order-0, a fresh copy, three at once.  Skipped where mkfs.xfs or
+# loop mounts are missing.
+XFS_MNT= XFS_DEV=
+xfs_cleanup () {
+	[ -n "$XFS_MNT" ] && umount "$XFS_MNT" && XFS_MNT=
+	[ -n "$XFS_DEV" ] && [ -z "$XFS_MNT" ] && losetup -d "$XFS_DEV" && XFS_DEV=
+}
+trap xfs_cleanup EXIT
+xfs_setup () {
+	local img=$WORK/xfs.img
+	have mkfs.xfs && have losetup || { echo "mkfs.xfs or losetup not found"; return 1; }
+	truncate -s 300M "$img" && mkfs.xfs -q "$img" >"$img.log" 2>&1 || { echo "mkfs.xfs failed: $(tail -1 "$img.log")"; return 1; }
+	XFS_DEV=$(losetup --find --show "$img" 2>"$img.log") || { XFS_DEV=; echo "no loop device: $(tail -1 "$img.log")"; return 1; }
+	mkdir -p "$WORK/xfs.mnt"
+	mount "$XFS_DEV" "$WORK/xfs.mnt" 2>"$img.log" || { echo "mount failed: $(tail -1 "$img.log")"; return 1; }
+	XFS_MNT=$WORK/xfs.mnt
+}
+name=pie file=mad-pie prog=mad-pie
+echo "# xfs"
+if [ ! -x "$O/mad-pie" ]; then
+	skip "xfs: no mad-pie fixture"
+elif ! xfs_setup >"$WORK/xfs.why" 2>&1; then
+	skip "xfs: $(tail -1 "$WORK/xfs.why")"
+else
+	w=$WORK/xfs
+	dir=$XFS_MNT/rewritten
+	mkdir -p "$w/orig" "$dir" "$XFS_MNT/fresh"
+	cp -p "$O/$file" "$w/orig/$file"
+	run_as "$w/orig" "$w/orig.out"
+	if "$ELFPMD" -q --madvise -o "$dir/$file" "$O/$file" >"$w/rewrite.log" 2>&1; then
+		cov_line="pie on xfs:"
+		r=$dir/$file
+		drop_caches
+		coverage cold "$dir" "$r"
+		coverage warm "$dir" "$r"
+		drop_caches
+		"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+		coverage order-0 "$dir" "$r"
+		dd if="$r" of="$XFS_MNT/fresh/$file" bs=4k status=none
+		chmod 755 "$XFS_MNT/fresh/$file"
+		coverage fresh "$XFS_MNT/fresh" "$XFS_MNT/fresh/$file"
+		drop_caches
+		"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+		coverage_concurrent 3 "$dir" "$r"
+		COVERAGE+=("$cov_line")
+	else
+		fail "xfs: elfpmd -q --madvise failed: $(head -3 "$w/rewrite.log")"
+	fi
+fi
+xfs_cleanup
+
 echo "# coverage (FilePmdMapped kB / ideal kB):"
 for line in "${COVERAGE[@]}"; do echo "#   $line"; done
 echo "# run time $((SECONDS - started)) s"
