@@ -58,6 +58,10 @@
 #      process on a call the stub must never make (open, nanosleep, fdatasync).
 #  11. The FilePmdMapped of the runs of 1 to 3 (a page of mid's chunk is
 #      anonymous there, so at most the other chunks): noted, not asserted.
+#  12. A second thread forks as soon as /proc/locks shows a lock on the
+#      library (fixtures/invfork.c) while dlopen runs its stub from an
+#      order-0 cache; the child keeps copies of the parent's descriptors:
+#      once dlopen has returned, no lock on the library may be left.
 #
 # Needs root (drop_caches, tracefs, loop devices, another user), THP not
 # [never], and file THP working on the file system of $TESTS_BUILDDIR
@@ -890,6 +894,25 @@ else
 		else
 			fail "$what: $nsleeps nanosleep/clock_nanosleep calls, $(($(sleep_ns "$w.strace") / 1000)) us in all"
 		fi
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# 12. A fork in another thread while the library's stub holds its locks.
+
+echo "# 12. fork while the stub holds the lock"
+if ! $have_lib || ! $have_tools; then
+	skip "fork: no libinv.so or invfork"
+else
+	w=$WORK/fork
+	order0 "$L_MAD"
+	run "$w.out" "$O/invfork" "$L_MAD"
+	if grep -qx 'forked: no' "$w.out"; then
+		skip "fork: the watcher thread never saw the stub's lock (the repair was over before it looked)"
+	elif grep -qx 'forked: yes' "$w.out" && grep -qx 'locks after dlopen: 0' "$w.out"; then
+		pass "fork: a child forked while the stub held the library's locks keeps none of them after dlopen"
+	else
+		fail "fork: $(tr '\n' ' ' <"$w.out")"
 	fi
 fi
 
