@@ -611,7 +611,7 @@ loop_setup () {
 }
 
 # loop_read: bytes read from LOOPDEV so far.
-loop_read () { awk '{ print $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }
+loop_read () { awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }
 
 
 if ! $have_pie; then
