@@ -269,6 +269,13 @@ chunks_count (const uint64_t *set, uint64_t n)
   return count;
 }
 
+static void
+sleep_1ms (void)
+{
+  struct { long sec, nsec; } t = { 0, 1000000 };
+  syscall6 (SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long) &t, 0, 0, 0);
+}
+
 /* Wait one millisecond, unless the stub has waited MAX_SLEEP_MS already;
    return whether it waited.  */
 static int
@@ -277,8 +284,7 @@ wait_1ms (struct stub *st)
   if (st->slept >= MAX_SLEEP_MS)
     return 0;
   st->slept++;
-  struct { long sec, nsec; } t = { 0, 1000000 };
-  syscall6 (SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long) &t, 0, 0, 0);
+  sleep_1ms ();
   return 1;
 }
 
@@ -478,6 +484,15 @@ open_object_file (struct stub *st)
   return fd;
 }
 
+/* Open /proc/self/pagemap into ST->pagemap the first time (-1 if it
+   cannot be).  */
+static void
+pagemap_open (struct stub *st)
+{
+  if (st->pagemap == -2)
+    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+}
+
 /* Whether every page of CHUNK that this process maps is a page of the file:
    none anonymous (written: a breakpoint, a uprobe, a patch, a relocation),
    swapped out, or marked (guard region, userfaultfd).  No when it cannot be
@@ -485,8 +500,7 @@ open_object_file (struct stub *st)
 static int
 chunk_clean (struct stub *st, uintptr_t chunk)
 {
-  if (st->pagemap == -2)
-    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  pagemap_open (st);
   if (st->pagemap < 0)
     return 0;
   uint64_t entries[128];
@@ -559,8 +573,7 @@ scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad)
 {
   uint64_t pmd = st->pmd;
   uint64_t len = n * pmd;
-  if (st->pagemap == -2)
-    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  pagemap_open (st);
   if (st->pagemap < 0 || st->scan == 0)
     return -1;
   chunks_all (bad, n);
@@ -608,8 +621,7 @@ chunk_pmd_mapped (struct stub *st, uintptr_t chunk)
       uint64_t bad[1];
       return scan_small_chunks (st, chunk, 1, bad) == 0;
     }
-  if (st->pagemap == -2)
-    st->pagemap = sys_openat ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  pagemap_open (st);
   uint64_t pages = st->pmd / STUB_PAGE_SIZE;
   for (uint64_t k = pages / 2; k < pages; k += pages / 2 - 1)
     {
@@ -854,8 +866,7 @@ lock_file (struct stub *st)
 	}
       if (idle >= LOCK_IDLE_MS || waited >= LOCK_MAX_MS)
 	return -1;
-      struct { long sec, nsec; } t = { 0, 1000000 };
-      syscall6 (SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long) &t, 0, 0, 0);
+      sleep_1ms ();
     }
 }
 
