@@ -911,16 +911,13 @@ ext4_journals_data (struct stub *st)
   return journal;
 }
 
-/* Repair the chunks in BAD (not PMD-mapped) of the range at START (N
-   chunks, file offset FILE_OFFSET) that drop_chunk can drop (DROPPED: those
-   it has); the others stay as they are.  */
+/* Repair the chunks of the range at START (N chunks, file offset
+   FILE_OFFSET) that populate_chunks found not PMD-mapped and dropped
+   (DROPPED); the others stay as they are.  */
 static void
 repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
-	      const uint64_t *bad, uint64_t *dropped)
+	      uint64_t *dropped)
 {
-  for (uint64_t i = 0; i < n; i++)
-    if (chunk_in (bad, i))
-      drop_chunk (st, start, i, dropped);
   if (st->stop || chunks_count (dropped, n) == 0 || open_object_file (st) < 0)
     return;
   if (ext4_journals_data (st))
@@ -992,7 +989,7 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
       count = populate_chunks (st, start, n, touched, bad, dropped);
     }
   if (count > 0 && !st->stop)
-    repair_range (st, start, n, file_offset, bad, dropped);
+    repair_range (st, start, n, file_offset, dropped);
   return 0;
 }
 
