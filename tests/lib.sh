@@ -275,3 +275,23 @@ stop_unless_built () {
 	echo "# pass $n_pass, fail $n_fail, skip $n_skip"
 	exit 77
 }
+
+# skip_all REASON: the whole script cannot run here (exit 77).
+skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
+
+# require_file_thp DIR: file-backed THP must work on DIR's file system, or
+# the script is skipped: a MADV_HUGEPAGE mapping of an uncached 4 MiB file
+# there must get PMD-mapped ($PAGECACHE probe, tests/fixtures/pagecache.c);
+# elfpmd plays no part in this.  Notes the result.
+require_file_thp () {
+	local dir=$1 fs probe
+	fs=$(df -PT "$dir" | awk 'NR == 2 { print $2 }')
+	head -c $((4 << 20)) /dev/urandom >"$dir/probe.dat" || hard_error "cannot write $dir/probe.dat"
+	probe=$("$PAGECACHE" probe "$dir/probe.dat" 2>&1)
+	case $? in
+	0) note "file THP probe: $probe (file system $fs, THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))" ;;
+	1) skip_all "file THP does not work here: a MADV_HUGEPAGE mapping of a 4 MiB file on $fs got $probe (file system without large page cache folios, tmpfs, or kernel too old)" ;;
+	*) skip_all "file THP probe failed: $probe" ;;
+	esac
+	rm -f "$dir/probe.dat"
+}

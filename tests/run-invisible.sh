@@ -87,9 +87,6 @@ O=$TESTS_BUILDDIR/invisible-build
 WORK=$O/work
 started=$SECONDS
 
-# skip_all REASON: the whole script cannot run here.
-skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
-
 # Cleanup: commands run in reverse order on exit, whatever happened.
 CLEANUP=()
 run_cleanup () {
@@ -118,14 +115,7 @@ require_phdr_dump "$WORK/tools"
 build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c): $(tail -1 "$O/mad-tools.log")"
 PAGECACHE=$O/pagecache
 
-head -c $((4 << 20)) /dev/urandom >"$WORK/probe.dat" || hard_error "cannot write $WORK/probe.dat"
-probe=$("$PAGECACHE" probe "$WORK/probe.dat" 2>&1)
-case $? in
-0) note "file THP probe: $probe (file system $(df -PT "$WORK" | awk 'NR == 2 { print $2 }'), THP $(cat "$thp"))" ;;
-1) skip_all "file THP does not work here: a MADV_HUGEPAGE mapping of a 4 MiB file on $(df -PT "$WORK" | awk 'NR == 2 { print $2 }') got $probe" ;;
-*) skip_all "file THP probe failed: $probe" ;;
-esac
-rm -f "$WORK/probe.dat"
+require_file_thp "$WORK"
 
 have_strace=false
 if have strace; then have_strace=true; else skip "strace not found (Debian: strace): the checks of the stub's system calls are skipped"; fi
@@ -612,7 +602,6 @@ loop_setup () {
 
 # loop_read: bytes read from LOOPDEV so far.
 loop_read () { awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }
-
 
 if ! $have_pie; then
 	skip "data=journal: no inv-pie fixture"

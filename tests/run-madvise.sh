@@ -55,9 +55,6 @@ O=$TESTS_BUILDDIR/madvise-build
 WORK=$O/work
 started=$SECONDS
 
-# skip_all REASON: the whole script cannot run here.
-skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
-
 require_elfpmd
 [ "$(id -u)" = 0 ] || skip_all "needs root (drop_caches for the cold and order-0 cache states, /proc/kpageflags)"
 thp=/sys/kernel/mm/transparent_hugepage/enabled
@@ -74,17 +71,8 @@ build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecach
 PAGECACHE=$O/pagecache
 THP_OFF=$O/thp-off
 
-# Does file THP work here at all?  A MADV_HUGEPAGE mapping of an uncached
-# 4 MiB file on the build directory's file system must get PMD-mapped;
-# elfpmd plays no part in this.
-head -c $((4 << 20)) /dev/urandom >"$WORK/probe.dat" || hard_error "cannot write $WORK/probe.dat"
-probe=$("$PAGECACHE" probe "$WORK/probe.dat" 2>&1)
-case $? in
-0) note "file THP probe: $probe (file system $(df -PT "$WORK" | awk 'NR == 2 { print $2 }'), THP $(cat "$thp"))" ;;
-1) skip_all "file THP does not work here: a MADV_HUGEPAGE mapping of a 4 MiB file on $(df -PT "$WORK" | awk 'NR == 2 { print $2 }') got $probe (file system without large page cache folios, tmpfs, or kernel too old)" ;;
-*) skip_all "file THP probe failed: $probe" ;;
-esac
-rm -f "$WORK/probe.dat"
+# Does file THP work here at all (elfpmd plays no part in this)?
+require_file_thp "$WORK"
 
 have_elflint=false
 if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi

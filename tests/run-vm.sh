@@ -79,8 +79,6 @@ BOOT_LIMIT=${ELFPMD_VM_BOOT_LIMIT:-900}		# seconds before the guest is killed
 W=$TESTS_BUILDDIR/vm-work
 started=$SECONDS
 
-skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
-
 require_elfpmd
 [ "$(uname -m)" = x86_64 ] || skip_all "the harness boots x86-64 Debian kernels with the host's x86-64 programs (host: $(uname -m))"
 vm_have_tools || skip_all "$VM_WHY"
