@@ -295,3 +295,14 @@ require_file_thp () {
 	esac
 	rm -f "$dir/probe.dat"
 }
+
+# require_root_thp WHY: root (WHY says what for), transparent huge pages
+# built in and not "never", and a writable drop_caches, or the script is
+# skipped.
+require_root_thp () {
+	local thp=/sys/kernel/mm/transparent_hugepage/enabled
+	[ "$(id -u)" = 0 ] || skip_all "needs root ($1)"
+	[ -r "$thp" ] || skip_all "$thp missing: kernel without transparent huge pages"
+	grep -q '\[never\]' "$thp" && skip_all "transparent huge pages disabled ($thp: $(cat "$thp"))"
+	[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
+}

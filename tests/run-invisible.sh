@@ -100,11 +100,7 @@ trap run_cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 require_elfpmd
-[ "$(id -u)" = 0 ] || skip_all "needs root (drop_caches, tracefs, loop devices, running as another user)"
-thp=/sys/kernel/mm/transparent_hugepage/enabled
-[ -r "$thp" ] || skip_all "$thp missing: kernel without transparent huge pages"
-grep -q '\[never\]' "$thp" && skip_all "transparent huge pages disabled ($thp: $(cat "$thp"))"
-[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
+require_root_thp "drop_caches, tracefs, loop devices, running as another user"
 have python3 || skip_all "python3 not found (reads the JSON reports)"
 [ "$(uname -m)" = x86_64 ] || skip_all "the stub, the seccomp filter and the patch are x86-64 only"
 

@@ -56,11 +56,7 @@ WORK=$O/work
 started=$SECONDS
 
 require_elfpmd
-[ "$(id -u)" = 0 ] || skip_all "needs root (drop_caches for the cold and order-0 cache states, /proc/kpageflags)"
-thp=/sys/kernel/mm/transparent_hugepage/enabled
-[ -r "$thp" ] || skip_all "$thp missing: kernel without transparent huge pages"
-grep -q '\[never\]' "$thp" && skip_all "transparent huge pages disabled ($thp: $(cat "$thp"))"
-[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
+require_root_thp "drop_caches for the cold and order-0 cache states, /proc/kpageflags"
 have python3 || skip_all "python3 not found (reads the JSON report and the files' bytes)"
 
 rm -rf "$WORK"
@@ -171,6 +167,29 @@ coverage_concurrent () {
 	for ((k = 1; k <= count; k++)); do
 		check_coverage "concurrent$k" "$object"
 	done
+}
+
+# coverage_small_folios DIR FRESH: the states the stub repairs, for the
+# current fixture's file in DIR ($r): cached in order-0 folios (the note
+# says whether the state was reached); a copy just written into FRESH in
+# 4 KiB writes, as a package manager may write it (its pages are dirty
+# order-0 folios, which cannot be dropped before they are written back);
+# three copies of the program started at once on an order-0 cache (each
+# must get its text PMD-mapped, not keep the others' small folios alive).
+coverage_small_folios () {
+	local dir=$1 fresh=$2 o0
+	drop_caches
+	o0=$("$PAGECACHE" order0 "$r" 2>&1)
+	note "$name: $o0"
+	case $o0 in *" 0 in large folios") ;; *) note "$name: order-0 state not reached: some pages are in large folios" ;; esac
+	coverage order-0 "$dir" "$r"
+	mkdir -p "$fresh"
+	dd if="$r" of="$fresh/$file" bs=4k status=none
+	chmod 755 "$fresh/$file"
+	coverage fresh "$fresh" "$fresh/$file"
+	drop_caches
+	"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+	coverage_concurrent 3 "$dir" "$r"
 }
 
 # check_report JSON HOOK IDEAL: the dry run's "stub" object: injected, hooked
@@ -510,26 +529,8 @@ while read -r name target file prog hook <&3; do
 		check "$name: PR_SET_THP_DISABLE: FilePmdMapped $kb kB (must be 0)" test "$kb" -eq 0
 	fi
 
-	drop_caches
-	o0=$("$PAGECACHE" order0 "$r" 2>&1)
-	note "$name: $o0"
-	case $o0 in *" 0 in large folios") ;; *) note "$name: order-0 state not reached: some pages are in large folios" ;; esac
-	coverage order-0 "$dir" "$r"
-
-	# A copy just written in 4 KiB writes (as a package manager may write
-	# it): its pages are dirty order-0 folios in the cache, and dirty pages
-	# cannot be dropped until they are written back.
-	mkdir -p "$w/fresh"
-	dd if="$r" of="$w/fresh/$file" bs=4k status=none
-	chmod 755 "$w/fresh/$file"
-	coverage fresh "$w/fresh" "$w/fresh/$file"
-
-	# Three copies of the program started at once, the file cached in
-	# order-0 folios: each must get its text PMD-mapped, not keep the
-	# others' small folios alive.
-	drop_caches
-	"$PAGECACHE" order0 "$r" >/dev/null 2>&1
-	coverage_concurrent 3 "$dir" "$r"
+	# Cached in 4 KiB folios, a fresh copy, three at once.
+	coverage_small_folios "$dir" "$w/fresh"
 
 	# A stub that samples (--populate-max=0: every range larger than the
 	# sample is sampled): with a warm cache it leaves the chunks it did not
@@ -655,7 +656,7 @@ elif ! xfs_setup >"$WORK/xfs.why" 2>&1; then
 else
 	w=$WORK/xfs
 	dir=$XFS_MNT/rewritten
-	mkdir -p "$w/orig" "$dir" "$XFS_MNT/fresh"
+	mkdir -p "$w/orig" "$dir"
 	cp -p "$O/$file" "$w/orig/$file"
 	run_as "$w/orig" "$w/orig.out"
 	if "$ELFPMD" -q --madvise -o "$dir/$file" "$O/$file" >"$w/rewrite.log" 2>&1; then
@@ -664,15 +665,7 @@ else
 		drop_caches
 		coverage cold "$dir" "$r"
 		coverage warm "$dir" "$r"
-		drop_caches
-		"$PAGECACHE" order0 "$r" >/dev/null 2>&1
-		coverage order-0 "$dir" "$r"
-		dd if="$r" of="$XFS_MNT/fresh/$file" bs=4k status=none
-		chmod 755 "$XFS_MNT/fresh/$file"
-		coverage fresh "$XFS_MNT/fresh" "$XFS_MNT/fresh/$file"
-		drop_caches
-		"$PAGECACHE" order0 "$r" >/dev/null 2>&1
-		coverage_concurrent 3 "$dir" "$r"
+		coverage_small_folios "$dir" "$XFS_MNT/fresh"
 		COVERAGE+=("$cov_line")
 	else
 		fail "xfs: elfpmd -q --madvise failed: $(head -3 "$w/rewrite.log")"
