@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "arith.h"
 #include "sizes.h"
 
 const char *
@@ -60,40 +61,6 @@ layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file, si
   return ph;
 }
 
-size_t
-layout_new_phnum (const struct layout_plan *plan, const struct elf_file *file)
-{
-  return plan->stub.enabled ? plan->stub.new_phnum : file->phnum;
-}
-
-void
-layout_new_phdr_table (const struct layout_plan *plan, const struct elf_file *file,
-		       GElf_Phdr *out)
-{
-  if (plan->stub.enabled)
-    stub_new_phdrs (plan, file, out);
-  else
-    for (size_t i = 0; i < file->phnum; i++)
-      out[i] = layout_new_phdr (plan, file, i);
-}
-
-size_t
-layout_new_shnum (const struct layout_plan *plan, const struct elf_file *file)
-{
-  return plan->stub.add_section ? plan->stub.new_shnum : file->shnum;
-}
-
-void
-layout_new_shdr_table (const struct layout_plan *plan, const struct elf_file *file,
-		       GElf_Shdr *out)
-{
-  if (plan->stub.add_section)
-    stub_new_shdrs (plan, file, out);
-  else
-    for (size_t i = 0; i < file->shnum; i++)
-      out[i] = layout_new_shdr (plan, file, i);
-}
-
 GElf_Shdr
 layout_new_shdr (const struct layout_plan *plan, const struct elf_file *file, size_t index)
 {
@@ -120,8 +87,23 @@ first_load (const struct elf_file *file)
   return NULL;
 }
 
-const char *
-layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, size_t len)
+/* Whether FILE may be started by the kernel, which computes AT_PHDR for
+   it: programs, and anything with an interpreter or an entry point (ld.so
+   itself finds its table as the old kernels do).  A shared object only
+   ld.so loads is found through PT_PHDR or the PT_LOAD that holds its
+   table, which moves with that PT_LOAD.  */
+static bool
+run_by_kernel (const struct elf_file *file)
+{
+  return file->kind != OBJECT_SHARED || file->has_interp || file->ehdr.e_entry != 0;
+}
+
+/* Whether old file offset AT can take an insertion: it must not split the
+   ELF header, a header table, a section or a segment, nor, for a program,
+   move the program headers and the first PT_LOAD apart.  Return NULL, or the
+   reason in BUF (LEN bytes).  */
+static const char *
+insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, size_t len)
 {
   const GElf_Ehdr *eh = &file->ehdr;
   if (at < eh->e_ehsize || at < elf_ehdr_size (file->elfclass))
@@ -129,8 +111,11 @@ layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, s
   uint64_t phsize = (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
   if (splits (eh->e_phoff, phsize, at))
     return "it would split the program header table";
+  /* Kernels before 5.18 and qemu-user compute AT_PHDR as the first PT_LOAD's
+     address minus its offset, plus e_phoff: both move, or neither.  */
   const GElf_Phdr *first = first_load (file);
-  if (file->phnum != 0 && first != NULL && first->p_offset < at && at <= eh->e_phoff)
+  if (run_by_kernel (file) && file->phnum != 0 && first != NULL
+      && (first->p_offset >= at) != (eh->e_phoff >= at))
     return "it would move the program headers away from the first PT_LOAD "
 	   "(AT_PHDR as kernels before 5.18 compute it)";
   uint64_t shsize = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
@@ -148,7 +133,8 @@ layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, s
   for (size_t i = 1; i < file->shnum; i++)
     {
       const GElf_Shdr *sh = &file->shdrs[i];
-      if (sh->sh_type != SHT_NOBITS && splits (sh->sh_offset, sh->sh_size, at))
+      if (sh->sh_type != SHT_NOBITS && sh->sh_type != SHT_NULL
+	  && splits (sh->sh_offset, sh->sh_size, at))
 	{
 	  char name[32];
 	  snprintf (buf, len, "it would split section %s",
@@ -202,16 +188,19 @@ mappable_chunks (const struct layout_plan *plan, const struct elf_file *file, bo
   return chunks;
 }
 
-/* The modulus a PT_LOAD that is not being aligned must stay congruent in:
-   its alignment or the page size, whichever is larger, if the input honours
-   it; else the page size if the input honours that; else nothing (1).  */
+/* The modulus the shift of a PT_LOAD that is not being aligned must be a
+   multiple of, so that it stays as congruent as the input is: what glibc
+   before 2.35 tests, (p_vaddr - p_offset) & (p_align - 1), if the input
+   passes it (the next power of two of p_align keeps that pattern also for a
+   p_align that is not one); else the page size if the input honours it;
+   else nothing (1).  UINT64_MAX when no shift can keep it.  */
 static uint64_t
 keep_modulus (const GElf_Phdr *ph, uint64_t page)
 {
-  uint64_t m = is_power_of_2 (ph->p_align) && ph->p_align > page ? ph->p_align : page;
-  if (((ph->p_vaddr - ph->p_offset) & (m - 1)) == 0)
-    return m;
-  if (((ph->p_vaddr - ph->p_offset) & (page - 1)) == 0)
+  uint64_t d = ph->p_vaddr - ph->p_offset;
+  if (ph->p_align > page && (d & (ph->p_align - 1)) == 0)
+    return ph->p_align > ((uint64_t) 1 << 63) ? UINT64_MAX : pow2_at_least (ph->p_align);
+  if ((d & (page - 1)) == 0)
     return page;
   return 1;
 }
@@ -275,18 +264,39 @@ place_insertions (struct layout_plan *plan, const struct elf_file *file, const s
       size_t i = order[k];
       const GElf_Phdr *ph = &file->phdrs[i];
       plan->segs[i].padding = 0;
-      uint64_t m = to_align (plan, i) ? plan->opts.pmd : keep_modulus (ph, plan->opts.page);
+      uint64_t pmd = plan->opts.pmd;
       uint64_t cur = ph->p_offset + shift;
-      uint64_t extra = ((ph->p_vaddr & (m - 1)) - (cur & (m - 1))) & (m - 1);
+      uint64_t extra;
+      if (to_align (plan, i))
+	extra = ((ph->p_vaddr & (pmd - 1)) - (cur & (pmd - 1))) & (pmd - 1);
+      else
+	{
+	  /* The shift so far must become a multiple of M again.  */
+	  uint64_t m = keep_modulus (ph, plan->opts.page);
+	  extra = m == UINT64_MAX ? (shift != 0 ? UINT64_MAX : 0)
+		  : (m - (shift & (m - 1))) & (m - 1);
+	}
       if (extra == 0)
 	continue;
 
       char buf[128];
-      const char *why = layout_insertion_blocked (file, ph->p_offset, buf, sizeof buf);
+      const char *why = insertion_blocked (file, ph->p_offset, buf, sizeof buf);
+      /* Each hole is smaller than a PMD: a later segment whose own
+	 alignment would need more is a refusal, not a huge file.  */
+      if (why == NULL && extra >= plan->opts.pmd)
+	{
+	  snprintf (buf, sizeof buf, "keeping PT_LOAD %zu's p_align %#" PRIx64
+		    " would take more than a PMD of padding", i, (uint64_t) ph->p_align);
+	  why = buf;
+	}
+      uint64_t total;
+      if (why == NULL && (!add_checked (plan->old_size, shift, &total)
+			  || !add_checked (total, extra, &total)))
+	why = "the file would grow past 2^64 bytes";
       if (why == NULL && plan->ninserts > 0 && plan->inserts[plan->ninserts - 1].at == ph->p_offset)
 	why = "another PT_LOAD starts at the same offset";
       if (why == NULL && file->elfclass == ELFCLASS32
-	  && (uint64_t) file->st.st_size + shift + extra > UINT32_MAX)
+	  && total > UINT32_MAX)
 	why = "the file would grow past 4 GiB, which ELF32 cannot address";
       if (why != NULL)
 	{
@@ -368,8 +378,10 @@ map_offsets (struct layout_plan *plan, const struct elf_file *file, struct diag 
   for (size_t i = 0; i < file->shnum; i++)
     {
       const GElf_Shdr *sh = &file->shdrs[i];
-      bool has_bytes = sh->sh_type != SHT_NOBITS && sh->sh_size != 0;
-      plan->section_offsets[i] = i == 0 ? sh->sh_offset
+      bool has_bytes = sh->sh_type != SHT_NOBITS && sh->sh_type != SHT_NULL && sh->sh_size != 0;
+      /* A section without bytes past the end refers to nothing: it stays.  */
+      plan->section_offsets[i] = i == 0 || (!has_bytes && sh->sh_offset > plan->old_size)
+				 ? sh->sh_offset
 	: has_bytes ? layout_map_offset (plan, sh->sh_offset)
 	: layout_map_position (plan, sh->sh_offset, (sh->sh_flags & SHF_ALLOC) != 0, sh->sh_addr);
     }
@@ -396,6 +408,7 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
       if (plan->segs == NULL || plan->inserts == NULL || order == NULL)
 	{
 	  free (order);
+	  layout_plan_free (plan);
 	  return diag_set (err, "out of memory");
 	}
     }
@@ -436,7 +449,10 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 	}
     }
   if (map_offsets (plan, file, err) != 0)
-    return -1;
+    {
+      layout_plan_free (plan);
+      return -1;
+    }
   plan->changed = plan->aligned > 0 || plan->ninserts > 0;
 
   if (file->skip_reason == NULL)
@@ -456,22 +472,6 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 	}
     }
 
-  plan->stub.wanted = opts->madvise;
-  if (stub_plan_build (plan, file, err) != 0)
-    return -1;
-  if (plan->stub.enabled)
-    {
-      plan->new_size = plan->stub.seg_offset + plan->stub.seg_size;
-      if (plan->stub.table == STUB_TABLE_MOVED)
-	plan->new_phoff = plan->stub.seg_offset;
-      plan->changed = true;
-      if (plan->stub.add_section)
-	{
-	  plan->new_shoff = plan->stub.shdr_offset;
-	  plan->new_size = plan->stub.shdr_offset
-			   + (uint64_t) plan->stub.new_shnum * elf_shdr_size (file->elfclass);
-	}
-    }
   return 0;
 }
 
@@ -484,219 +484,4 @@ layout_plan_free (struct layout_plan *plan)
   plan->segs = NULL;
   plan->inserts = NULL;
   plan->section_offsets = NULL;
-}
-
-/* Whether [OFFSET, OFFSET + LEN) lies inside a file of SIZE bytes.  */
-static bool
-inside (uint64_t offset, uint64_t len, uint64_t size)
-{
-  return offset <= size && len <= size - offset;
-}
-
-/* The address the kernel before 5.18 passes as AT_PHDR, from program
-   headers PH (N of them) and program header table offset PHOFF.  */
-static bool
-old_kernel_at_phdr (const GElf_Phdr *first, uint64_t first_offset, uint64_t phoff,
-		    uint64_t *at_phdr)
-{
-  if (first == NULL)
-    return false;
-  *at_phdr = first->p_vaddr - first_offset + phoff;
-  return true;
-}
-
-/* Check a table grown in place (TABLE, its N entries): inside the first
-   PT_LOAD's file contents, described by PT_PHDR, overlapping no segment
-   and no section, with the moved objects' copy inside the stub's segment
-   before its code.  */
-static int
-check_grown_table (const struct layout_plan *plan, const struct elf_file *file,
-		   const GElf_Phdr *table, size_t n, struct diag *err)
-{
-  const struct stub_plan *sp = &plan->stub;
-  uint64_t start = plan->new_phoff, end = start + (uint64_t) n * elf_phdr_size (file->elfclass);
-  const GElf_Phdr *first = NULL;
-  for (size_t i = 0; i < n && first == NULL; i++)
-    if (table[i].p_type == PT_LOAD)
-      first = &table[i];
-  if (first == NULL || start < first->p_offset || end - first->p_offset > first->p_filesz)
-    return diag_set (err, "internal error: the grown program header table would leave the first PT_LOAD");
-  for (size_t i = 0; i < n; i++)
-    {
-      const GElf_Phdr *ph = &table[i];
-      if (ph->p_type == PT_PHDR ? ph->p_offset != start || ph->p_filesz != end - start
-	  : ph->p_type != PT_LOAD && ph->p_filesz != 0 && ph->p_offset < end
-	    && start < ph->p_offset + ph->p_filesz)
-	return diag_set (err, "internal error: program header %zu would not fit the grown table", i);
-    }
-  size_t shnum = layout_new_shnum (plan, file);
-  GElf_Shdr *sections = calloc (shnum != 0 ? shnum : 1, sizeof *sections);
-  if (sections == NULL)
-    return diag_set (err, "out of memory");
-  layout_new_shdr_table (plan, file, sections);
-  int ret = 0;
-  for (size_t i = 1; i < shnum && ret == 0; i++)
-    {
-      const GElf_Shdr *sh = &sections[i];
-      if (sh->sh_type != SHT_NOBITS && sh->sh_size != 0 && sh->sh_offset < end
-	  && start < sh->sh_offset + sh->sh_size)
-	ret = diag_set (err, "internal error: section %zu would overlap the grown program header table", i);
-    }
-  free (sections);
-  if (ret == 0 && (sp->moved_offset < sp->seg_offset || sp->moved_end < sp->moved_start
-		   || sp->moved_end - sp->moved_start > sp->code_offset - sp->moved_offset))
-    ret = diag_set (err, "internal error: the moved objects would not fit before the stub");
-  return ret;
-}
-
-/* Check the stub's segment: above every other segment in memory and after
-   all contents in the file, page-congruent, and where AT_PHDR as kernels
-   before 5.18 compute it finds the new program header table.  */
-static int
-check_stub (const struct layout_plan *plan, const struct elf_file *file, struct diag *err)
-{
-  const struct stub_plan *sp = &plan->stub;
-  size_t n = sp->new_phnum;
-  GElf_Phdr *table = calloc (n, sizeof *table);
-  if (table == NULL)
-    return diag_set (err, "out of memory");
-  layout_new_phdr_table (plan, file, table);
-  int ret = 0;
-  const GElf_Phdr *first = NULL, *prev = NULL;
-  uint64_t page = plan->opts.page;
-  for (size_t i = 0; i < n && ret == 0; i++)
-    {
-      const GElf_Phdr *ph = &table[i];
-      if (ph->p_type != PT_LOAD)
-	continue;
-      if (first == NULL)
-	first = ph;
-      if (prev != NULL && ph->p_vaddr < prev->p_vaddr + prev->p_memsz)
-	ret = diag_set (err, "internal error: the stub's segment would overlap PT_LOAD %zu", i);
-      if (((ph->p_vaddr - ph->p_offset) & (page - 1)) != 0)
-	ret = diag_set (err, "internal error: PT_LOAD %zu would not be page-congruent", i);
-      prev = ph;
-    }
-  /* AT_PHDR as kernels before 5.18 compute it: the table where it was, or
-     the new one at the start of the stub's segment.  */
-  uint64_t want = sp->table != STUB_TABLE_MOVED
-    ? file->phdrs[first_load (file) - file->phdrs].p_vaddr
-      - file->phdrs[first_load (file) - file->phdrs].p_offset + file->ehdr.e_phoff
-    : sp->seg_vaddr;
-  if (ret == 0 && (first == NULL || first->p_vaddr - first->p_offset + plan->new_phoff != want))
-    ret = diag_set (err, "internal error: AT_PHDR for kernels before 5.18 would miss the table");
-  if (ret == 0 && sp->table == STUB_TABLE_GROWN)
-    ret = check_grown_table (plan, file, table, n, err);
-  uint64_t end = sp->seg_offset + sp->seg_size;
-  if (sp->add_section)
-    end = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
-  if (ret == 0 && (sp->seg_offset < layout_map_offset (plan, plan->old_size)
-		   || end != plan->new_size || (sp->add_section && plan->new_shoff != sp->shdr_offset)))
-    ret = diag_set (err, "internal error: the stub's segment would overlap the file's contents");
-  if (ret == 0 && (sp->entry_vaddr < sp->seg_vaddr
-		   || sp->entry_vaddr >= sp->seg_vaddr + sp->seg_size))
-    ret = diag_set (err, "internal error: the stub's entry is outside its segment");
-  free (table);
-  return ret;
-}
-
-int
-layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
-		   struct diag *err)
-{
-  for (size_t k = 0; k < plan->ninserts; k++)
-    {
-      const struct layout_insert *ins = &plan->inserts[k];
-      char buf[128];
-      if (ins->at > plan->old_size || ins->pad == 0)
-	return diag_set (err, "internal error: padding %zu at %#" PRIx64 " is invalid", k, ins->at);
-      if (k > 0 && ins->at <= plan->inserts[k - 1].at)
-	return diag_set (err, "internal error: padding %zu is out of order", k);
-      bool at_load_start = false;
-      for (size_t i = 0; i < file->phnum; i++)
-	if (file->phdrs[i].p_type == PT_LOAD && file->phdrs[i].p_offset == ins->at)
-	  at_load_start = true;
-      if (!at_load_start)
-	return diag_set (err, "internal error: padding at %#" PRIx64 " is not at a PT_LOAD start", ins->at);
-      const char *why = layout_insertion_blocked (file, ins->at, buf, sizeof buf);
-      if (why != NULL)
-	return diag_set (err, "internal error: padding at %#" PRIx64 " is not allowed: %s", ins->at, why);
-    }
-  if (plan->new_size < plan->old_size)
-    return diag_set (err, "internal error: the output would be shorter than the input");
-  if (file->elfclass == ELFCLASS32 && plan->new_size > UINT32_MAX)
-    return diag_set (err, "internal error: the ELF32 output would exceed 4 GiB");
-
-  size_t phsize = elf_phdr_size (file->elfclass);
-  if (file->phnum != 0 && !plan->stub.enabled
-      && (plan->new_phoff != layout_map_offset (plan, file->ehdr.e_phoff)
-	  || !inside (plan->new_phoff, (uint64_t) file->phnum * phsize, plan->new_size)))
-    return diag_set (err, "internal error: the program header table would not follow the map");
-  if (plan->stub.enabled && check_stub (plan, file, err) != 0)
-    return -1;
-  if (file->shnum != 0 && !plan->stub.add_section
-      && (plan->new_shoff != layout_map_offset (plan, file->ehdr.e_shoff)
-	  || !inside (plan->new_shoff, (uint64_t) file->shnum * elf_shdr_size (file->elfclass),
-		      plan->new_size)))
-    return diag_set (err, "internal error: the section header table would not follow the map");
-
-  /* AT_PHDR as kernels before 5.18 and qemu-user compute it must not change.  */
-  const GElf_Phdr *first = first_load (file);
-  uint64_t before, after;
-  if (!plan->stub.enabled
-      && old_kernel_at_phdr (first, first ? first->p_offset : 0, file->ehdr.e_phoff, &before)
-      && old_kernel_at_phdr (first, plan->segs[first - file->phdrs].new_offset, plan->new_phoff,
-			     &after)
-      && before != after)
-    return diag_set (err, "internal error: AT_PHDR for kernels before 5.18 would change");
-
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      const GElf_Phdr *old = &file->phdrs[i];
-      GElf_Phdr ph = layout_new_phdr (plan, file, i);
-      const struct segment_plan *sp = &plan->segs[i];
-      if (old->p_filesz != 0 && ph.p_offset != layout_map_offset (plan, old->p_offset))
-	return diag_set (err, "internal error: program header %zu would not follow the map", i);
-      if (old->p_filesz != 0 && !inside (ph.p_offset, ph.p_filesz, plan->new_size))
-	return diag_set (err, "internal error: program header %zu would extend past the end", i);
-      if (old->p_type == PT_LOAD && file->skip_reason == NULL)
-	{
-	  uint64_t m = keep_modulus (old, plan->opts.page);
-	  if (((ph.p_vaddr - ph.p_offset) & (m - 1)) != 0)
-	    return diag_set (err, "internal error: PT_LOAD %zu would lose its congruence modulo %#" PRIx64,
-			     i, m);
-	}
-      if (sp->action != SEGMENT_ALIGNED && sp->action != SEGMENT_PADDED)
-	{
-	  if (ph.p_align != old->p_align)
-	    return diag_set (err, "internal error: program header %zu changes p_align unasked", i);
-	  continue;
-	}
-      if (old->p_type != PT_LOAD || (old->p_flags & PF_W))
-	return diag_set (err, "internal error: program header %zu is not a read-only PT_LOAD", i);
-      if (!is_power_of_2 (ph.p_align) || ph.p_align != plan->opts.pmd)
-	return diag_set (err, "internal error: PT_LOAD %zu alignment %#" PRIx64 " is not the PMD size",
-			 i, (uint64_t) ph.p_align);
-      /* What glibc before 2.35 insists on, and what makes a chunk mappable.  */
-      if (((ph.p_vaddr - ph.p_offset) & (ph.p_align - 1)) != 0)
-	return diag_set (err, "internal error: PT_LOAD %zu would not be congruent modulo p_align", i);
-      if (ph.p_align < old->p_align)
-	return diag_set (err, "internal error: PT_LOAD %zu alignment would shrink", i);
-    }
-
-  /* The map is monotone, so sections and segments keep their order; check
-     that nothing that did not overlap before overlaps now.  */
-  for (size_t i = 1; i < file->shnum; i++)
-    {
-      const GElf_Shdr *sh = &file->shdrs[i];
-      uint64_t off = plan->section_offsets[i];
-      if (sh->sh_type != SHT_NOBITS && sh->sh_size != 0)
-	{
-	  if (off != layout_map_offset (plan, sh->sh_offset) || !inside (off, sh->sh_size, plan->new_size))
-	    return diag_set (err, "internal error: section %zu would not follow the map", i);
-	}
-      else if (off < sh->sh_offset)
-	return diag_set (err, "internal error: section %zu would move backwards", i);
-    }
-  return 0;
 }

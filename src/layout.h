@@ -16,7 +16,6 @@
 
 #include "diag.h"
 #include "elf_file.h"
-#include "madvise_stub.h"
 #include "phdr_align.h"
 
 /* What the plan does to one program header.  */
@@ -39,7 +38,7 @@ struct segment_plan
   uint64_t new_align;
   uint64_t padding;		/* hole inserted right before this PT_LOAD */
   const char *refusal;		/* why padding was refused (SEGMENT_PADDING_REFUSED) */
-  char refusal_buf[160];
+  char refusal_buf[320];
 };
 
 /* PAD bytes of hole inserted before old file offset AT, where the PT_LOAD
@@ -58,8 +57,6 @@ struct layout_options
   uint64_t pmd;
   uint64_t page;
   bool pad;			/* may move contents (false: --no-pad) */
-  bool madvise;			/* inject the startup stub (--madvise) */
-  uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
 };
 
 struct layout_plan
@@ -72,8 +69,8 @@ struct layout_plan
   size_t shnum;
   uint64_t *section_offsets;	/* new sh_offset of each section */
 
-  uint64_t old_size, new_size;
-  uint64_t new_phoff, new_shoff;
+  uint64_t old_size, new_size;	/* NEW_SIZE: the input's end, mapped */
+  uint64_t new_phoff, new_shoff; /* the header tables' offsets, mapped */
   bool changed;			/* the output differs from the input */
   size_t aligned;		/* segments whose p_align is raised */
   size_t padded;		/* segments moved in the file (and aligned) */
@@ -84,12 +81,13 @@ struct layout_plan
   uint64_t chunks_after;	/* ... and after the rewrite */
   uint64_t old_max_align, new_max_align; /* largest power-of-two PT_LOAD p_align */
   unsigned aslr_bits_lost;	/* random bits of the load base the new alignment costs */
-
-  struct stub_plan stub;	/* the startup stub, when asked for */
 };
 
 /* Decide, for FILE (opened and validated), what to change under OPTS.
-   Return 0, or -1 with the reason in *ERR.  */
+   Hostile numbers (alignments that would need more than a PMD of padding,
+   offsets that would wrap) become refusals of padding, never a larger plan:
+   each hole is smaller than the PMD size.  Return 0, or -1 with the reason
+   in *ERR (PLAN then holds nothing to free).  */
 int layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 		       const struct layout_options *opts, struct diag *err);
 
@@ -106,41 +104,13 @@ uint64_t layout_map_offset (const struct layout_plan *plan, uint64_t old);
 uint64_t layout_map_position (const struct layout_plan *plan, uint64_t old, bool alloc,
 			      uint64_t addr);
 
-/* Number of program headers of the output.  */
-size_t layout_new_phnum (const struct layout_plan *plan, const struct elf_file *file);
-
-/* The output's program header table (layout_new_phnum entries) into OUT.  */
-void layout_new_phdr_table (const struct layout_plan *plan, const struct elf_file *file,
-			    GElf_Phdr *out);
-
 /* The program header INDEX of FILE as PLAN rewrites it.  */
 GElf_Phdr layout_new_phdr (const struct layout_plan *plan, const struct elf_file *file,
 			   size_t index);
 
-/* Number of section headers of the output, and its table into OUT.  */
-size_t layout_new_shnum (const struct layout_plan *plan, const struct elf_file *file);
-void layout_new_shdr_table (const struct layout_plan *plan, const struct elf_file *file,
-			    GElf_Shdr *out);
-
 /* Section header INDEX of FILE as PLAN rewrites it.  */
 GElf_Shdr layout_new_shdr (const struct layout_plan *plan, const struct elf_file *file,
 			   size_t index);
-
-/* Whether old file offset AT can take an insertion: it must not split the
-   ELF header, a header table, a section or a segment, nor move the program
-   headers away from the first PT_LOAD's mapping.  Return NULL, or the reason
-   in BUF (LEN bytes).  */
-const char *layout_insertion_blocked (const struct elf_file *file, uint64_t at, char *buf,
-				      size_t len);
-
-/* Check the invariants a plan must satisfy before anything is written: every
-   aligned segment congruent modulo the PMD size, every other PT_LOAD still
-   congruent modulo its own alignment, insertions only at PT_LOAD starts and
-   splitting nothing, the map monotone, segments and tables inside the new
-   file, AT_PHDR as kernels before 5.18 compute it unchanged.  A failure is a
-   bug in the planner.  Return 0, or -1 with the reason in *ERR.  */
-int layout_plan_check (const struct layout_plan *plan, const struct elf_file *file,
-		       struct diag *err);
 
 const char *segment_action_name (enum segment_action action);
 

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "elf_file.h"
-#include "layout.h"
+#include "checker.h"
+#include "plan.h"
 #include "process.h"
 #include "report.h"
 #include "sizes.h"
@@ -49,7 +50,7 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
 {
   struct diag err = { "" };
   struct elf_file file;
-  struct layout_plan plan = { 0 };
+  struct rewrite_plan plan = { 0 };
   bool opened = false, planned = false;
   char source[128] = "";
   struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
@@ -64,14 +65,15 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
 	goto done;
       r.pmd_source = source;
     }
-  struct layout_options lo = { .rule = opts->rule, .pmd = r.pmd, .page = r.page,
-			       .pad = opts->pad, .madvise = opts->madvise,
-			       .populate_max = opts->populate_max };
-  if (layout_plan_build (&plan, &file, &lo, &err) != 0)
+  struct plan_options po = {
+    .layout = { .rule = opts->rule, .pmd = r.pmd, .page = r.page, .pad = opts->pad },
+    .madvise = opts->madvise, .populate_max = opts->populate_max,
+  };
+  if (rewrite_plan_build (&plan, &file, &po, &err) != 0)
     goto done;
   planned = true;
   r.plan = &plan;
-  if (layout_plan_check (&plan, &file, &err) != 0)
+  if (check_plan (&plan, &file, &err) != 0)
     goto done;
 
   if (!opts->dry_run && (plan.changed || opts->output != NULL))
@@ -94,6 +96,8 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
       if (ret != 0)
 	goto done;
       r.has_written = true;
+      if (r.written.warning[0] != '\0')
+	fprintf (errors, "elfpmd: %s: warning: %s\n", name, r.written.warning);
     }
 
 done:
@@ -113,7 +117,7 @@ done:
     }
   fflush (report);
   if (planned)
-    layout_plan_free (&plan);
+    rewrite_plan_free (&plan);
   if (opened)
     elf_file_close (&file);
   return err.msg[0] != '\0' ? 1 : 0;

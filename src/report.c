@@ -16,12 +16,12 @@ report_status (const struct file_report *r)
     return "skipped";
   if (r->plan->changed)
     return r->dry_run ? "would change" : "changed";
-  if (r->plan->refused != 0)
+  if (r->plan->layout.refused != 0)
     return "padding refused";
-  if (r->plan->need_padding != 0)
+  if (r->plan->layout.need_padding != 0)
     return "needs padding";
   for (size_t i = 0; i < r->file->phnum; i++)
-    if (r->file->phdrs[i].p_type == PT_LOAD && r->plan->segs[i].chosen == RULE_ALREADY_ALIGNED)
+    if (r->file->phdrs[i].p_type == PT_LOAD && r->plan->layout.segs[i].chosen == RULE_ALREADY_ALIGNED)
       return "already aligned";
   return "nothing eligible";
 }
@@ -54,41 +54,6 @@ rule_name (enum align_rule rule)
   return rule == ALIGN_RULE_KERNEL ? "kernel" : "relaxed";
 }
 
-static const char *
-hook_name (enum stub_hook hook)
-{
-  switch (hook)
-    {
-    case STUB_HOOK_ENTRY: return "e_entry";
-    case STUB_HOOK_INIT_CHAIN: return "DT_INIT, chained to the old one";
-    default: return "DT_INIT, in a spare .dynamic slot";
-    }
-}
-
-static uint64_t
-stub_chunks (const struct stub_plan *sp)
-{
-  uint64_t chunks = 0;
-  for (size_t k = 0; k < sp->params.nranges; k++)
-    chunks += sp->params.range[k].length / sp->params.pmd;
-  return chunks;
-}
-
-/* Chunks in ranges that the stub samples instead of populating whole
-   (--populate-max).  */
-static uint64_t
-stub_sampled_chunks (const struct stub_plan *sp)
-{
-  uint64_t chunks = 0;
-  for (size_t k = 0; k < sp->params.nranges; k++)
-    {
-      uint64_t n = sp->params.range[k].length / sp->params.pmd;
-      if (stub_range_sampled (n, sp->params.populate_max))
-	chunks += n;
-    }
-  return chunks;
-}
-
 void
 report_summary (FILE *out, const struct file_report *r)
 {
@@ -102,22 +67,22 @@ report_summary (FILE *out, const struct file_report *r)
     {
       char pmd[32];
       fprintf (out, ": %zu of %zu PT_LOADs aligned to %s; PMD-mappable chunks %" PRIu64
-	       " -> %" PRIu64, r->plan->aligned, r->file->nloads,
-	       format_size (r->pmd, pmd, sizeof pmd), r->plan->chunks_before,
-	       r->plan->chunks_after);
-      if (r->plan->aslr_bits_lost != 0)
-	fprintf (out, "; load base loses %u random bits", r->plan->aslr_bits_lost);
-      if (r->plan->padded != 0)
-	fprintf (out, "; %zu moved by %" PRIu64 " bytes of padding", r->plan->padded,
-		 r->plan->new_size - r->plan->old_size);
-      if (r->plan->need_padding != 0)
-	fprintf (out, "; %zu segment%s need%s padding (--no-pad)", r->plan->need_padding,
-		 r->plan->need_padding == 1 ? "" : "s", r->plan->need_padding == 1 ? "s" : "");
-      if (r->plan->refused != 0)
-	fprintf (out, "; padding refused for %zu segment%s", r->plan->refused,
-		 r->plan->refused == 1 ? "" : "s");
+	       " -> %" PRIu64, r->plan->layout.aligned, r->file->nloads,
+	       format_size (r->pmd, pmd, sizeof pmd), r->plan->layout.chunks_before,
+	       r->plan->layout.chunks_after);
+      if (r->plan->layout.aslr_bits_lost != 0)
+	fprintf (out, "; load base loses %u random bits", r->plan->layout.aslr_bits_lost);
+      if (r->plan->layout.padded != 0)
+	fprintf (out, "; %zu moved by %" PRIu64 " bytes of padding", r->plan->layout.padded,
+		 r->plan->layout.new_size - r->plan->layout.old_size);
+      if (r->plan->layout.need_padding != 0)
+	fprintf (out, "; %zu segment%s need%s padding (--no-pad)", r->plan->layout.need_padding,
+		 r->plan->layout.need_padding == 1 ? "" : "s", r->plan->layout.need_padding == 1 ? "s" : "");
+      if (r->plan->layout.refused != 0)
+	fprintf (out, "; padding refused for %zu segment%s", r->plan->layout.refused,
+		 r->plan->layout.refused == 1 ? "" : "s");
       if (r->plan->stub.enabled)
-	fprintf (out, "; startup stub hooked through %s", hook_name (r->plan->stub.hook));
+	fprintf (out, "; startup stub hooked through %s", stub_hook_name (r->plan->stub.hook));
       else if (r->plan->stub.wanted)
 	fprintf (out, "; no startup stub: %s", r->plan->stub.refusal);
     }
@@ -135,7 +100,7 @@ report_stub_text (FILE *out, const struct file_report *r)
     }
   fprintf (out, "  startup stub (%s, %zu bytes): new PT_LOAD at offset %#" PRIx64 ", address %#" PRIx64
 	   ", hooked through %s; works on %" PRIu64 " chunk%s in %" PRIu64 " range%s\n",
-	   sp->stub->name, sp->stub->size, sp->seg_offset, sp->seg_vaddr, hook_name (sp->hook),
+	   sp->stub->name, sp->stub->size, sp->seg_offset, sp->seg_vaddr, stub_hook_name (sp->hook),
 	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
 	   sp->params.nranges == 1 ? "" : "s");
   if (stub_sampled_chunks (sp) != 0)
@@ -170,7 +135,8 @@ report_text (FILE *out, const struct file_report *r)
   if (r->error != NULL)
     return;
   const struct elf_file *f = r->file;
-  const struct layout_plan *p = r->plan;
+  const struct rewrite_plan *rp = r->plan;
+  const struct layout_plan *p = &rp->layout;
   char pmd[32], page[32];
   fprintf (out, "%s: %s %s %s, %s%s\n", r->name, machine_name (f->ehdr.e_machine, f->elfclass),
 	   class_name (f->elfclass), byte_order_name (f->data), object_kind_name (f->kind),
@@ -222,12 +188,13 @@ report_text (FILE *out, const struct file_report *r)
 	     format_size (p->old_max_align > r->page ? p->old_max_align : r->page, pmd, sizeof pmd),
 	     format_size (p->new_max_align > r->page ? p->new_max_align : r->page, page, sizeof page),
 	     p->aslr_bits_lost);
-  fprintf (out, "  file size %" PRIu64 " -> %" PRIu64 " bytes", p->old_size, p->new_size);
+  fprintf (out, "  file size %" PRIu64 " -> %" PRIu64 " bytes", rp->old_size,
+	   rp->changed ? rp->tables.size : rp->old_size);
   if (r->has_written)
     fprintf (out, ", allocated %" PRIu64 " -> %" PRIu64 " bytes", r->written.allocated_before,
 	     r->written.allocated_after);
   fputc ('\n', out);
-  if (p->stub.wanted)
+  if (rp->stub.wanted)
     report_stub_text (out, r);
   fprintf (out, "  result: %s\n", report_status (r));
 }
@@ -295,7 +262,8 @@ report_json (FILE *out, const struct file_report *r)
       return;
     }
   const struct elf_file *f = r->file;
-  const struct layout_plan *p = r->plan;
+  const struct rewrite_plan *rp = r->plan;
+  const struct layout_plan *p = &rp->layout;
   json_key_string (out, "machine", machine_name (f->ehdr.e_machine, f->elfclass));
   json_key_string (out, "class", class_name (f->elfclass));
   json_key_string (out, "byte_order", byte_order_name (f->data));
@@ -312,7 +280,7 @@ report_json (FILE *out, const struct file_report *r)
   fprintf (out, ",\"page_size\":%" PRIu64, r->page);
   json_key_string (out, "rule", rule_name (r->rule));
   fprintf (out, ",\"dry_run\":%s,\"changed\":%s", r->dry_run ? "true" : "false",
-	   p->changed ? "true" : "false");
+	   rp->changed ? "true" : "false");
   fputs (",\"segments\":[", out);
   bool first = true;
   for (size_t i = 0; i < f->phnum; i++)
@@ -329,18 +297,19 @@ report_json (FILE *out, const struct file_report *r)
 	   ",\"load_align_before\":%" PRIu64 ",\"load_align_after\":%" PRIu64
 	   ",\"aslr_bits_lost\":%u,\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64,
 	   p->ninserts, p->aligned, p->padded, p->need_padding, p->refused, p->chunks_before, p->chunks_after,
-	   p->old_max_align, p->new_max_align, p->aslr_bits_lost, p->old_size, p->new_size);
+	   p->old_max_align, p->new_max_align, p->aslr_bits_lost, rp->old_size,
+	   rp->changed ? rp->tables.size : rp->old_size);
   if (r->has_written)
     fprintf (out, ",\"allocated_before\":%" PRIu64 ",\"allocated_after\":%" PRIu64,
 	     r->written.allocated_before, r->written.allocated_after);
-  const struct stub_plan *sp = &p->stub;
+  const struct stub_plan *sp = &rp->stub;
   if (sp->wanted)
     {
       fprintf (out, ",\"stub\":{\"injected\":%s", sp->enabled ? "true" : "false");
       if (sp->enabled)
 	{
 	  json_key_string (out, "arch", sp->stub->name);
-	  json_key_string (out, "hook", hook_name (sp->hook));
+	  json_key_string (out, "hook", stub_hook_name (sp->hook));
 	  fprintf (out, ",\"table_moved\":%s,\"table_grown\":%s,\"moved\":[",
 		   sp->table == STUB_TABLE_MOVED ? "true" : "false",
 		   sp->table == STUB_TABLE_GROWN ? "true" : "false");

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "elf_file.h"
-#include "layout.h"
+#include "plan.h"
 #include "write.h"
 
 /* Everything the report says about one input file.  FILE and PLAN are NULL
@@ -15,7 +15,7 @@ struct file_report
 {
   const char *name;
   const struct elf_file *file;
-  const struct layout_plan *plan;
+  const struct rewrite_plan *plan;
   uint64_t pmd, page;
   const char *pmd_source;	/* "x86-64 default (4 KiB pages)" or "--pmd-size" */
   enum align_rule rule;

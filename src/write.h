@@ -1,4 +1,4 @@
-/* Applying a layout plan: the only code that writes.  */
+/* Applying a rewrite plan: the only code that writes.  */
 #ifndef ELFPMD_WRITE_H
 #define ELFPMD_WRITE_H
 
@@ -6,7 +6,7 @@
 
 #include "diag.h"
 #include "elf_file.h"
-#include "layout.h"
+#include "plan.h"
 
 struct write_options
 {
@@ -19,13 +19,16 @@ struct write_result
 {
   uint64_t allocated_before;	/* disk space of the input, in bytes */
   uint64_t allocated_after;	/* disk space of the output */
+  char warning[512];		/* what went wrong after the file was replaced, or "" */
 };
 
 /* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to
    a temporary file beside TARGET, which is verified, then renamed over TARGET.
-   Fill *RES.  On failure nothing but the temporary file (removed again) was touched.
+   Fill *RES.  On failure nothing but the temporary file (removed again) was
+   touched; a failure after the rename (syncing the directory) is only a
+   warning in RES->warning.
    Return 0, or -1 with the reason in *ERR.  */
-int write_plan (const struct elf_file *file, const struct layout_plan *plan,
+int write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
 		const char *target, const struct write_options *opts,
 		struct write_result *res, struct diag *err);
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "checker.h"
 #include "layout.h"
+#include "plan.h"
 #include "process.h"
 #include "synth.h"
 
@@ -79,40 +81,48 @@ START_TEST (test_refusals)
 }
 END_TEST
 
+/* Plan FILE under OPTS and check the plan with the independent checker.  */
+static void
+plan_checked (struct rewrite_plan *p, const struct elf_file *f, const struct plan_options *po)
+{
+  struct diag err = { "" };
+  ck_assert_msg (rewrite_plan_build (p, f, po, &err) == 0, "plan: %s", err.msg);
+  ck_assert_msg (check_plan (p, f, &err) == 0, "check: %s", err.msg);
+}
+
 static void
 plan_of (const struct synth_elf *s, enum align_rule rule, uint64_t pmd, struct elf_file *f,
-	 struct layout_plan *p, char **path)
+	 struct rewrite_plan *p, char **path)
 {
   *path = synth_temp_path ("plan");
   ck_assert (synth_write (*path, s) == 0);
   struct diag err = { "" };
   ck_assert_msg (elf_file_open (f, *path, &err) == 0, "open: %s", err.msg);
-  struct layout_options lo = { .rule = rule, .pmd = pmd, .page = 4 * K, .pad = true };
-  ck_assert (layout_plan_build (p, f, &lo, &err) == 0);
-  ck_assert_msg (layout_plan_check (p, f, &err) == 0, "check: %s", err.msg);
+  struct plan_options po = { .layout = { .rule = rule, .pmd = pmd, .page = 4 * K, .pad = true } };
+  plan_checked (p, f, &po);
 }
 
 START_TEST (test_plan_pie)
 {
   struct synth_elf s = pie64 ();
   struct elf_file f;
-  struct layout_plan p;
+  struct rewrite_plan p;
   char *path;
   plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
   ck_assert (f.kind == OBJECT_SHARED);	/* no PT_INTERP, no PT_DYNAMIC */
   ck_assert (p.changed);
-  ck_assert_uint_eq (p.aligned, 1);
-  ck_assert_int_eq (p.segs[1].action, SEGMENT_ALIGNED);
-  ck_assert_uint_eq (p.segs[1].new_align, 2 * M);
-  ck_assert_uint_eq (p.segs[0].new_align, 0x1000);
-  ck_assert_uint_eq (p.segs[3].new_align, 0x1000);
-  ck_assert_uint_eq (p.chunks_before, 0);
-  ck_assert_uint_eq (p.chunks_after, 2);
-  ck_assert_uint_eq (p.aslr_bits_lost, 9);
-  ck_assert_uint_eq (p.new_size, p.old_size);
-  for (uint64_t off = 0; off < p.old_size; off += 4093)
-    ck_assert_uint_eq (layout_map_offset (&p, off), off);
-  layout_plan_free (&p);
+  ck_assert_uint_eq (p.layout.aligned, 1);
+  ck_assert_int_eq (p.layout.segs[1].action, SEGMENT_ALIGNED);
+  ck_assert_uint_eq (p.layout.segs[1].new_align, 2 * M);
+  ck_assert_uint_eq (p.layout.segs[0].new_align, 0x1000);
+  ck_assert_uint_eq (p.layout.segs[3].new_align, 0x1000);
+  ck_assert_uint_eq (p.layout.chunks_before, 0);
+  ck_assert_uint_eq (p.layout.chunks_after, 2);
+  ck_assert_uint_eq (p.layout.aslr_bits_lost, 9);
+  ck_assert_uint_eq (p.layout.new_size, p.layout.old_size);
+  for (uint64_t off = 0; off < p.layout.old_size; off += 4093)
+    ck_assert_uint_eq (layout_map_offset (&p.layout, off), off);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -120,9 +130,9 @@ START_TEST (test_plan_pie)
   /* The kernel rule wants p_vaddr and p_offset PMD-aligned: nothing here.  */
   plan_of (&s, ALIGN_RULE_KERNEL, 2 * M, &f, &p, &path);
   ck_assert (!p.changed);
-  ck_assert_int_eq (p.segs[1].kernel, RULE_NOT_PMD_ALIGNED);
-  ck_assert_uint_eq (p.aslr_bits_lost, 0);
-  layout_plan_free (&p);
+  ck_assert_int_eq (p.layout.segs[1].kernel, RULE_NOT_PMD_ALIGNED);
+  ck_assert_uint_eq (p.layout.aslr_bits_lost, 0);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -157,29 +167,29 @@ START_TEST (test_plan_padding)
 {
   struct synth_elf s = lld64 ();
   struct elf_file f;
-  struct layout_plan p;
+  struct rewrite_plan p;
   char *path;
   plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
   ck_assert (p.changed);
-  ck_assert_uint_eq (p.padded, 1);
-  ck_assert_int_eq (p.segs[1].action, SEGMENT_PADDED);
-  ck_assert_uint_eq (p.ninserts, 1);
-  ck_assert_uint_eq (p.inserts[0].at, 0x870);
-  ck_assert_uint_eq (p.inserts[0].pad, 0x1000);	/* the smallest hole */
-  ck_assert_uint_eq (p.segs[1].new_offset, 0x1870);
-  ck_assert_uint_eq (p.segs[2].new_offset, 0x601870);
-  ck_assert_uint_eq (p.segs[4].new_offset, 0x601870);	/* PT_GNU_RELRO follows its load */
-  ck_assert_uint_eq (p.segs[3].new_offset, 0x400);	/* the note before the hole stays */
-  ck_assert_uint_eq (p.section_offsets[1], 0x200);
-  ck_assert_uint_eq (p.section_offsets[2], 0x1870);
-  ck_assert_uint_eq (p.section_offsets[4], 0x601a70);	/* .bss moves with its segment */
-  ck_assert_uint_eq (p.new_size, p.old_size + 0x1000);
-  ck_assert_uint_eq (p.new_shoff, f.ehdr.e_shoff + 0x1000);
-  ck_assert_uint_eq (p.chunks_before, 0);
-  ck_assert_uint_eq (p.chunks_after, 2);
-  ck_assert_uint_eq (layout_map_offset (&p, 0x86f), 0x86f);
-  ck_assert_uint_eq (layout_map_offset (&p, 0x870), 0x1870);
-  layout_plan_free (&p);
+  ck_assert_uint_eq (p.layout.padded, 1);
+  ck_assert_int_eq (p.layout.segs[1].action, SEGMENT_PADDED);
+  ck_assert_uint_eq (p.layout.ninserts, 1);
+  ck_assert_uint_eq (p.layout.inserts[0].at, 0x870);
+  ck_assert_uint_eq (p.layout.inserts[0].pad, 0x1000);	/* the smallest hole */
+  ck_assert_uint_eq (p.layout.segs[1].new_offset, 0x1870);
+  ck_assert_uint_eq (p.layout.segs[2].new_offset, 0x601870);
+  ck_assert_uint_eq (p.layout.segs[4].new_offset, 0x601870);	/* PT_GNU_RELRO follows its load */
+  ck_assert_uint_eq (p.layout.segs[3].new_offset, 0x400);	/* the note before the hole stays */
+  ck_assert_uint_eq (p.layout.section_offsets[1], 0x200);
+  ck_assert_uint_eq (p.layout.section_offsets[2], 0x1870);
+  ck_assert_uint_eq (p.layout.section_offsets[4], 0x601a70);	/* .bss moves with its segment */
+  ck_assert_uint_eq (p.layout.new_size, p.layout.old_size + 0x1000);
+  ck_assert_uint_eq (p.tables.ehdr.e_shoff, f.ehdr.e_shoff + 0x1000);
+  ck_assert_uint_eq (p.layout.chunks_before, 0);
+  ck_assert_uint_eq (p.layout.chunks_after, 2);
+  ck_assert_uint_eq (layout_map_offset (&p.layout, 0x86f), 0x86f);
+  ck_assert_uint_eq (layout_map_offset (&p.layout, 0x870), 0x1870);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -194,15 +204,15 @@ START_TEST (test_plan_no_pad)
   struct elf_file f;
   struct diag err = { "" };
   ck_assert (elf_file_open (&f, path, &err) == 0);
-  struct layout_plan p;
-  struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = false };
-  ck_assert (layout_plan_build (&p, &f, &lo, &err) == 0);
-  ck_assert (layout_plan_check (&p, &f, &err) == 0);
+  struct rewrite_plan p;
+  struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+					 .pad = false } };
+  plan_checked (&p, &f, &po);
   ck_assert (!p.changed);
-  ck_assert_uint_eq (p.need_padding, 1);
-  ck_assert_int_eq (p.segs[1].action, SEGMENT_NEEDS_PADDING);
-  ck_assert_uint_eq (p.new_size, p.old_size);
-  layout_plan_free (&p);
+  ck_assert_uint_eq (p.layout.need_padding, 1);
+  ck_assert_int_eq (p.layout.segs[1].action, SEGMENT_NEEDS_PADDING);
+  ck_assert_uint_eq (p.layout.new_size, p.layout.old_size);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -219,15 +229,15 @@ START_TEST (test_plan_keeps_later_alignment)
   s.shdr[2].addr = 0x610870;
   s.shdr[3].addr = 0x610a70;
   struct elf_file f;
-  struct layout_plan p;
+  struct rewrite_plan p;
   char *path;
   plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
-  ck_assert_uint_eq (p.ninserts, 2);
-  ck_assert_uint_eq (p.inserts[1].at, 0x600870);
-  ck_assert_uint_eq (p.inserts[1].pad, 0xf000);
-  ck_assert_uint_eq (p.segs[2].new_offset, 0x610870);
-  ck_assert_uint_eq ((p.segs[2].new_offset - 0x610870) % 0x10000, 0);
-  layout_plan_free (&p);
+  ck_assert_uint_eq (p.layout.ninserts, 2);
+  ck_assert_uint_eq (p.layout.inserts[1].at, 0x600870);
+  ck_assert_uint_eq (p.layout.inserts[1].pad, 0xf000);
+  ck_assert_uint_eq (p.layout.segs[2].new_offset, 0x610870);
+  ck_assert_uint_eq ((p.layout.segs[2].new_offset - 0x610870) % 0x10000, 0);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -257,10 +267,12 @@ static void r_ehdr (struct synth_elf *s)
   s->phdr[4].vaddr = 0x602000;
   s->shnum = 0;
 }
-/* Program headers placed after the text (as patchelf does): moving them
-   would break AT_PHDR on kernels before 5.18.  */
+/* A program's headers placed after the text (as patchelf does): moving them
+   would break AT_PHDR on kernels before 5.18.  (A shared object's may move:
+   ld.so finds them through PT_PHDR; see test_plan_shared_phdrs_after.)  */
 static void r_phdrs_after (struct synth_elf *s)
 {
+  s->type = ET_EXEC;
   s->phoff = 0x600c00;
   s->size = 0x601000;
   s->shnum = 0;
@@ -280,18 +292,18 @@ START_TEST (test_padding_refusals)
   struct synth_elf s = lld64 ();
   c->mutate (&s);
   struct elf_file f;
-  struct layout_plan p;
+  struct rewrite_plan p;
   char *path;
   plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
   size_t text = c->mutate == r_ehdr ? 0 : 1;
-  ck_assert_msg (p.segs[text].action == SEGMENT_PADDING_REFUSED, "%s: action %s", c->what,
-		 segment_action_name (p.segs[text].action));
-  ck_assert_msg (strstr (p.segs[text].refusal, c->expect) != NULL, "%s: reason '%s' lacks '%s'",
-		 c->what, p.segs[text].refusal, c->expect);
-  ck_assert_uint_eq (p.refused, 1);
-  ck_assert_uint_eq (p.ninserts, 0);
+  ck_assert_msg (p.layout.segs[text].action == SEGMENT_PADDING_REFUSED, "%s: action %s", c->what,
+		 segment_action_name (p.layout.segs[text].action));
+  ck_assert_msg (strstr (p.layout.segs[text].refusal, c->expect) != NULL, "%s: reason '%s' lacks '%s'",
+		 c->what, p.layout.segs[text].refusal, c->expect);
+  ck_assert_uint_eq (p.layout.refused, 1);
+  ck_assert_uint_eq (p.layout.ninserts, 0);
   ck_assert (!p.changed);
-  layout_plan_free (&p);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -356,15 +368,15 @@ START_TEST (test_plan_exec)
     },
   };
   struct elf_file f;
-  struct layout_plan p;
+  struct rewrite_plan p;
   char *path;
   plan_of (&s, ALIGN_RULE_KERNEL, 2 * M, &f, &p, &path);
   ck_assert (f.kind == OBJECT_EXECUTABLE);
   ck_assert (p.changed);
-  ck_assert_uint_eq (p.chunks_before, 2);
-  ck_assert_uint_eq (p.chunks_after, 2);
-  ck_assert_uint_eq (p.aslr_bits_lost, 0);
-  layout_plan_free (&p);
+  ck_assert_uint_eq (p.layout.chunks_before, 2);
+  ck_assert_uint_eq (p.layout.chunks_after, 2);
+  ck_assert_uint_eq (p.layout.aslr_bits_lost, 0);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -500,11 +512,12 @@ START_TEST (test_stub_plan)
       struct elf_file f;
       struct diag err = { "" };
       ck_assert (elf_file_open (&f, path, &err) == 0);
-      struct layout_plan p;
-      struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
-				   .pad = true, .madvise = true };
-      ck_assert_msg (layout_plan_build (&p, &f, &lo, &err) == 0, "%s", err.msg);
-      ck_assert_msg (layout_plan_check (&p, &f, &err) == 0, "%s", err.msg);
+      struct rewrite_plan p;
+      struct plan_options po = {
+	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+	.madvise = true, .populate_max = 64,
+      };
+      plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
       ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
       ck_assert_int_eq (sp->hook, STUB_HOOK_ENTRY);
@@ -515,18 +528,19 @@ START_TEST (test_stub_plan)
       ck_assert_int_eq ((int64_t) sp->entry_vaddr + sp->params.range[0].start, 0x400000);
       ck_assert_uint_eq (sp->seg_offset % (4 * K), 0);
       ck_assert_uint_ge (sp->seg_vaddr, 0xa03000);	/* above the bss */
-      ck_assert_uint_eq (sp->seg_vaddr - sp->seg_offset, 0x400000);
       GElf_Phdr table[8];
-      ck_assert_uint_le (layout_new_phnum (&p, &f), 8);
-      layout_new_phdr_table (&p, &f, table);
+      ck_assert_uint_le (p.tables.phnum, 8);
+      memcpy (table, p.tables.phdrs, p.tables.phnum * sizeof *table);
       if (dup)
 	{
 	  ck_assert_int_eq (sp->table, STUB_TABLE_SLOT);
 	  ck_assert_uint_eq (sp->reuse_slot, 3);
-	  ck_assert_uint_eq (layout_new_phnum (&p, &f), 5);
-	  ck_assert_uint_eq (p.new_phoff, 64);
+	  ck_assert_uint_eq (p.tables.phnum, 5);
+	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, 64);
 	  ck_assert_uint_eq (table[3].p_type, PT_LOAD);
 	  ck_assert_uint_eq (table[0].p_vaddr, 0x400040);	/* PT_PHDR stays */
+	  /* Right after the contents in the file, whatever its address.  */
+	  ck_assert_uint_eq (sp->seg_offset, (p.layout.new_size + 4 * K - 1) & ~(4 * K - 1));
 	}
       else
 	{
@@ -534,13 +548,15 @@ START_TEST (test_stub_plan)
 	     PT_NOTE: nothing can move, the table does.  */
 	  ck_assert_int_eq (sp->table, STUB_TABLE_MOVED);
 	  ck_assert_uint_eq (sp->reuse_slot, SIZE_MAX);
-	  ck_assert_uint_eq (layout_new_phnum (&p, &f), 6);
-	  ck_assert_uint_eq (p.new_phoff, sp->seg_offset);
+	  ck_assert_uint_eq (p.tables.phnum, 6);
+	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, sp->seg_offset);
 	  ck_assert_uint_eq (table[0].p_vaddr, sp->seg_vaddr);	/* PT_PHDR moves */
+	  /* AT_PHDR as kernels before 5.18 compute it finds the moved table.  */
+	  ck_assert_uint_eq (sp->seg_vaddr - sp->seg_offset, 0x400000);
 	  ck_assert_uint_eq (table[3].p_type, PT_LOAD);	/* after the last PT_LOAD */
 	  ck_assert_uint_eq (table[3].p_vaddr, sp->seg_vaddr);
 	}
-      layout_plan_free (&p);
+      rewrite_plan_free (&p);
       elf_file_close (&f);
       unlink (path);
       free (path);
@@ -591,23 +607,24 @@ START_TEST (test_stub_grow)
       struct elf_file f;
       struct diag err = { "" };
       ck_assert (elf_file_open (&f, path, &err) == 0);
-      struct layout_plan p;
-      struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
-				   .pad = true, .madvise = true };
-      ck_assert_msg (layout_plan_build (&p, &f, &lo, &err) == 0, "%s", err.msg);
-      ck_assert_msg (layout_plan_check (&p, &f, &err) == 0, "%s", err.msg);
+      struct rewrite_plan p;
+      struct plan_options po = {
+	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+	.madvise = true, .populate_max = 64,
+      };
+      plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
       ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
-      ck_assert_uint_eq (layout_new_phnum (&p, &f), 7);
+      ck_assert_uint_eq (p.tables.phnum, 7);
       if (mutation != 0)
 	{
 	  ck_assert_int_eq (sp->table, STUB_TABLE_MOVED);
-	  ck_assert_uint_eq (p.new_phoff, sp->seg_offset);
+	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, sp->seg_offset);
 	}
       else
 	{
 	  ck_assert_int_eq (sp->table, STUB_TABLE_GROWN);
-	  ck_assert_uint_eq (p.new_phoff, 64);
+	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, 64);
 	  ck_assert_uint_eq (sp->nmoved, 2);
 	  ck_assert (sp->moved[0].segment && sp->moved[0].index == 1);
 	  ck_assert (sp->moved[1].segment && sp->moved[1].index == 4);
@@ -616,7 +633,7 @@ START_TEST (test_stub_grow)
 	  ck_assert_uint_eq (sp->moved_offset, sp->seg_offset);
 	  ck_assert_uint_ge (sp->code_offset, sp->seg_offset + 0x3c);
 	  GElf_Phdr t[7];
-	  layout_new_phdr_table (&p, &f, t);
+	  memcpy (t, p.tables.phdrs, p.tables.phnum * sizeof *t);
 	  ck_assert_uint_eq (t[0].p_type, PT_PHDR);
 	  ck_assert_uint_eq (t[0].p_offset, 64);
 	  ck_assert_uint_eq (t[0].p_filesz, 7 * 56);
@@ -630,7 +647,7 @@ START_TEST (test_stub_grow)
 	}
       uint64_t seg_offset = sp->seg_offset;
       bool grown = sp->table == STUB_TABLE_GROWN;
-      layout_plan_free (&p);
+      rewrite_plan_free (&p);
       elf_file_close (&f);
 
       /* The rewrite: the interpreter's name and the note where the new
@@ -667,13 +684,15 @@ START_TEST (test_stub_refusals)
   struct elf_file f;
   struct diag err = { "" };
   ck_assert (elf_file_open (&f, path, &err) == 0);
-  struct layout_plan p;
-  struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
-			       .pad = true, .madvise = true };
-  ck_assert (layout_plan_build (&p, &f, &lo, &err) == 0);
+  struct rewrite_plan p;
+  struct plan_options po = {
+    .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+    .madvise = true, .populate_max = 64,
+  };
+  ck_assert (rewrite_plan_build (&p, &f, &po, &err) == 0);
   ck_assert (!p.stub.enabled);
   ck_assert_ptr_nonnull (strstr (p.stub.refusal, "no startup stub"));
-  layout_plan_free (&p);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
 
   /* Text too small for a whole chunk: nothing for the stub to do.  */
@@ -682,10 +701,112 @@ START_TEST (test_stub_refusals)
   s.phdr[2].offset = 0x100000;
   ck_assert (synth_write (path, &s) == 0);
   ck_assert (elf_file_open (&f, path, &err) == 0);
-  ck_assert (layout_plan_build (&p, &f, &lo, &err) == 0);
+  ck_assert (rewrite_plan_build (&p, &f, &po, &err) == 0);
   ck_assert (!p.stub.enabled);
   ck_assert_ptr_nonnull (strstr (p.stub.refusal, "no whole PMD chunk"));
-  layout_plan_free (&p);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+/* A shared object's program headers after its text (BOLT puts them in a
+   later segment): ld.so finds them through PT_PHDR, so the text before them
+   is padded, and they move with the bytes around them.  */
+START_TEST (test_plan_shared_phdrs_after)
+{
+  struct synth_elf s = lld64 ();
+  s.phoff = 0x600c00;
+  s.size = 0x601000;
+  s.shnum = 0;
+  struct elf_file f;
+  struct rewrite_plan p;
+  char *path;
+  plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
+  ck_assert_msg (p.layout.segs[1].action == SEGMENT_PADDED, "action %s: %s",
+		 segment_action_name (p.layout.segs[1].action),
+		 p.layout.segs[1].refusal ? p.layout.segs[1].refusal : "");
+  ck_assert_uint_eq (p.tables.ehdr.e_phoff, 0x600c00 + 0x1000);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+/* Hostile alignments: a later PT_LOAD whose own p_align (2^40, 2^62, with
+   its address that far from its offset) would need more than a PMD of
+   padding to stay congruent refuses the padding before it; the plan never
+   grows past one PMD per hole.  */
+START_TEST (test_plan_hostile_align)
+{
+  static const unsigned shifts[] = { 33, 40, 62 };
+  for (size_t k = 0; k < sizeof shifts / sizeof shifts[0]; k++)
+    {
+      uint64_t a = (uint64_t) 1 << shifts[k];
+      struct synth_elf s = lld64 ();
+      s.phdr[2].vaddr = s.phdr[2].offset + a;
+      s.phdr[2].align = a;
+      s.phdr[4].vaddr = s.phdr[2].vaddr;
+      s.shdr[2].addr = s.phdr[2].vaddr;
+      s.shdr[3].addr = s.phdr[2].vaddr + 0x200;
+      struct elf_file f;
+      struct rewrite_plan p;
+      char *path;
+      plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
+      ck_assert_msg (p.layout.segs[1].action == SEGMENT_PADDING_REFUSED, "2^%u: action %s",
+		     shifts[k], segment_action_name (p.layout.segs[1].action));
+      ck_assert_ptr_nonnull (strstr (p.layout.segs[1].refusal, "more than a PMD"));
+      ck_assert_uint_le (p.tables.size, p.old_size + 2 * M);
+      rewrite_plan_free (&p);
+      elf_file_close (&f);
+      unlink (path);
+      free (path);
+    }
+}
+END_TEST
+
+/* The checker is independent of the planner: a planning error injected
+   into a correct plan is caught.  */
+static void x_offset (struct rewrite_plan *p) { p->tables.phdrs[1].p_offset += 0x10; }
+static void x_section (struct rewrite_plan *p) { p->tables.shdrs[2].sh_offset -= 0x1000; }
+static void x_copy (struct rewrite_plan *p) { p->pieces.copies[p->pieces.ncopies - 1].to += 0x1000; }
+static void x_align (struct rewrite_plan *p) { p->tables.phdrs[2].p_align = 2 * M; }
+static void x_grow (struct rewrite_plan *p) { p->tables.size += 64 * M; }
+static void x_no_hole (struct rewrite_plan *p)
+{
+  /* The text back at its old offset, with its bytes: congruence is lost.  */
+  p->tables.phdrs[1].p_offset -= 0x1000;
+  p->pieces.copies[1].to -= 0x1000;
+}
+static void x_overlap (struct rewrite_plan *p) { p->tables.shdrs[1].sh_offset = p->tables.shdrs[2].sh_offset; }
+static void x_monotone (struct rewrite_plan *p)
+{
+  /* The data segment and its section where the input had them: before the
+     hole closes, against the map.  */
+  p->tables.phdrs[2].p_offset -= 0x1000;
+  p->tables.phdrs[4].p_offset -= 0x1000;
+  p->tables.shdrs[3].sh_offset -= 0x1000;
+}
+
+static void (*const plan_damage[]) (struct rewrite_plan *) = {
+  x_offset, x_section, x_copy, x_align, x_grow, x_no_hole, x_overlap, x_monotone,
+};
+
+START_TEST (test_checker_catches_planning_errors)
+{
+  struct synth_elf s = lld64 ();
+  struct elf_file f;
+  struct rewrite_plan p;
+  char *path;
+  plan_of (&s, ALIGN_RULE_RELAXED, 2 * M, &f, &p, &path);
+  ck_assert_uint_eq (p.layout.ninserts, 1);
+  plan_damage[_i] (&p);
+  struct diag err = { "" };
+  ck_assert_msg (check_plan (&p, &f, &err) != 0, "damage %d not caught", _i);
+  ck_assert_msg (strstr (err.msg, "internal error") != NULL, "damage %d: %s", _i, err.msg);
+  rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);
   free (path);
@@ -708,6 +829,10 @@ main (void)
   tcase_add_test (tc, test_stub_plan);
   tcase_add_test (tc, test_stub_grow);
   tcase_add_test (tc, test_stub_refusals);
+  tcase_add_test (tc, test_plan_shared_phdrs_after);
+  tcase_add_test (tc, test_plan_hostile_align);
+  tcase_add_loop_test (tc, test_checker_catches_planning_errors, 0,
+		       sizeof plan_damage / sizeof plan_damage[0]);
   tcase_add_test (tc, test_plan_exec);
   tcase_add_test (tc, test_rewrite_classes);
   tcase_add_test (tc, test_unknown_machine_fails_untouched);

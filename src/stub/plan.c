@@ -1,5 +1,6 @@
-/* The startup stub: which one runs on which machine, where it goes in the
-   file, and how it is hooked.  */
+/* The startup stub's plan: where it goes in the file, how it is hooked, and
+   what it adds to the output.  It reads the layout plan and never changes
+   it; the layout does not know the stub exists.  */
 #include <config.h>
 
 #include <elf.h>
@@ -8,35 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf_file.h"
-#include "layout.h"
-#include "madvise_stub.h"
+#include <stddef.h>
+
+#include "arith.h"
+#include "elf_encode.h"
 #include "sizes.h"
-#include "stub_x86_64.h"
-
-/* The generated stub leaves room for every field of the parameters.  */
-_Static_assert (STUB_X86_64_SIZE - STUB_X86_64_PARAMS >= 8 * (5 + 3 * STUB_MAX_RANGES + 1),
-		"stub/stub.ld reserves too little room for struct stub_params");
-
-static const struct madvise_stub stubs[] = {
-  { EM_X86_64, ELFCLASS64, "x86-64", stub_x86_64_code, STUB_X86_64_SIZE,
-    STUB_X86_64_ENTRY, STUB_X86_64_PARAMS },
-};
-
-const struct madvise_stub *
-stub_for_machine (unsigned e_machine, int elfclass)
-{
-  for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++)
-    if (stubs[i].e_machine == e_machine && stubs[i].elfclass == elfclass)
-      return &stubs[i];
-  return NULL;
-}
-
-static uint64_t
-align_up (uint64_t x, uint64_t a)
-{
-  return (x + a - 1) & ~(a - 1);
-}
+#include "stub/stub.h"
 
 /* The largest stub segment: a larger last executable PT_LOAD is not searched
    for a stub.  */
@@ -333,10 +311,9 @@ section_in (const GElf_Shdr *sh, uint64_t start, uint64_t end)
    defined in a section there (its address is what programs get), and the
    symbols of one SHT_SYMTAB that are get counted, to follow the move.  */
 static bool
-symbols_movable (struct layout_plan *plan, const struct elf_file *file, uint64_t start,
+symbols_movable (struct stub_plan *sp, const struct elf_file *file, uint64_t start,
 		 uint64_t end)
 {
-  struct stub_plan *sp = &plan->stub;
   sp->symtab_index = SIZE_MAX;
   sp->nsyms_moved = 0;
   if (start == end)
@@ -378,9 +355,9 @@ symbols_movable (struct layout_plan *plan, const struct elf_file *file, uint64_t
    rewritten (or there is none).  Return false, with SP untouched but for
    the moved objects, when it cannot grow.  */
 static bool
-plan_growth (struct layout_plan *plan, const struct elf_file *file, bool sections_ok)
+plan_growth (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
+	     uint64_t page, bool sections_ok)
 {
-  struct stub_plan *sp = &plan->stub;
   if (!sections_ok || file->phnum == 0)
     return false;
   uint64_t entsize = elf_phdr_size (file->elfclass);
@@ -440,10 +417,10 @@ plan_growth (struct layout_plan *plan, const struct elf_file *file, bool section
       pos = end;
     }
   /* The segment must stay small enough to be recognised as the stub's.  */
-  if (g.align > plan->opts.page
+  if (g.align > page
       || pos - (n != 0 ? moved_start : pos) + g.align + 16 + sp->stub->size > STUB_SEGMENT_MAX)
     return false;
-  if (!symbols_movable (plan, file, n != 0 ? moved_start : table_end, pos))
+  if (!symbols_movable (sp, file, n != 0 ? moved_start : table_end, pos))
     return false;
 
   sp->nmoved = n;
@@ -455,7 +432,7 @@ plan_growth (struct layout_plan *plan, const struct elf_file *file, bool section
       {
 	const GElf_Phdr *dph = &file->phdrs[g.dyn_phdr];
 	sp->moved[k].dyn_old_offset = dph->p_offset + sp->moved[k].dyn_index * entsize_dyn;
-	sp->moved[k].dyn_offset = plan->segs[g.dyn_phdr].new_offset
+	sp->moved[k].dyn_offset = layout->segs[g.dyn_phdr].new_offset
 				  + sp->moved[k].dyn_index * entsize_dyn;
       }
   sp->moved_align = g.align;
@@ -467,11 +444,10 @@ plan_growth (struct layout_plan *plan, const struct elf_file *file, bool section
    Return the index of such a PT_LOAD that is execute-only (PF_X without
    PF_R: the stub reads every chunk it populates), or SIZE_MAX.  */
 static size_t
-collect_ranges (struct layout_plan *plan, const struct elf_file *file)
+collect_ranges (struct stub_plan *sp, const struct layout_plan *layout,
+		const struct elf_file *file, uint64_t pmd)
 {
-  struct stub_plan *sp = &plan->stub;
-  uint64_t pmd = plan->opts.pmd;
-  bool base_aligned = file->kind == OBJECT_EXECUTABLE || plan->new_max_align >= pmd;
+  bool base_aligned = file->kind == OBJECT_EXECUTABLE || layout->new_max_align >= pmd;
   sp->params.nranges = 0;
   if (!base_aligned)
     return SIZE_MAX;
@@ -481,15 +457,16 @@ collect_ranges (struct layout_plan *plan, const struct elf_file *file)
       if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || !(ph->p_flags & PF_X))
 	continue;
       struct load_segment seg = elf_file_load (file, i);
-      seg.offset = plan->segs[i].new_offset;
+      seg.offset = layout->segs[i].new_offset;
       uint64_t chunks = pmd_chunks_inside (&seg, pmd);
       if (!pmd_congruent (&seg, pmd) || chunks == 0)
 	continue;
       if (!(ph->p_flags & PF_R))
 	return i;
-      uint64_t start = align_up (seg.vaddr, pmd);
+      /* (cannot wrap: the segment holds a whole chunk above it) */
+      uint64_t start = (seg.vaddr + pmd - 1) & ~(pmd - 1);
       struct stub_range r = {
-	.start = (int64_t) start, .length = chunks * pmd,
+	.start = (int64_t) start, .length = chunks * pmd,	/* made relative later */
 	.file_offset = seg.offset + (start - seg.vaddr),
       };
       /* Keep the largest ranges when there are more than the stub takes.  */
@@ -509,9 +486,9 @@ collect_ranges (struct layout_plan *plan, const struct elf_file *file)
 
 /* Choose the hook: e_entry for programs, DT_INIT for shared objects.  */
 static int
-choose_hook (struct layout_plan *plan, const struct elf_file *file, struct diag *err)
+choose_hook (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
+	     struct diag *err)
 {
-  struct stub_plan *sp = &plan->stub;
   if (file->kind != OBJECT_SHARED)
     {
       sp->hook = STUB_HOOK_ENTRY;
@@ -540,7 +517,7 @@ choose_hook (struct layout_plan *plan, const struct elf_file *file, struct diag 
 	    {
 	      sp->hook = STUB_HOOK_INIT_CHAIN;
 	      sp->old_target = dyn.d_un.d_val;
-	      sp->dyn_offset = plan->segs[i].new_offset + k * entsize;
+	      sp->dyn_offset = layout->segs[i].new_offset + k * entsize;
 	      sp->dyn_old_offset = ph->p_offset + k * entsize;
 	      return 0;
 	    }
@@ -554,7 +531,7 @@ choose_hook (struct layout_plan *plan, const struct elf_file *file, struct diag 
 		     next one ends the array.  */
 		  sp->hook = STUB_HOOK_INIT_NEW;
 		  sp->old_target = 0;
-		  sp->dyn_offset = plan->segs[i].new_offset + first_null * entsize;
+		  sp->dyn_offset = layout->segs[i].new_offset + first_null * entsize;
 		  sp->dyn_old_offset = ph->p_offset + first_null * entsize;
 		  return 0;
 		}
@@ -567,13 +544,130 @@ choose_hook (struct layout_plan *plan, const struct elf_file *file, struct diag 
   return 0;
 }
 
-int
-stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct diag *err)
+/* Whether old [OFF, OFF + LEN) overlaps the ELF header or a header table.  */
+static bool
+overlaps_headers (const struct elf_file *file, uint64_t off, uint64_t len)
 {
-  struct stub_plan *sp = &plan->stub;
+  uint64_t ph = (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
+  uint64_t sh = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
+  return overlaps (off, len, 0, elf_ehdr_size (file->elfclass))
+	 || overlaps (off, len, file->ehdr.e_phoff, file->ehdr.e_phoff + ph)
+	 || (file->shnum != 0 && overlaps (off, len, file->ehdr.e_shoff, file->ehdr.e_shoff + sh));
+}
+
+/* The highest address a relocation of an allocated REL or RELA section
+   reaches, counting the size of its symbol, plus one: eu-elflint takes a
+   relocation whose place plus that size reaches a read-only PT_LOAD for a
+   text relocation, so the stub's segment goes above it.  0 if none.  */
+static uint64_t
+relocation_reach (const struct elf_file *file)
+{
+  uint64_t reach = 0;
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *sh = &file->shdrs[i];
+      if ((sh->sh_type != SHT_RELA && sh->sh_type != SHT_REL) || !(sh->sh_flags & SHF_ALLOC)
+	  || sh->sh_size == 0)
+	continue;
+      Elf_Type type = sh->sh_type == SHT_RELA ? ELF_T_RELA : ELF_T_REL;
+      Elf_Data *rel = elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, type);
+      Elf_Data *syms = NULL;
+      size_t nsyms = 0, symsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
+      if (sh->sh_link != 0 && sh->sh_link < file->shnum)
+	{
+	  const GElf_Shdr *st = &file->shdrs[sh->sh_link];
+	  if ((st->sh_type == SHT_DYNSYM || st->sh_type == SHT_SYMTAB) && st->sh_size != 0)
+	    syms = elf_getdata_rawchunk (file->elf, (int64_t) st->sh_offset, st->sh_size, ELF_T_SYM);
+	  nsyms = syms != NULL ? syms->d_size / symsize : 0;
+	}
+      if (rel == NULL)
+	continue;
+      size_t n = rel->d_size / gelf_fsize (file->elf, type, 1, EV_CURRENT);
+      for (size_t k = 0; k < n; k++)
+	{
+	  GElf_Rela r;
+	  GElf_Rel r0;
+	  if (type == ELF_T_RELA ? gelf_getrela (rel, (int) k, &r) == NULL
+	      : gelf_getrel (rel, (int) k, &r0) == NULL)
+	    break;
+	  if (type == ELF_T_REL)
+	    r = (GElf_Rela) { .r_offset = r0.r_offset, .r_info = r0.r_info };
+	  size_t symi = file->elfclass == ELFCLASS32 ? ELF32_R_SYM (r.r_info) : ELF64_R_SYM (r.r_info);
+	  uint64_t size = 0;
+	  GElf_Sym sym;
+	  if (symi != 0 && symi < nsyms && gelf_getsym (syms, (int) symi, &sym) != NULL)
+	    size = sym.st_size;
+	  uint64_t end;
+	  if (add_checked (r.r_offset, size, &end) && add_checked (end, 1, &end) && end > reach)
+	    reach = end;
+	}
+    }
+  return reach;
+}
+
+/* Place the new segment: in the file after everything else, in memory above
+   every segment and every relocation's reach, page-congruent.  Only a table
+   that moves into the segment needs its address minus offset equal to the
+   first PT_LOAD's (AT_PHDR as kernels before 5.18 compute it).  HEAD bytes
+   come before the code.  Return NULL, or why it cannot be placed.  */
+static const char *
+place_segment (struct stub_plan *sp, const struct layout_plan *layout,
+	       const struct elf_file *file, uint64_t page)
+{
+  const GElf_Phdr *first = NULL;
+  size_t first_index = 0;
+  uint64_t max_end = relocation_reach (file);
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (ph->p_type != PT_LOAD)
+	continue;
+      if (first == NULL)
+	{
+	  first = ph;
+	  first_index = i;
+	}
+      /* (p_vaddr + p_memsz cannot wrap: elf_file_open checked that) */
+      if (ph->p_vaddr + ph->p_memsz > max_end)
+	max_end = ph->p_vaddr + ph->p_memsz;
+      sp->new_load_index = i + 1;
+    }
+  uint64_t vmin, end_offset;
+  if (!align_up_checked (max_end, page, &vmin) || !align_up_checked (layout->new_size, page, &end_offset))
+    return "no address space left for the stub's segment";
+  if (sp->table == STUB_TABLE_MOVED)
+    {
+      uint64_t delta = first->p_vaddr - layout->segs[first_index].new_offset;
+      if ((delta & (page - 1)) != 0)
+	return "the first PT_LOAD's address and offset differ by less than a page";
+      sp->seg_offset = end_offset;
+      if (sp->seg_offset + delta < vmin)
+	sp->seg_offset = vmin - delta;
+      /* The file would get a hole as large as the memory above its end
+	 (a large .bss): bound it.  */
+      if (sp->seg_offset - end_offset > layout->opts.pmd)
+	return "the program header table would have to move further than a PMD past the end "
+	       "of the file (AT_PHDR as kernels before 5.18 compute it)";
+      sp->seg_vaddr = sp->seg_offset + delta;
+    }
+  else
+    {
+      sp->seg_offset = end_offset;
+      sp->seg_vaddr = vmin;
+    }
+  if (sp->seg_vaddr < vmin)
+    return "no address space left for the stub's segment";
+  return NULL;
+}
+
+int
+stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
+		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
+{
+  *sp = (struct stub_plan) { .wanted = opts->wanted, .symtab_index = SIZE_MAX };
   if (!sp->wanted || file->skip_reason != NULL)
     return 0;
-  sp->stub = stub_for_machine (file->ehdr.e_machine, file->elfclass);
+  sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
   if (sp->stub == NULL)
     {
       sp->refusal = "no startup stub for this machine yet";
@@ -592,7 +686,15 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
       sp->refusal = "the object has text relocations (TEXTREL), which the stub could discard";
       return 0;
     }
-  size_t exec_only = collect_ranges (plan, file);
+  uint64_t page = opts->page;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD
+	&& ((file->phdrs[i].p_vaddr - file->phdrs[i].p_offset) & (page - 1)) != 0)
+      {
+	sp->refusal = "a PT_LOAD's address and offset are not congruent modulo the page size";
+	return 0;
+      }
+  size_t exec_only = collect_ranges (sp, layout, file, opts->pmd);
   if (exec_only != SIZE_MAX)
     {
       sp->refusal = "its text is execute-only (PF_X without PF_R), and the stub reads the text";
@@ -603,17 +705,31 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
       sp->refusal = "no whole PMD chunk of text can be PMD-mapped, so the stub would do nothing";
       return 0;
     }
-  if (choose_hook (plan, file, err) != 0)
+  if (file->kind == OBJECT_SHARED && !sp->stub->init_hook)
+    {
+      sp->refusal = "this machine's stub cannot be hooked through DT_INIT";
+      return 0;
+    }
+  if (choose_hook (sp, layout, file, err) != 0)
     return -1;
   if (sp->refusal != NULL)
     return 0;
+  if (sp->hook != STUB_HOOK_ENTRY
+      && overlaps_headers (file, sp->dyn_old_offset, gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT)))
+    {
+      sp->refusal = "PT_DYNAMIC overlaps the ELF header or a header table";
+      return 0;
+    }
 
   /* The section: only where the file has a plain section header table and
      a section name table to extend.  */
   size_t shstrndx;
   bool section_ok = file->shnum != 0 && file->shnum + 2 < SHN_LORESERVE
 		    && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx != 0
-		    && shstrndx < file->shnum && file->shdrs[shstrndx].sh_type == SHT_STRTAB;
+		    && shstrndx < file->shnum && file->shdrs[shstrndx].sh_type == SHT_STRTAB
+		    && !overlaps_headers (file, file->shdrs[shstrndx].sh_offset,
+					  file->shdrs[shstrndx].sh_size);
+  sp->shstrndx = section_ok ? shstrndx : 0;
 
   sp->reuse_slot = reusable_slot (file);
   if (sp->reuse_slot != SIZE_MAX)
@@ -623,42 +739,17 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
       sp->refusal = "the program header table is full";
       return 0;
     }
-  else if (plan_growth (plan, file, section_ok || file->shnum == 0))
+  else if (plan_growth (sp, layout, file, page, section_ok || file->shnum == 0))
     sp->table = STUB_TABLE_GROWN;
   else
     sp->table = STUB_TABLE_MOVED;
 
-  /* The new segment: at the end of the file, above every segment, with
-     address minus offset equal to the first PT_LOAD's (AT_PHDR).  */
-  uint64_t page = plan->opts.page;
-  const GElf_Phdr *first = NULL;
-  size_t first_index = 0;
-  uint64_t max_end = 0;
-  for (size_t i = 0; i < file->phnum; i++)
+  const char *why = place_segment (sp, layout, file, page);
+  if (why != NULL)
     {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph->p_type != PT_LOAD)
-	continue;
-      if (first == NULL)
-	{
-	  first = ph;
-	  first_index = i;
-	}
-      if (ph->p_vaddr + ph->p_memsz > max_end)
-	max_end = ph->p_vaddr + ph->p_memsz;
-      sp->new_load_index = i + 1;
-    }
-  uint64_t delta = first->p_vaddr - plan->segs[first_index].new_offset;
-  if ((delta & (page - 1)) != 0)
-    {
-      sp->refusal = "the first PT_LOAD's address and offset differ by less than a page";
+      sp->refusal = why;
       return 0;
     }
-  uint64_t vmin = align_up (max_end, page);
-  sp->seg_offset = align_up (plan->new_size, page);
-  if (sp->seg_offset + delta < vmin)
-    sp->seg_offset = vmin - delta;
-  sp->seg_vaddr = sp->seg_offset + delta;
   sp->new_phnum = sp->table == STUB_TABLE_SLOT ? file->phnum : file->phnum + 1;
   /* What comes before the code: the table, the moved objects, or nothing.  */
   uint64_t head = 0;
@@ -677,30 +768,48 @@ stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct d
 	  sp->moved[k].dyn_value = sp->moved_vaddr
 				   + (file->shdrs[sp->moved[k].index].sh_offset - sp->moved_start);
     }
-  uint64_t code_at = align_up (head, 16);
+  /* (HEAD is below STUB_SEGMENT_MAX, a table of fewer than PN_XNUM entries
+     or what plan_growth bounded) */
+  uint64_t code_at = (head + 15) & ~(uint64_t) 15;
   sp->seg_size = code_at + sp->stub->size;
+  uint64_t seg_end, file_end;
+  if (!add_checked (sp->seg_vaddr, sp->seg_size, &seg_end)
+      || !add_checked (sp->seg_offset, sp->seg_size, &file_end)
+      || (file->elfclass == ELFCLASS32 && (seg_end > UINT32_MAX || file_end > UINT32_MAX)))
+    {
+      sp->refusal = "no address space left for the stub's segment";
+      return 0;
+    }
   sp->code_offset = sp->seg_offset + code_at;
   sp->code_vaddr = sp->seg_vaddr + code_at;
   sp->entry_vaddr = sp->code_vaddr + sp->stub->entry;
-  if (sp->seg_vaddr < vmin || sp->seg_vaddr + sp->seg_size < sp->seg_vaddr)
-    return diag_set (err, "no address space left for the stub's segment");
+  sp->end_offset = file_end;
 
   if (section_ok)
     {
       const GElf_Shdr *names = &file->shdrs[shstrndx];
       sp->add_section = true;
       sp->new_shnum = file->shnum + (sp->table == STUB_TABLE_MOVED ? 2 : 1);
-      sp->shstrtab_offset = sp->seg_offset + sp->seg_size;
+      sp->shstrtab_offset = file_end;
       sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME;
-      sp->shdr_offset = align_up (sp->shstrtab_offset + sp->shstrtab_size, 8);
+      sp->shdr_offset = (sp->shstrtab_offset + sp->shstrtab_size + 7) & ~(uint64_t) 7;
+      sp->end_offset = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
+      if (file->elfclass == ELFCLASS32 && sp->end_offset > UINT32_MAX)
+	{
+	  sp->refusal = "the file would grow past 4 GiB, which ELF32 cannot address";
+	  return 0;
+	}
     }
 
+  /* Addresses relative to the entry point, modulo 2^64 like the stub's own
+     arithmetic.  */
   sp->params.target = sp->old_target != 0 ? (int64_t) (sp->old_target - sp->entry_vaddr) : 0;
   sp->params.magic = STUB_MAGIC;
-  sp->params.pmd = plan->opts.pmd;
-  sp->params.populate_max = plan->opts.populate_max;
+  sp->params.pmd = opts->pmd;
+  sp->params.populate_max = opts->populate_max;
   for (size_t k = 0; k < sp->params.nranges; k++)
-    sp->params.range[k].start -= (int64_t) sp->entry_vaddr;
+    sp->params.range[k].start = (int64_t) ((uint64_t) sp->params.range[k].start - sp->entry_vaddr);
+  sp->page = page;
   sp->enabled = true;
   return 0;
 }
@@ -713,14 +822,25 @@ is_moved (const struct stub_plan *sp, uint64_t off, uint64_t len)
 	 && within (off, len, sp->moved_start, sp->moved_end);
 }
 
-void
-stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GElf_Phdr *out)
+/* Whether section INDEX of FILE is among what SP moves.  */
+static bool
+section_moved (const struct stub_plan *sp, const struct elf_file *file, size_t index)
 {
-  const struct stub_plan *sp = &plan->stub;
+  return index != 0 && index < file->shnum
+	 && is_moved (sp, file->shdrs[index].sh_offset, file->shdrs[index].sh_size)
+	 && shdr_occupies (&file->shdrs[index]);
+}
+
+/* The new program header table (SP->new_phnum entries) into OUT, from the
+   layout's table IN (one entry per program header of FILE).  */
+static void
+new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_Phdr *in,
+	   GElf_Phdr *out)
+{
   GElf_Phdr load = {
     .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = sp->seg_offset,
     .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
-    .p_memsz = sp->seg_size, .p_align = plan->opts.page,
+    .p_memsz = sp->seg_size, .p_align = sp->page,
   };
   if (sp->table == STUB_TABLE_SLOT)
     {
@@ -730,7 +850,7 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
       for (size_t i = 0; i < file->phnum; i++)
 	{
 	  if (i != sp->reuse_slot)
-	    out[o++] = layout_new_phdr (plan, file, i);
+	    out[o++] = in[i];
 	  if (i + 1 == sp->new_load_index)
 	    out[o++] = load;
 	}
@@ -742,7 +862,7 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
     {
       if (i == sp->new_load_index)
 	out[o++] = load;
-      GElf_Phdr ph = layout_new_phdr (plan, file, i);
+      GElf_Phdr ph = in[i];
       const GElf_Phdr *old = &file->phdrs[i];
       if (ph.p_type == PT_PHDR && sp->table == STUB_TABLE_MOVED)
 	{
@@ -765,22 +885,22 @@ stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
     out[o++] = load;
 }
 
-void
-stub_new_shdrs (const struct layout_plan *plan, const struct elf_file *file, GElf_Shdr *out)
+/* The new section header table (SP->new_shnum entries) into OUT, from the
+   layout's table IN.  */
+static void
+new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_Shdr *in,
+	   GElf_Shdr *out)
 {
-  const struct stub_plan *sp = &plan->stub;
-  size_t shstrndx = 0;
-  elf_getshdrstrndx (file->elf, &shstrndx);
   for (size_t i = 0; i < file->shnum; i++)
     {
-      out[i] = layout_new_shdr (plan, file, i);
+      out[i] = in[i];
       const GElf_Shdr *old = &file->shdrs[i];
-      if (i == shstrndx)
+      if (i == sp->shstrndx)
 	{
 	  out[i].sh_offset = sp->shstrtab_offset;
 	  out[i].sh_size = sp->shstrtab_size;
 	}
-      else if (i != 0 && shdr_occupies (old) && is_moved (sp, old->sh_offset, old->sh_size))
+      else if (section_moved (sp, file, i))
 	{
 	  out[i].sh_offset = sp->moved_offset + (old->sh_offset - sp->moved_start);
 	  out[i].sh_addr = sp->moved_vaddr + (old->sh_offset - sp->moved_start);
@@ -789,7 +909,7 @@ stub_new_shdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
   /* Every byte of the new segment belongs to a section, so that strip and
      eu-strip, which lay files out by sections, keep it as it is (but for
      padding between moved objects).  */
-  GElf_Word name = (GElf_Word) file->shdrs[shstrndx].sh_size;
+  GElf_Word name = (GElf_Word) file->shdrs[sp->shstrndx].sh_size;
   size_t k = file->shnum;
   if (sp->table == STUB_TABLE_MOVED)
     out[k++] = (GElf_Shdr) {
@@ -804,20 +924,45 @@ stub_new_shdrs (const struct layout_plan *plan, const struct elf_file *file, GEl
   };
 }
 
-bool
-stub_section_moved (const struct layout_plan *plan, const struct elf_file *file, size_t index)
-{
-  return index != 0 && index < file->shnum
-	 && is_moved (&plan->stub, file->shdrs[index].sh_offset, file->shdrs[index].sh_size)
-	 && shdr_occupies (&file->shdrs[index]);
-}
-
 const char *
 stub_moved_name (const struct stub_moved *m, const struct elf_file *file, char *buf, size_t len)
 {
   if (m->segment)
     return elf_phdr_type_name (file->phdrs[m->index].p_type);
   return elf_file_section_name (file, m->index, buf, len);
+}
+
+const char *
+stub_hook_name (enum stub_hook hook)
+{
+  switch (hook)
+    {
+    case STUB_HOOK_ENTRY: return "e_entry";
+    case STUB_HOOK_INIT_CHAIN: return "DT_INIT, chained to the old one";
+    default: return "DT_INIT, in a spare .dynamic slot";
+    }
+}
+
+uint64_t
+stub_chunks (const struct stub_plan *sp)
+{
+  uint64_t chunks = 0;
+  for (size_t k = 0; k < sp->params.nranges; k++)
+    chunks += sp->params.range[k].length / sp->params.pmd;
+  return chunks;
+}
+
+uint64_t
+stub_sampled_chunks (const struct stub_plan *sp)
+{
+  uint64_t chunks = 0;
+  for (size_t k = 0; k < sp->params.nranges; k++)
+    {
+      uint64_t n = sp->params.range[k].length / sp->params.pmd;
+      if (stub_range_sampled (n, sp->params.populate_max))
+	chunks += n;
+    }
+  return chunks;
 }
 
 /* Store V as 8 bytes in byte order DATA at P.  */
@@ -828,25 +973,167 @@ put64 (unsigned char *p, uint64_t v, int data)
     p[data == ELFDATA2LSB ? k : 7 - k] = (unsigned char) (v >> (8 * k));
 }
 
-void
-stub_segment_tail (const struct layout_plan *plan, const struct elf_file *file,
-		   unsigned char *seg)
+/* The stub's code with its parameters filled in, in the file's byte order:
+   a new buffer of SP->stub->size bytes, or NULL.  */
+static unsigned char *
+stub_code (const struct stub_plan *sp, int data)
 {
-  const struct stub_plan *sp = &plan->stub;
-  unsigned char *code = seg + (sp->code_offset - sp->seg_offset);
+  unsigned char *code = malloc (sp->stub->size);
+  if (code == NULL)
+    return NULL;
   memcpy (code, sp->stub->code, sp->stub->size);
   unsigned char *p = code + sp->stub->params;
   const struct stub_params *v = &sp->params;
-  put64 (p + 0, (uint64_t) v->target, file->data);
-  put64 (p + 8, v->magic, file->data);
-  put64 (p + 16, v->flags, file->data);
-  put64 (p + 24, v->pmd, file->data);
-  put64 (p + 32, v->nranges, file->data);
+  put64 (p + offsetof (struct stub_params, target), (uint64_t) v->target, data);
+  put64 (p + offsetof (struct stub_params, magic), v->magic, data);
+  put64 (p + offsetof (struct stub_params, flags), v->flags, data);
+  put64 (p + offsetof (struct stub_params, pmd), v->pmd, data);
+  put64 (p + offsetof (struct stub_params, nranges), v->nranges, data);
   for (size_t k = 0; k < STUB_MAX_RANGES; k++)
     {
-      put64 (p + 40 + 24 * k, (uint64_t) v->range[k].start, file->data);
-      put64 (p + 48 + 24 * k, v->range[k].length, file->data);
-      put64 (p + 56 + 24 * k, v->range[k].file_offset, file->data);
+      size_t at = offsetof (struct stub_params, range) + k * sizeof (struct stub_range);
+      put64 (p + at + offsetof (struct stub_range, start), (uint64_t) v->range[k].start, data);
+      put64 (p + at + offsetof (struct stub_range, length), v->range[k].length, data);
+      put64 (p + at + offsetof (struct stub_range, file_offset), v->range[k].file_offset, data);
     }
-  put64 (p + 40 + 24 * STUB_MAX_RANGES, v->populate_max, file->data);
+  put64 (p + offsetof (struct stub_params, populate_max), v->populate_max, data);
+  return code;
+}
+
+/* Add the patch of one dynamic entry TAG, VALUE at OFFSET.  */
+static int
+patch_dyn (const struct elf_file *file, struct plan_pieces *pieces, int64_t tag, uint64_t value,
+	   uint64_t offset, struct diag *err)
+{
+  GElf_Dyn dyn = { .d_tag = tag, .d_un.d_val = value };
+  unsigned char *buf;
+  size_t len;
+  if (elf_encode (file->elfclass, file->data, ELF_T_DYN, &dyn, 1, &buf, &len, err) != 0)
+    return -1;
+  return pieces_add_patch (pieces, PATCH_DYNAMIC, offset, buf, len, err);
+}
+
+/* Add the patches of the symbols of SP->symtab_index defined in moved
+   sections, their st_value moved as their section moved.  */
+static int
+patch_symbols (const struct stub_plan *sp, const struct layout_plan *layout,
+	       const struct elf_file *file, struct plan_pieces *pieces, struct diag *err)
+{
+  const GElf_Shdr *sh = &file->shdrs[sp->symtab_index];
+  Elf_Data *data = elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, ELF_T_SYM);
+  if (data == NULL)
+    return diag_set (err, "cannot read the symbol table: %s", elf_errmsg (-1));
+  size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
+  size_t count = data->d_size / entsize;
+  for (size_t k = 0; k < count; k++)
+    {
+      GElf_Sym sym;
+      if (gelf_getsym (data, (int) k, &sym) == NULL)
+	return diag_set (err, "cannot read symbol %zu: %s", k, elf_errmsg (-1));
+      if (sym.st_shndx >= SHN_LORESERVE || !section_moved (sp, file, sym.st_shndx))
+	continue;
+      const GElf_Shdr *at = &file->shdrs[sym.st_shndx];
+      sym.st_value += sp->moved_vaddr + (at->sh_offset - sp->moved_start) - at->sh_addr;
+      unsigned char *buf;
+      size_t len;
+      if (elf_encode (file->elfclass, file->data, ELF_T_SYM, &sym, 1, &buf, &len, err) != 0
+	  || pieces_add_patch (pieces, PATCH_SYMBOL,
+			       layout->section_offsets[sp->symtab_index] + k * entsize, buf, len,
+			       err) != 0)
+	return -1;
+    }
+  return 0;
+}
+
+/* Add the copy of the section name table, extended by the stub's names.  */
+static int
+patch_names (const struct stub_plan *sp, const struct elf_file *file, struct plan_pieces *pieces,
+	     struct diag *err)
+{
+  const GElf_Shdr *names = &file->shdrs[sp->shstrndx];
+  Elf_Data *old = names->sh_size == 0 ? NULL
+		  : elf_getdata_rawchunk (file->elf, (int64_t) names->sh_offset, names->sh_size,
+					  ELF_T_BYTE);
+  if (names->sh_size != 0 && old == NULL)
+    return diag_set (err, "cannot read the section name table: %s", elf_errmsg (-1));
+  unsigned char *buf = calloc (1, sp->shstrtab_size);
+  if (buf == NULL)
+    return diag_set (err, "out of memory");
+  if (old != NULL)
+    memcpy (buf, old->d_buf, names->sh_size);
+  memcpy (buf + names->sh_size, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
+  memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME, STUB_PHDR_SECTION_NAME,
+	  sizeof STUB_PHDR_SECTION_NAME);
+  return pieces_add_patch (pieces, PATCH_NAMES, sp->shstrtab_offset, buf, sp->shstrtab_size, err);
+}
+
+int
+stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
+	      const struct elf_file *file, struct plan_tables *tables,
+	      struct plan_pieces *pieces, struct diag *err)
+{
+  GElf_Phdr *phdrs = calloc (sp->new_phnum, sizeof *phdrs);
+  GElf_Shdr *shdrs = sp->add_section ? calloc (sp->new_shnum, sizeof *shdrs) : NULL;
+  if (phdrs == NULL || (sp->add_section && shdrs == NULL))
+    {
+      free (phdrs);
+      free (shdrs);
+      return diag_set (err, "out of memory");
+    }
+  new_phdrs (sp, file, tables->phdrs, phdrs);
+  free (tables->phdrs);
+  tables->phdrs = phdrs;
+  tables->phnum = sp->new_phnum;
+  if (sp->add_section)
+    {
+      new_shdrs (sp, file, tables->shdrs, shdrs);
+      free (tables->shdrs);
+      tables->shdrs = shdrs;
+      tables->shnum = sp->new_shnum;
+      tables->ehdr.e_shoff = sp->shdr_offset;
+    }
+  if (sp->table == STUB_TABLE_MOVED)
+    tables->ehdr.e_phoff = sp->seg_offset;
+  if (sp->hook == STUB_HOOK_ENTRY)
+    tables->ehdr.e_entry = sp->entry_vaddr;
+  tables->size = sp->end_offset;
+
+  unsigned char *code = stub_code (sp, file->data);
+  if (code == NULL)
+    return diag_set (err, "out of memory");
+  if (pieces_add_patch (pieces, PATCH_STUB, sp->code_offset, code, sp->stub->size, err) != 0)
+    return -1;
+  if (sp->add_section && patch_names (sp, file, pieces, err) != 0)
+    return -1;
+  if (sp->hook != STUB_HOOK_ENTRY
+      && patch_dyn (file, pieces, DT_INIT, sp->entry_vaddr, sp->dyn_offset, err) != 0)
+    return -1;
+  if (sp->table != STUB_TABLE_GROWN)
+    return 0;
+
+  /* The moved objects: copied into the new segment, their dynamic entries
+     pointed there, their symbols moved, and what is left of their old place
+     after the grown table cleared.  */
+  if (pieces_add_copy (pieces, sp->moved_start, sp->moved_offset,
+		       sp->moved_end - sp->moved_start, err) != 0)
+    return -1;
+  for (size_t k = 0; k < sp->nmoved; k++)
+    if (!sp->moved[k].segment
+	&& patch_dyn (file, pieces, sp->moved[k].dyn_tag, sp->moved[k].dyn_value,
+		      sp->moved[k].dyn_offset, err) != 0)
+      return -1;
+  if (sp->nsyms_moved != 0 && patch_symbols (sp, layout, file, pieces, err) != 0)
+    return -1;
+  uint64_t table_end = file->ehdr.e_phoff + (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
+  if (sp->moved_end > table_end)
+    {
+      size_t len = (size_t) (sp->moved_end - table_end);
+      unsigned char *zeros = calloc (1, len);
+      if (zeros == NULL)
+	return diag_set (err, "out of memory");
+      uint64_t shift = layout->new_phoff - file->ehdr.e_phoff;
+      if (pieces_add_patch (pieces, PATCH_CLEAR, table_end + shift, zeros, len, err) != 0)
+	return -1;
+    }
+  return 0;
 }

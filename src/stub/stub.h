@@ -23,8 +23,8 @@
 
    Programs are hooked through e_entry; shared objects through DT_INIT,
    chaining to an existing one.  */
-#ifndef ELFPMD_MADVISE_STUB_H
-#define ELFPMD_MADVISE_STUB_H
+#ifndef ELFPMD_STUB_STUB_H
+#define ELFPMD_STUB_STUB_H
 
 #include <gelf.h>
 #include <stdbool.h>
@@ -32,25 +32,11 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "elf_file.h"
+#include "layout.h"
+#include "pieces.h"
+#include "stub/arch.h"
 #include "stub_params.h"
-
-struct elf_file;
-struct layout_plan;
-
-/* One architecture's stub.  */
-struct madvise_stub
-{
-  unsigned e_machine;		/* EM_* this stub runs on */
-  int elfclass;			/* ELFCLASS32 or ELFCLASS64 */
-  const char *name;		/* "x86-64" */
-  const unsigned char *code;	/* position-independent machine code */
-  size_t size;
-  size_t entry;			/* offset of the entry point in CODE */
-  size_t params;		/* offset of struct stub_params in CODE */
-};
-
-/* The stub for E_MACHINE and ELFCLASS, or NULL if there is none.  */
-const struct madvise_stub *stub_for_machine (unsigned e_machine, int elfclass);
 
 enum stub_hook
 {
@@ -85,6 +71,14 @@ struct stub_moved
 /* At most this many objects move.  */
 #define STUB_MAX_MOVED 8
 
+/* What the stub is asked for.  */
+struct stub_options
+{
+  bool wanted;			/* --madvise was given */
+  uint64_t pmd, page;
+  uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
+};
+
 /* Where the stub goes and how it is hooked.  */
 struct stub_plan
 {
@@ -92,13 +86,15 @@ struct stub_plan
   bool enabled;			/* the stub will be injected */
   bool present;			/* the file has an elfpmd stub already */
   const char *refusal;		/* why not, when wanted but not enabled */
-  const struct madvise_stub *stub;
+  const struct stub_arch *stub;
 
   uint64_t seg_offset, seg_vaddr, seg_size; /* the new PT_LOAD */
   size_t new_phnum;
   size_t new_load_index;	/* index of the new PT_LOAD in the new table */
   enum stub_table table;	/* where its program header goes */
   size_t reuse_slot;		/* the slot taken over (STUB_TABLE_SLOT) */
+  uint64_t page;		/* the new PT_LOAD's alignment */
+  uint64_t end_offset;		/* the output's end */
 
   /* STUB_TABLE_GROWN: the old bytes [moved_start, moved_end), all of them
      objects of MOVED (and padding between them), go to moved_offset and
@@ -120,6 +116,7 @@ struct stub_plan
      strip see its code: a new section header table and a copy of the
      section name table, after the segment, not loaded.  */
   bool add_section;
+  size_t shstrndx;		/* the section name table */
   size_t new_shnum;
   uint64_t shstrtab_offset, shstrtab_size; /* the new name table */
   uint64_t shdr_offset;		/* the new section header table */
@@ -131,32 +128,35 @@ struct stub_plan
   struct stub_params params;
 };
 
-/* Plan the stub for FILE as PLAN lays it out (PLAN->stub.wanted set).
-   Sets PLAN->stub.enabled, or its refusal.  Return 0, or -1 on a failure
-   that is not a refusal.  */
-int stub_plan_build (struct layout_plan *plan, const struct elf_file *file, struct diag *err);
+/* Plan the stub for FILE as LAYOUT lays it out, under OPTS, into *SP.
+   Sets SP->enabled, or SP->refusal: a hostile or unsuitable file is a
+   refusal, never an error.  Return 0, or -1 on a failure that is not a
+   refusal (out of memory, an unreadable dynamic section).  */
+int stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
+		     const struct elf_file *file, const struct stub_options *opts,
+		     struct diag *err);
 
-/* The new program header table (PLAN->stub.new_phnum entries) into OUT.  */
-void stub_new_phdrs (const struct layout_plan *plan, const struct elf_file *file, GElf_Phdr *out);
+/* Add the stub planned in SP to the output: change the header tables in
+   *TABLES (built from LAYOUT alone; their arrays are replaced) and append
+   the copies and patches it needs to *PIECES.  Return 0, or -1.  */
+int stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
+		  const struct elf_file *file, struct plan_tables *tables,
+		  struct plan_pieces *pieces, struct diag *err);
 
 /* The name of moved object M of FILE for the report: its segment's type
    ("PT_NOTE") or its section's name, the latter in BUF (LEN bytes).  */
-/* Whether section INDEX of FILE is among what PLAN moves.  */
-bool stub_section_moved (const struct layout_plan *plan, const struct elf_file *file, size_t index);
-
 const char *stub_moved_name (const struct stub_moved *m, const struct elf_file *file, char *buf,
 			     size_t len);
 
+/* How the stub is hooked, in a few words, for the report.  */
+const char *stub_hook_name (enum stub_hook hook);
+
+/* Chunks of text the stub works on, and those of them in ranges it samples
+   (--populate-max).  */
+uint64_t stub_chunks (const struct stub_plan *sp);
+uint64_t stub_sampled_chunks (const struct stub_plan *sp);
+
 #define STUB_SECTION_NAME ".elfpmd.stub"
 #define STUB_PHDR_SECTION_NAME ".elfpmd.phdrs"
-
-/* The new section header table (PLAN->stub.new_shnum entries) into OUT.  */
-void stub_new_shdrs (const struct layout_plan *plan, const struct elf_file *file, GElf_Shdr *out);
-
-/* The contents of the new segment after the program header table: padding
-   and the stub with its parameters filled in, in the file's byte order, into
-   BUF of PLAN->stub.seg_size - (table size) bytes, at table size.  */
-void stub_segment_tail (const struct layout_plan *plan, const struct elf_file *file,
-			unsigned char *seg);
 
 #endif

@@ -1,0 +1,926 @@
+/* The independent checker (see check.h).  Nothing here calls the planner:
+   the output is judged from its final tables, the input's tables, and the
+   list of copies and patches, as plain data.  */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arith.h"
+#include "checker.h"
+#include "stub_params.h"
+
+/* The output's headers, from a plan or read back from a file.  */
+struct view
+{
+  const GElf_Ehdr *eh;
+  size_t phnum;
+  const GElf_Phdr *ph;
+  size_t shnum;
+  const GElf_Shdr *sh;
+  uint64_t size;
+};
+
+struct checker
+{
+  const struct elf_file *in;
+  struct view out;
+  const struct plan_pieces *pieces;
+  uint64_t pmd, page;
+  const GElf_Phdr *extra;	/* the output's PT_LOAD the input does not have */
+  int out_fd;			/* the written output, or -1 for a plan */
+  struct diag *err;
+};
+
+#define FAIL(c, ...) diag_set ((c)->err, "internal error: " __VA_ARGS__)
+
+static bool
+section_has_bytes (const GElf_Shdr *sh)
+{
+  return sh->sh_type != SHT_NOBITS && sh->sh_type != SHT_NULL && sh->sh_size != 0;
+}
+
+/* Whether [OFF, OFF + LEN) lies inside [0, SIZE).  */
+static bool
+inside (uint64_t off, uint64_t len, uint64_t size)
+{
+  return off <= size && len <= size - off;
+}
+
+static bool
+ranges_overlap (uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+  return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
+}
+
+/* Whether the bytes at file offset OFF, LEN long, are what some PT_LOAD of
+   PH (N entries) maps at address ADDR.  */
+static bool
+loaded_in_place (const GElf_Phdr *ph, size_t n, uint64_t off, uint64_t addr, uint64_t len)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const GElf_Phdr *l = &ph[i];
+      if (l->p_type != PT_LOAD || off < l->p_offset || addr < l->p_vaddr)
+	continue;
+      uint64_t at = off - l->p_offset;
+      if (at == addr - l->p_vaddr && at <= l->p_filesz && len <= l->p_filesz - at)
+	return true;
+    }
+  return false;
+}
+
+/* The PT_LOAD of the output with address VADDR, or NULL.  */
+static const GElf_Phdr *
+out_load_at (const struct checker *c, uint64_t vaddr)
+{
+  for (size_t i = 0; i < c->out.phnum; i++)
+    if (c->out.ph[i].p_type == PT_LOAD && c->out.ph[i].p_vaddr == vaddr)
+      return &c->out.ph[i];
+  return NULL;
+}
+
+/* Whether [ADDR, ADDR + LEN) lies in the extra PT_LOAD's memory.  */
+static bool
+in_extra (const struct checker *c, uint64_t addr, uint64_t len)
+{
+  const GElf_Phdr *x = c->extra;
+  return x != NULL && addr >= x->p_vaddr && addr - x->p_vaddr <= x->p_memsz
+	 && len <= x->p_memsz - (addr - x->p_vaddr);
+}
+
+/* --- Which output bytes come from where.  */
+
+/* One piece of the output, for sorting.  */
+struct span
+{
+  uint64_t start, end;
+};
+
+static int
+span_cmp (const void *a, const void *b)
+{
+  const struct span *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether output [TO, TO + LEN) is covered by copies of input [FROM, ...)
+   at the same distance and by patches.  */
+static int
+covered (const struct checker *c, uint64_t from, uint64_t to, uint64_t len, bool *ok)
+{
+  const struct plan_pieces *p = c->pieces;
+  struct span *s = calloc (p->ncopies + p->npatches + 1, sizeof *s);
+  if (s == NULL)
+    return diag_set (c->err, "out of memory");
+  size_t n = 0;
+  uint64_t end = to + len;
+  for (size_t k = 0; k < p->ncopies; k++)
+    {
+      const struct plan_copy *cp = &p->copies[k];
+      if (cp->to - cp->from != to - from || !ranges_overlap (cp->to, cp->len, to, len))
+	continue;
+      s[n++] = (struct span) { cp->to > to ? cp->to : to,
+			       cp->to + cp->len < end ? cp->to + cp->len : end };
+    }
+  for (size_t k = 0; k < p->npatches; k++)
+    {
+      const struct plan_patch *pt = &p->patches[k];
+      if (ranges_overlap (pt->offset, pt->len, to, len))
+	s[n++] = (struct span) { pt->offset > to ? pt->offset : to,
+				 pt->offset + pt->len < end ? pt->offset + pt->len : end };
+    }
+  qsort (s, n, sizeof *s, span_cmp);
+  uint64_t pos = to;
+  for (size_t k = 0; k < n && pos < end; k++)
+    if (s[k].start <= pos && s[k].end > pos)
+      pos = s[k].end;
+  *ok = len == 0 || pos >= end;
+  free (s);
+  return 0;
+}
+
+/* Read LEN bytes at OFF of FD into BUF, all of them.  */
+static bool
+read_full (int fd, void *buf, size_t len, uint64_t off)
+{
+  for (size_t done = 0; done < len;)
+    {
+      ssize_t n = pread (fd, (char *) buf + done, len - done, (off_t) (off + done));
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n <= 0)
+	return false;
+      done += (size_t) n;
+    }
+  return true;
+}
+
+/* Whether output byte AT is inside a patch.  */
+static bool
+patched (const struct checker *c, uint64_t at)
+{
+  for (size_t k = 0; k < c->pieces->npatches; k++)
+    {
+      const struct plan_patch *pt = &c->pieces->patches[k];
+      if (at >= pt->offset && at - pt->offset < pt->len)
+	return true;
+    }
+  return false;
+}
+
+/* Compare LEN bytes of the input at FROM with the output at TO, but for
+   patched bytes.  */
+static int
+compare_bytes (const struct checker *c, uint64_t from, uint64_t to, uint64_t len, const char *what)
+{
+  unsigned char a[4096], b[4096];
+  while (len > 0)
+    {
+      size_t n = len < sizeof a ? (size_t) len : sizeof a;
+      if (!read_full (c->in->fd, a, n, from) || !read_full (c->out_fd, b, n, to))
+	return diag_set (c->err, "cannot read back the output: %s",
+			 errno != 0 ? strerror (errno) : "short read");
+      if (memcmp (a, b, n) != 0)
+	for (size_t k = 0; k < n; k++)
+	  if (a[k] != b[k] && !patched (c, to + k))
+	    return FAIL (c, "%s: input byte %#" PRIx64 " is not at output offset %#" PRIx64,
+			 what, from + k, to + k);
+      from += n;
+      to += n;
+      len -= n;
+    }
+  return 0;
+}
+
+/* Check that the LEN bytes of WHAT at input FROM are the output's at TO:
+   through the copies and patches of a plan, or read back (the edges and one
+   page in every 4 MiB of a large range, which is where an off-by-something
+   shows; reading all would double the cost of a rewrite).  */
+static int
+check_content (const struct checker *c, uint64_t from, uint64_t to, uint64_t len, const char *what)
+{
+  if (len == 0)
+    return 0;
+  if (!inside (to, len, c->out.size))
+    return FAIL (c, "%s [%#" PRIx64 ", +%#" PRIx64 ") extends past the output's end", what, to, len);
+  if (c->out_fd < 0)
+    {
+      bool ok = false;
+      if (covered (c, from, to, len, &ok) != 0)
+	return -1;
+      return ok ? 0 : FAIL (c, "%s: input [%#" PRIx64 ", +%#" PRIx64 ") does not land at %#" PRIx64,
+			    what, from, len, to);
+    }
+  const uint64_t edge = 16 << 10, stride = (uint64_t) 4 << 20;
+  if (len <= 2 * edge)
+    return compare_bytes (c, from, to, len, what);
+  if (compare_bytes (c, from, to, edge, what) != 0
+      || compare_bytes (c, from + len - edge, to + len - edge, edge, what) != 0)
+    return -1;
+  for (uint64_t at = edge; at + 4096 <= len - edge; at += stride)
+    if (compare_bytes (c, from + at, to + at, 4096, what) != 0)
+      return -1;
+  return 0;
+}
+
+/* --- The header tables.  */
+
+static int
+check_ehdr (const struct checker *c)
+{
+  const GElf_Ehdr *a = &c->in->ehdr, *b = c->out.eh;
+  if (memcmp (a->e_ident, b->e_ident, EI_NIDENT) != 0 || a->e_type != b->e_type
+      || a->e_machine != b->e_machine || a->e_version != b->e_version || a->e_flags != b->e_flags
+      || a->e_ehsize != b->e_ehsize || (a->e_phnum != 0 && a->e_phentsize != b->e_phentsize)
+      || (c->in->shnum != 0 && a->e_shentsize != b->e_shentsize))
+    return FAIL (c, "the ELF header changed beyond offsets, counts and the entry point");
+  if (b->e_entry != a->e_entry && !in_extra (c, b->e_entry, 1))
+    return FAIL (c, "e_entry %#" PRIx64 " moved, but not into the stub's segment",
+		 (uint64_t) b->e_entry);
+  return 0;
+}
+
+/* A byte range of the output or input, named for messages.  */
+struct range
+{
+  uint64_t start, len;
+  int kind;			/* 0 ELF header, 1 program headers, 2 section headers, 3 section, 4 patch */
+  size_t index;
+};
+
+static int
+range_cmp (const void *a, const void *b)
+{
+  const struct range *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const char *
+range_name (const struct range *r, char *buf, size_t len)
+{
+  static const char *const names[] = {
+    "the ELF header", "the program header table", "the section header table",
+  };
+  if (r->kind < 3)
+    return names[r->kind];
+  snprintf (buf, len, r->kind == 3 ? "section %zu" : "patch %zu", r->index);
+  return buf;
+}
+
+/* The input's range for the same thing as R, if it has one.  */
+static bool
+input_range (const struct checker *c, const struct range *r, struct range *out)
+{
+  const struct elf_file *in = c->in;
+  *out = *r;
+  switch (r->kind)
+    {
+    case 0: out->start = 0; out->len = elf_ehdr_size (in->elfclass); return true;
+    case 1: out->start = in->ehdr.e_phoff; out->len = (uint64_t) in->phnum * elf_phdr_size (in->elfclass); return true;
+    case 2: out->start = in->ehdr.e_shoff; out->len = (uint64_t) in->shnum * elf_shdr_size (in->elfclass); return in->shnum != 0;
+    case 3:
+      if (r->index >= in->shnum || !section_has_bytes (&in->shdrs[r->index]))
+	return false;
+      out->start = in->shdrs[r->index].sh_offset;
+      out->len = in->shdrs[r->index].sh_size;
+      return true;
+    default: return false;
+    }
+}
+
+/* Every byte range of the output inside it, and no two overlapping unless
+   the same two overlapped in the input.  */
+static int
+check_ranges (const struct checker *c)
+{
+  const struct view *o = &c->out;
+  size_t max = 3 + o->shnum + c->pieces->npatches;
+  struct range *r = calloc (max, sizeof *r);
+  if (r == NULL)
+    return diag_set (c->err, "out of memory");
+  size_t n = 0;
+  r[n++] = (struct range) { 0, elf_ehdr_size (c->in->elfclass), 0, 0 };
+  if (o->phnum != 0)
+    r[n++] = (struct range) { o->eh->e_phoff, (uint64_t) o->phnum * elf_phdr_size (c->in->elfclass), 1, 0 };
+  if (o->shnum != 0)
+    r[n++] = (struct range) { o->eh->e_shoff, (uint64_t) o->shnum * elf_shdr_size (c->in->elfclass), 2, 0 };
+  for (size_t i = 1; i < o->shnum; i++)
+    if (section_has_bytes (&o->sh[i]))
+      r[n++] = (struct range) { o->sh[i].sh_offset, o->sh[i].sh_size, 3, i };
+  for (size_t k = 0; k < c->pieces->npatches; k++)
+    if (c->pieces->patches[k].kind == PATCH_CLEAR)
+      r[n++] = (struct range) { c->pieces->patches[k].offset, c->pieces->patches[k].len, 4, k };
+  int ret = 0;
+  char b1[32], b2[32];
+  for (size_t k = 0; k < n && ret == 0; k++)
+    if (!inside (r[k].start, r[k].len, o->size))
+      ret = FAIL (c, "%s [%#" PRIx64 ", +%#" PRIx64 ") extends past the output's end %#" PRIx64,
+		  range_name (&r[k], b1, sizeof b1), r[k].start, r[k].len, o->size);
+  qsort (r, n, sizeof *r, range_cmp);
+  size_t reach = SIZE_MAX;	/* the range reaching furthest so far */
+  for (size_t k = 0; k < n && ret == 0; k++)
+    {
+      if (r[k].len == 0)
+	continue;
+      if (reach != SIZE_MAX && r[k].start < r[reach].start + r[reach].len)
+	{
+	  struct range a, b;
+	  if (!input_range (c, &r[reach], &a) || !input_range (c, &r[k], &b)
+	      || !ranges_overlap (a.start, a.len, b.start, b.len))
+	    ret = FAIL (c, "%s [%#" PRIx64 ", +%#" PRIx64 ") would overlap %s [%#" PRIx64 ", +%#" PRIx64 ")",
+			range_name (&r[k], b1, sizeof b1), r[k].start, r[k].len,
+			range_name (&r[reach], b2, sizeof b2), r[reach].start, r[reach].len);
+	}
+      if (reach == SIZE_MAX || r[k].start + r[k].len > r[reach].start + r[reach].len)
+	reach = k;
+    }
+  free (r);
+  return ret;
+}
+
+/* PT_LOADs: each of the input's present with its address, sizes and flags,
+   at most one more (the stub's, read-only and above all), sorted and apart
+   in memory, congruent as the kernel and glibc before 2.35 require, and a
+   raised p_align only the PMD size on a read-only segment.  */
+static int
+check_loads (struct checker *c)
+{
+  const struct elf_file *in = c->in;
+  size_t nin = 0, nout = 0;
+  for (size_t i = 0; i < in->phnum; i++)
+    {
+      const GElf_Phdr *a = &in->phdrs[i];
+      if (a->p_type != PT_LOAD)
+	continue;
+      nin++;
+      const GElf_Phdr *b = out_load_at (c, a->p_vaddr);
+      if (b == NULL || b->p_memsz != a->p_memsz || b->p_filesz != a->p_filesz
+	  || b->p_flags != a->p_flags)
+	return FAIL (c, "PT_LOAD %zu (address %#" PRIx64 ") is not in the output as it was", i,
+		     (uint64_t) a->p_vaddr);
+      uint64_t d0 = a->p_vaddr - a->p_offset, d1 = b->p_vaddr - b->p_offset;
+      if ((d0 & (c->page - 1)) == 0 && (d1 & (c->page - 1)) != 0)
+	return FAIL (c, "PT_LOAD %zu would not be page-congruent", i);
+      if (a->p_align > 1 && (d0 & (a->p_align - 1)) == 0 && (d1 & (b->p_align - 1)) != 0)
+	return FAIL (c, "PT_LOAD %zu would not be congruent modulo p_align (glibc < 2.35 rule)", i);
+      if (b->p_align != a->p_align
+	  && (b->p_align != c->pmd || b->p_align < a->p_align || (b->p_flags & PF_W)
+	      || (d1 & (c->pmd - 1)) != 0))
+	return FAIL (c, "PT_LOAD %zu: p_align %#" PRIx64 " -> %#" PRIx64 " is not a congruent PMD "
+		     "alignment of a read-only segment", i, (uint64_t) a->p_align, (uint64_t) b->p_align);
+      if (!inside (b->p_offset, b->p_filesz, c->out.size))
+	return FAIL (c, "PT_LOAD %zu would extend past the output's end", i);
+      if (check_content (c, a->p_offset, b->p_offset, a->p_filesz, "a PT_LOAD") != 0)
+	return -1;
+    }
+  const GElf_Phdr *prev = NULL;
+  uint64_t top = 0, file_top = 0;
+  for (size_t i = 0; i < c->out.phnum; i++)
+    {
+      const GElf_Phdr *b = &c->out.ph[i];
+      if (b->p_type != PT_LOAD)
+	continue;
+      nout++;
+      if (prev != NULL && (b->p_vaddr < prev->p_vaddr || b->p_vaddr - prev->p_vaddr < prev->p_memsz))
+	return FAIL (c, "PT_LOAD %zu would not be sorted, or would overlap the one before", i);
+      prev = b;
+      bool known = false;
+      for (size_t k = 0; k < in->phnum && !known; k++)
+	known = in->phdrs[k].p_type == PT_LOAD && in->phdrs[k].p_vaddr == b->p_vaddr;
+      if (known)
+	{
+	  if (b->p_vaddr + b->p_memsz > top)
+	    top = b->p_vaddr + b->p_memsz;
+	  if (b->p_offset + b->p_filesz > file_top)
+	    file_top = b->p_offset + b->p_filesz;
+	  continue;
+	}
+      if (c->extra != NULL)
+	return FAIL (c, "the output would have more than one new PT_LOAD");
+      c->extra = b;
+    }
+  if (nout != nin + (c->extra != NULL))
+    return FAIL (c, "the output's PT_LOADs are not the input's plus at most one");
+  const GElf_Phdr *x = c->extra;
+  if (x != NULL
+      && ((x->p_flags & PF_W) || x->p_vaddr < top || x->p_offset < file_top || x->p_filesz > x->p_memsz
+	  || !inside (x->p_offset, x->p_filesz, c->out.size)
+	  || ((x->p_vaddr - x->p_offset) & (c->page - 1)) != 0 || x->p_align != c->page))
+    return FAIL (c, "the stub's PT_LOAD at %#" PRIx64 " is not a read-only, page-congruent segment "
+		 "above every other and after every other's contents", (uint64_t) x->p_vaddr);
+  return 0;
+}
+
+/* A program header the stub may take over.  */
+static bool
+droppable (const GElf_Phdr *ph)
+{
+  return ph->p_type == PT_NULL || ph->p_type == PT_NOTE || ph->p_type == PT_PHDR;
+}
+
+/* Other program headers: the input's in order, at most one dropped, each
+   with its type, flags, sizes and alignment, at its address or moved into
+   the stub's segment, loaded in place if it was, with its bytes.  */
+static int
+check_other_segments (const struct checker *c)
+{
+  const struct elf_file *in = c->in;
+  size_t j = 0, dropped = 0;
+  uint64_t table = (uint64_t) c->out.phnum * elf_phdr_size (in->elfclass);
+  for (size_t i = 0; i < in->phnum; i++)
+    {
+      const GElf_Phdr *a = &in->phdrs[i];
+      if (a->p_type == PT_LOAD)
+	continue;
+      while (j < c->out.phnum && c->out.ph[j].p_type == PT_LOAD)
+	j++;
+      const GElf_Phdr *b = j < c->out.phnum ? &c->out.ph[j] : NULL;
+      bool phdr = a->p_type == PT_PHDR;
+      bool same = b != NULL && b->p_type == a->p_type && b->p_flags == a->p_flags
+		  && b->p_align == a->p_align
+		  && (phdr || (b->p_filesz == a->p_filesz && b->p_memsz == a->p_memsz));
+      if (!same)
+	{
+	  if (droppable (a) && dropped++ == 0 && c->extra != NULL)
+	    continue;
+	  return FAIL (c, "program header %zu (%s) is not in the output as it was", i,
+		       elf_phdr_type_name (a->p_type));
+	}
+      j++;
+      if (phdr && (b->p_offset != c->out.eh->e_phoff || b->p_filesz != table))
+	return FAIL (c, "PT_PHDR would not describe the program header table");
+      if (b->p_vaddr != a->p_vaddr && !in_extra (c, b->p_vaddr, b->p_memsz))
+	return FAIL (c, "program header %zu moved in memory, but not into the stub's segment", i);
+      if (a->p_filesz != 0
+	  && loaded_in_place (in->phdrs, in->phnum, a->p_offset, a->p_vaddr, a->p_filesz)
+	  && !loaded_in_place (c->out.ph, c->out.phnum, b->p_offset, b->p_vaddr, b->p_filesz))
+	return FAIL (c, "%s %zu would not be loaded where its address says", elf_phdr_type_name (a->p_type), i);
+      if (!phdr && check_content (c, a->p_offset, b->p_offset, a->p_filesz, elf_phdr_type_name (a->p_type)) != 0)
+	return -1;
+    }
+  for (; j < c->out.phnum; j++)
+    if (c->out.ph[j].p_type != PT_LOAD)
+      return FAIL (c, "program header %zu of the output is new", j);
+  return 0;
+}
+
+/* The program header table where programs find it: AT_PHDR as kernels
+   before 5.18 compute it (first PT_LOAD's address minus offset, plus
+   e_phoff) inside a PT_LOAD that maps the table there, and PT_PHDR saying
+   the same; for shared objects, PT_PHDR inside the PT_LOAD holding it.
+   Only what held in the input is required.  */
+static bool
+table_found (const struct elf_file *f, const GElf_Ehdr *eh, const GElf_Phdr *ph, size_t n,
+	     bool by_kernel)
+{
+  uint64_t size = (uint64_t) n * elf_phdr_size (f->elfclass);
+  const GElf_Phdr *first = NULL, *phdr = NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (ph[i].p_type == PT_LOAD && first == NULL)
+	first = &ph[i];
+      if (ph[i].p_type == PT_PHDR && phdr == NULL)
+	phdr = &ph[i];
+    }
+  if (by_kernel)
+    {
+      if (first == NULL)
+	return false;
+      uint64_t at = first->p_vaddr - first->p_offset + eh->e_phoff;
+      return loaded_in_place (ph, n, eh->e_phoff, at, size) && (phdr == NULL || phdr->p_vaddr == at);
+    }
+  return phdr == NULL || (phdr->p_offset == eh->e_phoff
+			  && loaded_in_place (ph, n, phdr->p_offset, phdr->p_vaddr, size));
+}
+
+static int
+check_at_phdr (const struct checker *c)
+{
+  const struct elf_file *in = c->in;
+  if (in->phnum == 0)
+    return 0;
+  bool by_kernel = in->kind != OBJECT_SHARED || in->has_interp || in->ehdr.e_entry != 0;
+  if (table_found (in, &in->ehdr, in->phdrs, in->phnum, by_kernel)
+      && !table_found (in, c->out.eh, c->out.ph, c->out.phnum, by_kernel))
+    return FAIL (c, "%s", by_kernel ? "AT_PHDR for kernels before 5.18 would miss the program header table"
+		 : "PT_PHDR would not find the program header table");
+  return 0;
+}
+
+/* Sections: the input's with their types, sizes and addresses (or moved
+   into the stub's segment), loaded in place if they were, their bytes where
+   their offsets say, and the map monotone for those that stay.  */
+static int
+check_sections (const struct checker *c)
+{
+  const struct elf_file *in = c->in;
+  if (c->out.shnum < in->shnum)
+    return FAIL (c, "the output would have fewer sections");
+  struct span *moves = calloc (in->shnum + in->phnum + 1, sizeof *moves);
+  if (moves == NULL)
+    return diag_set (c->err, "out of memory");
+  size_t nmoves = 0;
+  int ret = 0;
+  for (size_t i = 1; i < in->shnum && ret == 0; i++)
+    {
+      const GElf_Shdr *a = &in->shdrs[i], *b = &c->out.sh[i];
+      bool names = a->sh_type == SHT_STRTAB && b->sh_size > a->sh_size && !(a->sh_flags & SHF_ALLOC)
+		   && i == c->out.eh->e_shstrndx;
+      if (a->sh_name != b->sh_name || a->sh_type != b->sh_type || a->sh_flags != b->sh_flags
+	  || (a->sh_size != b->sh_size && !names) || a->sh_link != b->sh_link
+	  || a->sh_info != b->sh_info || a->sh_addralign != b->sh_addralign
+	  || a->sh_entsize != b->sh_entsize)
+	ret = FAIL (c, "section %zu changed beyond its place", i);
+      else if (a->sh_addr != b->sh_addr && !((a->sh_flags & SHF_ALLOC) && in_extra (c, b->sh_addr, b->sh_size)))
+	ret = FAIL (c, "section %zu moved in memory, but not into the stub's segment", i);
+      else if (!section_has_bytes (a))
+	continue;
+      else if ((a->sh_flags & SHF_ALLOC)
+	       && loaded_in_place (in->phdrs, in->phnum, a->sh_offset, a->sh_addr, a->sh_size)
+	       && !loaded_in_place (c->out.ph, c->out.phnum, b->sh_offset, b->sh_addr, b->sh_size))
+	ret = FAIL (c, "section %zu at offset %#" PRIx64 " would not be loaded where its address says",
+		    i, (uint64_t) b->sh_offset);
+      else
+	{
+	  char what[32];
+	  snprintf (what, sizeof what, "section %zu", i);
+	  ret = check_content (c, a->sh_offset, b->sh_offset, a->sh_size, what);
+	  if (a->sh_addr == b->sh_addr && !names)
+	    moves[nmoves++] = (struct span) { a->sh_offset, b->sh_offset };
+	}
+    }
+  for (size_t i = 0; i < in->phnum && ret == 0; i++)
+    {
+      const GElf_Phdr *b = in->phdrs[i].p_type == PT_LOAD ? out_load_at (c, in->phdrs[i].p_vaddr) : NULL;
+      if (b != NULL && in->phdrs[i].p_filesz != 0)
+	moves[nmoves++] = (struct span) { in->phdrs[i].p_offset, b->p_offset };
+    }
+  /* What stays in place keeps its order, and the distance it moved never
+     shrinks along the file: holes only open.  */
+  qsort (moves, nmoves, sizeof *moves, span_cmp);
+  for (size_t k = 1; k < nmoves && ret == 0; k++)
+    if (moves[k].end - moves[k].start < moves[k - 1].end - moves[k - 1].start
+	|| moves[k].end < moves[k].start || moves[k - 1].end < moves[k - 1].start)
+      ret = FAIL (c, "the offset map would not be monotone at input offset %#" PRIx64, moves[k].start);
+  free (moves);
+  return ret;
+}
+
+/* The output grows by at most one PMD per PT_LOAD (a hole before each)
+   plus the stub's segment and the tables after it.  */
+static int
+check_growth (const struct checker *c)
+{
+  const struct elf_file *in = c->in;
+  uint64_t bound = (uint64_t) in->st.st_size, pad;
+  if (!mul_checked (in->nloads, c->pmd, &pad) || !add_checked (bound, pad, &bound))
+    return 0;
+  if (c->extra != NULL)
+    {
+      uint64_t stub = c->pmd + c->extra->p_filesz + c->page
+		      + (uint64_t) c->out.shnum * elf_shdr_size (in->elfclass) + 4096;
+      for (size_t i = 0; i < in->shnum; i++)
+	if (in->shdrs[i].sh_type == SHT_STRTAB)
+	  stub += in->shdrs[i].sh_size;
+      if (!add_checked (bound, stub, &bound))
+	return 0;
+    }
+  if (c->out.size > bound)
+    return FAIL (c, "the output would grow from %#" PRIx64 " to %#" PRIx64 " bytes, past the bound %#" PRIx64,
+		 (uint64_t) in->st.st_size, c->out.size, bound);
+  return 0;
+}
+
+/* --- Patches: each where its kind belongs, saying what it must.  */
+
+/* Decode one dynamic entry or symbol of the input's class and byte order.  */
+static bool
+decode (const struct elf_file *f, Elf_Type type, const unsigned char *bytes, size_t len, void *out)
+{
+  unsigned char native[sizeof (GElf_Sym) > sizeof (GElf_Dyn) ? sizeof (GElf_Sym) : sizeof (GElf_Dyn)];
+  size_t fsize = f->elfclass == ELFCLASS32 ? elf32_fsize (type, 1, EV_CURRENT) : elf64_fsize (type, 1, EV_CURRENT);
+  if (len != fsize || fsize > sizeof native)
+    return false;
+  Elf_Data s = { .d_buf = (void *) bytes, .d_type = type, .d_size = len, .d_version = EV_CURRENT };
+  Elf_Data d = { .d_buf = native, .d_type = type, .d_size = len, .d_version = EV_CURRENT };
+  if ((f->elfclass == ELFCLASS32 ? elf32_xlatetom (&d, &s, (unsigned) f->data)
+       : elf64_xlatetom (&d, &s, (unsigned) f->data)) == NULL)
+    return false;
+  if (f->elfclass == ELFCLASS64)
+    memcpy (out, native, len);
+  else if (type == ELF_T_DYN)
+    {
+      const Elf32_Dyn *x = (const Elf32_Dyn *) native;
+      *(GElf_Dyn *) out = (GElf_Dyn) { .d_tag = x->d_tag, .d_un.d_val = x->d_un.d_val };
+    }
+  else
+    {
+      const Elf32_Sym *x = (const Elf32_Sym *) native;
+      *(GElf_Sym *) out = (GElf_Sym) { .st_name = x->st_name, .st_value = x->st_value,
+				       .st_size = x->st_size, .st_info = x->st_info,
+				       .st_other = x->st_other, .st_shndx = x->st_shndx };
+    }
+  return true;
+}
+
+/* Entry INDEX of the input's first PT_DYNAMIC into *D.  */
+static bool
+input_dyn (const struct elf_file *in, size_t index, GElf_Dyn *d)
+{
+  for (size_t i = 0; i < in->phnum; i++)
+    if (in->phdrs[i].p_type == PT_DYNAMIC)
+      {
+	Elf_Data *data = elf_getdata_rawchunk (in->elf, (int64_t) in->phdrs[i].p_offset,
+					       in->phdrs[i].p_filesz, ELF_T_DYN);
+	return data != NULL && index < data->d_size / gelf_fsize (in->elf, ELF_T_DYN, 1, EV_CURRENT)
+	       && gelf_getdyn (data, (int) index, d) != NULL;
+      }
+  return false;
+}
+
+/* What the stub's hook points at and what it continues to, for the check of
+   its parameters.  */
+struct hook
+{
+  bool found;
+  uint64_t entry;		/* the stub's entry point */
+  uint64_t target;		/* what it must continue to (0: return) */
+};
+
+static int
+check_dyn_patch (const struct checker *c, const struct plan_patch *p, struct hook *h)
+{
+  const struct elf_file *in = c->in;
+  size_t entsize = gelf_fsize (in->elf, ELF_T_DYN, 1, EV_CURRENT);
+  const GElf_Phdr *dyn = NULL;
+  for (size_t i = 0; i < c->out.phnum && dyn == NULL; i++)
+    if (c->out.ph[i].p_type == PT_DYNAMIC)
+      dyn = &c->out.ph[i];
+  GElf_Dyn now, was;
+  if (dyn == NULL || p->offset < dyn->p_offset || p->offset - dyn->p_offset >= dyn->p_filesz
+      || (p->offset - dyn->p_offset) % entsize != 0 || !decode (in, ELF_T_DYN, p->bytes, p->len, &now))
+    return FAIL (c, "a dynamic entry patch at %#" PRIx64 " is not one entry of PT_DYNAMIC", p->offset);
+  size_t k = (p->offset - dyn->p_offset) / entsize;
+  GElf_Dyn next;
+  if (!input_dyn (in, k, &was))
+    return FAIL (c, "dynamic entry %zu of the input cannot be read", k);
+  if (now.d_tag == DT_INIT && in_extra (c, now.d_un.d_ptr, 1)
+      && (was.d_tag == DT_INIT
+	  || (was.d_tag == DT_NULL && input_dyn (in, k + 1, &next) && next.d_tag == DT_NULL)))
+    {
+      *h = (struct hook) { true, now.d_un.d_ptr, was.d_tag == DT_INIT ? was.d_un.d_ptr : 0 };
+      return 0;
+    }
+  if (now.d_tag == was.d_tag && (now.d_tag == DT_GNU_HASH || now.d_tag == DT_HASH))
+    for (size_t i = 1; i < in->shnum; i++)
+      if (in->shdrs[i].sh_type == (now.d_tag == DT_HASH ? SHT_HASH : SHT_GNU_HASH)
+	  && in->shdrs[i].sh_addr == was.d_un.d_ptr && c->out.sh[i].sh_addr == now.d_un.d_ptr)
+	return 0;
+  return FAIL (c, "dynamic entry %zu would change from tag %" PRId64 " value %#" PRIx64
+	       " to tag %" PRId64 " value %#" PRIx64, k, (int64_t) was.d_tag,
+	       (uint64_t) was.d_un.d_val, (int64_t) now.d_tag, (uint64_t) now.d_un.d_val);
+}
+
+static int
+check_symbol_patch (const struct checker *c, const struct plan_patch *p)
+{
+  const struct elf_file *in = c->in;
+  size_t entsize = gelf_fsize (in->elf, ELF_T_SYM, 1, EV_CURRENT);
+  for (size_t i = 1; i < in->shnum; i++)
+    {
+      const GElf_Shdr *a = &in->shdrs[i], *b = &c->out.sh[i];
+      if (a->sh_type != SHT_SYMTAB || p->offset < b->sh_offset || p->offset - b->sh_offset >= b->sh_size)
+	continue;
+      size_t k = (p->offset - b->sh_offset) / entsize;
+      GElf_Sym now, was;
+      Elf_Data *data = elf_getdata_rawchunk (in->elf, (int64_t) a->sh_offset, a->sh_size, ELF_T_SYM);
+      if ((p->offset - b->sh_offset) % entsize != 0 || data == NULL
+	  || gelf_getsym (data, (int) k, &was) == NULL || !decode (in, ELF_T_SYM, p->bytes, p->len, &now))
+	break;
+      uint64_t delta = was.st_shndx != SHN_UNDEF && was.st_shndx < in->shnum
+	? c->out.sh[was.st_shndx].sh_addr - in->shdrs[was.st_shndx].sh_addr : 0;
+      if (delta != 0 && now.st_value == was.st_value + delta && now.st_name == was.st_name
+	  && now.st_size == was.st_size && now.st_info == was.st_info
+	  && now.st_other == was.st_other && now.st_shndx == was.st_shndx)
+	return 0;
+      return FAIL (c, "symbol %zu of section %zu would not follow its section", k, i);
+    }
+  return FAIL (c, "a symbol patch at %#" PRIx64 " is not one symbol of a symbol table", p->offset);
+}
+
+/* The stub's parameters: found by their magic, continuing where the hook
+   came from.  */
+static int
+check_stub_patch (const struct checker *c, const struct plan_patch *p, const struct hook *h)
+{
+  const GElf_Phdr *x = c->extra;
+  if (x == NULL || p->offset < x->p_offset || !inside (p->offset - x->p_offset, p->len, x->p_filesz))
+    return FAIL (c, "the stub's code would lie outside its segment");
+  for (size_t at = 8; at + 8 <= p->len; at++)
+    {
+      uint64_t magic = 0, target = 0;
+      for (int k = 0; k < 8; k++)
+	{
+	  int shift = 8 * (c->in->data == ELFDATA2LSB ? k : 7 - k);
+	  magic |= (uint64_t) p->bytes[at + (size_t) k] << shift;
+	  target |= (uint64_t) p->bytes[at - 8 + (size_t) k] << shift;
+	}
+      if (magic != STUB_MAGIC)
+	continue;
+      if (!h->found)
+	return FAIL (c, "the stub is hooked neither through e_entry nor through DT_INIT");
+      if (!in_extra (c, h->entry, 1) || (target == 0 ? h->target != 0 : h->entry + target != h->target))
+	return FAIL (c, "the stub would not continue to %#" PRIx64, h->target);
+      return 0;
+    }
+  return FAIL (c, "the stub's parameters are missing");
+}
+
+static int
+check_patches (const struct checker *c)
+{
+  const struct elf_file *in = c->in;
+  const struct view *o = &c->out;
+  struct hook h = { false, 0, 0 };
+  if (o->eh->e_entry != in->ehdr.e_entry)
+    h = (struct hook) { true, o->eh->e_entry, in->ehdr.e_entry };
+  const struct plan_patch *stub = NULL;
+  size_t nstub = 0;
+  for (size_t k = 0; k < c->pieces->npatches; k++)
+    {
+      const struct plan_patch *p = &c->pieces->patches[k];
+      if (!inside (p->offset, p->len, o->size))
+	return FAIL (c, "%s at %#" PRIx64 " would extend past the end", patch_kind_name (p->kind), p->offset);
+      int ret = 0;
+      switch (p->kind)
+	{
+	case PATCH_EHDR:
+	  if (p->offset != 0 || p->len != elf_ehdr_size (in->elfclass))
+	    ret = FAIL (c, "the ELF header patch is misplaced");
+	  break;
+	case PATCH_PHDRS:
+	  if (p->offset != o->eh->e_phoff || p->len != o->phnum * elf_phdr_size (in->elfclass))
+	    ret = FAIL (c, "the program header table patch is not where e_phoff says");
+	  break;
+	case PATCH_SHDRS:
+	  if (p->offset != o->eh->e_shoff || p->len != o->shnum * elf_shdr_size (in->elfclass))
+	    ret = FAIL (c, "the section header table patch is not where e_shoff says");
+	  break;
+	case PATCH_DYNAMIC:
+	  ret = check_dyn_patch (c, p, &h);
+	  break;
+	case PATCH_SYMBOL:
+	  ret = check_symbol_patch (c, p);
+	  break;
+	case PATCH_STUB:
+	  stub = p;
+	  nstub++;
+	  break;
+	case PATCH_NAMES:
+	  {
+	    size_t i = o->eh->e_shstrndx;
+	    Elf_Data *old = i != 0 && i < in->shnum && in->shdrs[i].sh_size != 0
+	      ? elf_getdata_rawchunk (in->elf, (int64_t) in->shdrs[i].sh_offset, in->shdrs[i].sh_size, ELF_T_BYTE)
+	      : NULL;
+	    if (old == NULL || p->offset != o->sh[i].sh_offset || p->len != o->sh[i].sh_size
+		|| p->len < old->d_size || memcmp (p->bytes, old->d_buf, old->d_size) != 0)
+	      ret = FAIL (c, "the section name table copy does not extend the old one");
+	    break;
+	  }
+	case PATCH_CLEAR:
+	  for (size_t b = 0; b < p->len && ret == 0; b++)
+	    if (p->bytes[b] != 0)
+	      ret = FAIL (c, "the cleared bytes at %#" PRIx64 " are not zeros", p->offset);
+	  break;
+	}
+      if (ret != 0)
+	return -1;
+    }
+  if ((c->extra != NULL) != (nstub == 1))
+    return FAIL (c, "a new PT_LOAD needs exactly one stub, and the stub one new PT_LOAD");
+  return stub != NULL ? check_stub_patch (c, stub, &h) : 0;
+}
+
+/* Every copy reads inside the input and writes inside the output.  */
+static int
+check_copies (const struct checker *c)
+{
+  for (size_t k = 0; k < c->pieces->ncopies; k++)
+    {
+      const struct plan_copy *p = &c->pieces->copies[k];
+      if (!inside (p->from, p->len, (uint64_t) c->in->st.st_size) || !inside (p->to, p->len, c->out.size))
+	return FAIL (c, "copy %zu [%#" PRIx64 ", +%#" PRIx64 ") -> %#" PRIx64 " is out of bounds", k,
+		     p->from, p->len, p->to);
+    }
+  return 0;
+}
+
+static int
+check_view (struct checker *c)
+{
+  if (check_copies (c) != 0 || check_loads (c) != 0 || check_ehdr (c) != 0
+      || check_ranges (c) != 0 || check_other_segments (c) != 0 || check_at_phdr (c) != 0
+      || check_sections (c) != 0 || check_growth (c) != 0 || check_patches (c) != 0)
+    return -1;
+  return 0;
+}
+
+int
+check_plan (const struct rewrite_plan *plan, const struct elf_file *file, struct diag *err)
+{
+  if (file->skip_reason != NULL || !plan->changed)
+    return 0;
+  struct checker c = {
+    .in = file, .pieces = &plan->pieces, .pmd = plan->pmd, .page = plan->page, .out_fd = -1,
+    .err = err,
+    .out = { &plan->tables.ehdr, plan->tables.phnum, plan->tables.phdrs, plan->tables.shnum,
+	     plan->tables.shdrs, plan->tables.size },
+  };
+  return check_view (&c);
+}
+
+/* The bytes of the output no copy and no patch wrote read as zeros: holes
+   (skipped quickly where the file system keeps them sparse) and padding.  */
+static int
+check_zeros (const struct checker *c)
+{
+  const struct plan_pieces *p = c->pieces;
+  struct span *s = calloc (p->ncopies + p->npatches + 1, sizeof *s);
+  if (s == NULL)
+    return diag_set (c->err, "out of memory");
+  size_t n = 0;
+  for (size_t k = 0; k < p->ncopies; k++)
+    s[n++] = (struct span) { p->copies[k].to, p->copies[k].to + p->copies[k].len };
+  for (size_t k = 0; k < p->npatches; k++)
+    s[n++] = (struct span) { p->patches[k].offset, p->patches[k].offset + p->patches[k].len };
+  qsort (s, n, sizeof *s, span_cmp);
+  int ret = 0;
+  uint64_t pos = 0;
+  for (size_t k = 0; k <= n && ret == 0; k++)
+    {
+      uint64_t end = k < n ? s[k].start : c->out.size;
+      while (pos < end && ret == 0)
+	{
+	  off_t data = lseek (c->out_fd, (off_t) pos, SEEK_DATA);
+	  if (data < 0 && errno == ENXIO)
+	    break;
+	  uint64_t from = data < 0 ? pos : (uint64_t) data;
+	  if (from >= end)
+	    break;
+	  unsigned char z[4096];
+	  size_t len = end - from < sizeof z ? (size_t) (end - from) : sizeof z;
+	  if (!read_full (c->out_fd, z, len, from))
+	    ret = diag_set (c->err, "cannot read back the output: %s", strerror (errno));
+	  for (size_t b = 0; b < len && ret == 0; b++)
+	    if (z[b] != 0)
+	      ret = FAIL (c, "padding at %#" PRIx64 " is not zero", from + b);
+	  pos = from + len;
+	}
+      if (k < n && s[k].end > pos)
+	pos = s[k].end;
+    }
+  free (s);
+  return ret;
+}
+
+/* Every patch reads back byte for byte.  */
+static int
+check_patch_bytes (const struct checker *c)
+{
+  for (size_t k = 0; k < c->pieces->npatches; k++)
+    {
+      const struct plan_patch *p = &c->pieces->patches[k];
+      unsigned char buf[4096];
+      for (size_t at = 0; at < p->len; at += sizeof buf)
+	{
+	  size_t len = p->len - at < sizeof buf ? p->len - at : sizeof buf;
+	  if (!read_full (c->out_fd, buf, len, p->offset + at))
+	    return diag_set (c->err, "cannot read back the output: %s", strerror (errno));
+	  if (memcmp (buf, p->bytes + at, len) != 0)
+	    return FAIL (c, "%s at %#" PRIx64 " does not read back", patch_kind_name (p->kind), p->offset);
+	}
+    }
+  return 0;
+}
+
+int
+check_output (const struct rewrite_plan *plan, const struct elf_file *file,
+	      const struct elf_file *out, struct diag *err)
+{
+  struct checker c = {
+    .in = file, .pieces = &plan->pieces, .pmd = plan->pmd, .page = plan->page, .out_fd = out->fd,
+    .err = err,
+    .out = { &out->ehdr, out->phnum, out->phdrs, out->shnum, out->shdrs, (uint64_t) out->st.st_size },
+  };
+  if (out->skip_reason != NULL)
+    return FAIL (&c, "the output reads back as skipped: %s", out->skip_reason);
+  if (c.out.size != plan->tables.size)
+    return FAIL (&c, "the output has %#" PRIx64 " bytes, not %#" PRIx64, c.out.size, plan->tables.size);
+  if (check_view (&c) != 0 || check_patch_bytes (&c) != 0 || check_zeros (&c) != 0)
+    return -1;
+  return 0;
+}
