@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "utf8.h"
 
 #ifndef DF_1_PIE
 # define DF_1_PIE 0x08000000
@@ -192,9 +193,36 @@ elf_file_section_name (const struct elf_file *file, size_t index, char *buf, siz
   if (file->shdrs != NULL && index < file->shnum
       && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx < file->shnum)
     name = elf_strptr (file->elf, shstrndx, file->shdrs[index].sh_name);
-  if (name != NULL && name[0] != '\0')
+  if (name == NULL || name[0] == '\0')
+    {
+      snprintf (buf, len, "[%zu]", index);
+      return buf;
+    }
+  /* A name from the file reaches terminals and JSON: control bytes and
+     bytes that are not UTF-8 are written as \xNN.  */
+  const unsigned char *s = (const unsigned char *) name;
+  bool plain = true;
+  for (size_t k = 0; s[k] != '\0' && plain; k += utf8_length (s + k) ? utf8_length (s + k) : 1)
+    plain = utf8_length (s + k) != 0 && s[k] >= 0x20 && s[k] != 0x7f && s[k] != '\\';
+  if (plain)
     return name;
-  snprintf (buf, len, "[%zu]", index);
+  size_t o = 0;
+  for (size_t k = 0; s[k] != '\0' && o + 5 < len;)
+    {
+      size_t n = utf8_length (s + k);
+      if (n == 0 || s[k] < 0x20 || s[k] == 0x7f || s[k] == '\\')
+	{
+	  o += (size_t) snprintf (buf + o, len - o, "\\x%02x", s[k]);
+	  k++;
+	  continue;
+	}
+      if (o + n + 1 > len)
+	break;
+      memcpy (buf + o, s + k, n);
+      o += n;
+      k += n;
+    }
+  buf[o] = '\0';
   return buf;
 }
 

@@ -77,14 +77,23 @@ encode_tables (struct rewrite_plan *plan, const struct elf_file *file, struct di
       t->shdrs[0].sh_info = (GElf_Word) t->phnum;
     }
   else if (t->phnum != file->phnum)
-    eh->e_phnum = (GElf_Half) t->phnum;
+    {
+      /* A count that no longer needs section 0 leaves nothing there.  */
+      if (eh->e_phnum == PN_XNUM && t->shnum != 0)
+	t->shdrs[0].sh_info = 0;
+      eh->e_phnum = (GElf_Half) t->phnum;
+    }
   if (t->shnum != file->shnum && t->shnum >= SHN_LORESERVE)
     {
       eh->e_shnum = 0;
       t->shdrs[0].sh_size = t->shnum;
     }
   else if (t->shnum != file->shnum)
-    eh->e_shnum = (GElf_Half) t->shnum;
+    {
+      if (eh->e_shnum == 0 && t->shnum != 0)
+	t->shdrs[0].sh_size = 0;
+      eh->e_shnum = (GElf_Half) t->shnum;
+    }
 
   bool ehdr_same = memcmp (eh, &file->ehdr, sizeof *eh) == 0;
   if (!ehdr_same

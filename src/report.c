@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "sizes.h"
+#include "utf8.h"
 
 const char *
 report_status (const struct file_report *r)
@@ -213,6 +214,21 @@ json_string (FILE *out, const char *s)
 	fputs ("\\t", out);
       else if (*c < 0x20 || *c == 0x7f)
 	fprintf (out, "\\u%04x", *c);
+      else if (*c >= 0x80)
+	{
+	  /* A valid UTF-8 sequence as it is; any other byte (a file name is
+	     bytes) as the code point of the same value, so the output stays
+	     UTF-8 and parses.  */
+	  size_t n = utf8_length (c);
+	  bool valid = n != 0;
+	  if (!valid)
+	    fprintf (out, "\\u%04x", *c);
+	  else
+	    {
+	      fwrite (c, 1, n, out);
+	      c += n - 1;
+	    }
+	}
       else
 	fputc (*c, out);
     }

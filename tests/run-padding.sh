@@ -214,42 +214,6 @@ json_key () {
 	python3 -c 'import json, sys; v = json.loads(open(sys.argv[1]).read()).get(sys.argv[2]); print("" if v is None else v)' "$@"
 }
 
-# poke FILE WHAT...: patch ELF header fields of FILE in place (any class and
-# byte order).  WHAT is "phdr INDEX FIELD VALUE", "shdr INDEX FIELD VALUE" or
-# "byte OFFSET VALUE"; several may follow each other.
-poke () {
-	python3 - "$@" <<'EOF'
-import struct, sys
-path, args = sys.argv[1], sys.argv[2:]
-b = bytearray(open(path, "rb").read())
-is64, end = b[4] == 2, "<" if b[5] == 1 else ">"
-def rd(off, size):
-    return struct.unpack_from(end + {2: "H", 4: "I", 8: "Q"}[size], b, off)[0]
-def wr(off, size, v):
-    struct.pack_into(end + {2: "H", 4: "I", 8: "Q"}[size], b, off, v)
-W = 8 if is64 else 4
-phoff, shoff = rd(24 + W, W), rd(24 + 2 * W, W)
-phentsize, shentsize = rd(54 if is64 else 42, 2), rd(58 if is64 else 46, 2)
-PH = dict(type=(0, 4, 0, 4), flags=(4, 4, 24, 4), offset=(8, 8, 4, 4), vaddr=(16, 8, 8, 4),
-          paddr=(24, 8, 12, 4), filesz=(32, 8, 16, 4), memsz=(40, 8, 20, 4), align=(48, 8, 28, 4))
-SH = dict(name=(0, 4, 0, 4), type=(4, 4, 4, 4), flags=(8, 8, 8, 4), addr=(16, 8, 12, 4),
-          offset=(24, 8, 16, 4), size=(32, 8, 20, 4), link=(40, 4, 24, 4), info=(44, 4, 28, 4),
-          addralign=(48, 8, 32, 4), entsize=(56, 8, 36, 4))
-while args:
-    kind = args[0]
-    if kind == "byte":
-        b[int(args[1], 0)] = int(args[2], 0)
-        args = args[3:]
-        continue
-    index, field, value = int(args[1], 0), args[2], int(args[3], 0)
-    table, base, ent = (PH, phoff, phentsize) if kind == "phdr" else (SH, shoff, shentsize)
-    o64, s64, o32, s32 = table[field]
-    wr(base + index * ent + (o64 if is64 else o32), s64 if is64 else s32, value)
-    args = args[4:]
-open(path, "r+b").write(b)
-EOF
-}
-
 # section_before FILE OFFSET: "INDEX SH_OFFSET SH_SIZE" of the section with
 # contents that ends last at or before OFFSET (ELF64 LSB only).
 section_before () {
