@@ -43,6 +43,18 @@ expect_status 64 "size not a power of two" "$ELFPMD" --pmd-size=3M "$work/u"
 expect_status 64 "size with junk" "$ELFPMD" --pmd-size=2Mx "$work/u"
 expect_status 64 "negative size" "$ELFPMD" --page-size=-4K "$work/u"
 expect_status 64 "PMD below page" "$ELFPMD" --pmd-size=4K --page-size=64K "$work/u"
+# Both sizes are checked whether the other is given or not, in either order:
+# a page size from 4K to 256K, a PMD size of at least 4K and the page size.
+for args in "--page-size=1K" "--page-size=2K --pmd-size=2M" "--pmd-size=2M --page-size=2K" \
+	    "--page-size=512K" "--pmd-size=2M --page-size=512K" "--page-size=512K --pmd-size=2M" \
+	    "--pmd-size=2K" "--pmd-size=1K --page-size=4K" "--page-size=4K --pmd-size=2K" \
+	    "--pmd-size=2M --page-size=3K" "--page-size=48K --pmd-size=2M" "--pmd-size=3M --page-size=4K" \
+	    "--page-size=64K --pmd-size=32K" "--pmd-size=2M --page-size=0"; do
+	# shellcheck disable=SC2086
+	expect_status 64 "bad sizes: $args" "$ELFPMD" -n $args "$work/u"
+	grep -q '^elfpmd: --p[a-z]*-size' "$work/err" && pass "the reason names the option ($args)" \
+		|| fail "stderr for $args: $(cat "$work/err")"
+done
 expect_status 64 "--populate-max without --madvise" "$ELFPMD" --populate-max=8 "$work/u"
 expect_status 64 "--populate-max twice" "$ELFPMD" --madvise --populate-max=8 --populate-max=9 "$work/u"
 expect_status 64 "--populate-max not a number" "$ELFPMD" --madvise --populate-max=8x "$work/u"
@@ -97,6 +109,13 @@ expect_status 1 "unknown machine without --pmd-size" "$ELFPMD" "$work/mips"
 grep -q "^elfpmd: $work/mips: mips: .*--pmd-size" "$work/err" && pass "reason names the machine and the option" || fail "stderr: $(cat "$work/err")"
 check "unknown-machine file untouched" test "$sig" = "$(file_signature "$work/mips")"
 expect_status 0 "unknown machine with --pmd-size" "$ELFPMD" -q --pmd-size=2M "$work/mips"
+# The bounds themselves are accepted (a machine elfpmd does not know takes
+# any page size from them).
+for page in 4K 256K; do
+	expect_status 0 "unknown machine with --pmd-size=2M --page-size=$page" "$ELFPMD" -n --json --pmd-size=2M --page-size=$page "$work/mips"
+	grep -q "\"page_size\":$(( ${page%K} * 1024 ))," "$work/out" && pass "page size $page in the report" || fail "$(cat "$work/out")"
+done
+expect_status 0 "--pmd-size=4K --page-size=4K" "$ELFPMD" -n --pmd-size=4K --page-size=4K "$work/sample"
 
 # JSON: one line per file, errors included.
 cp "$work/sample" "$work/j"
