@@ -75,10 +75,13 @@ static const char doc[] =
   "has), --pmd-size a power of two of at least 4K and at least the page "
   "size.\n\n"
   "Exit status:\n"
-  "  0   every file was processed: changed, already aligned, or nothing eligible\n"
-  "  1   at least one file failed; each failed file is left untouched and the\n"
-  "      others are still processed\n"
-  "  64  usage error";
+  "  0   every file was processed: changed, already aligned, nothing eligible,\n"
+  "      or skipped (relocatable objects, core files, files without PT_LOAD\n"
+  "      segments, separate debug files)\n"
+  "  1   at least one file failed (one line on stderr names it and the\n"
+  "      reason); each failed file is left untouched and the others are still\n"
+  "      processed\n"
+  "  64  usage error: unknown or conflicting options, a bad size, no FILE";
 
 struct cmdline
 {
