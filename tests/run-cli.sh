@@ -97,11 +97,90 @@ expect_status 0 "--usage" "$ELFPMD" --usage
 expect_status 0 "--version" "$ELFPMD" --version
 grep -q '^elfpmd [0-9]' "$work/out" && pass "--version names the program" || fail "--version output: $(cat "$work/out")"
 
-# Every documented option is in the man page.
+# Every long option --help lists is documented in the man page's OPTIONS, and
+# every JSON key elfpmd prints in its REPORT, each as that exact token in
+# bold (.B, the bold arguments of .BR/.BI/.RB/.IB, or \fB...\fR), not merely
+# as a word somewhere in the text.
+# man_bold SECTION: the bold tokens of man page section SECTION, one a line,
+# with \- read as -, and an option's "=ARG" dropped.
+man_bold () {
+	awk -v want="$1" '
+	function args(line, a,   n, i, c, cur, inarg, q) {
+		n = 0; cur = ""; inarg = 0; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) {
+				if (c == "\"") q = 0; else cur = cur c
+				continue
+			}
+			if (c == "\"" && !inarg) { q = 1; inarg = 1; continue }
+			if (c == " " || c == "\t") {
+				if (inarg) { a[++n] = cur; cur = ""; inarg = 0 }
+				continue
+			}
+			cur = cur c; inarg = 1
+		}
+		if (inarg) a[++n] = cur
+		return n
+	}
+	function emit(t) {
+		gsub(/\\-/, "-", t); gsub(/\\&/, "", t); gsub(/\\f[BIRP]/, "", t)
+		if (t ~ /^--/) sub(/=.*/, "", t)
+		if (t != "") print t
+	}
+	/^\.SH / { sec = $0; sub(/^\.SH +/, "", sec); gsub(/"/, "", sec); next }
+	sec != want { next }
+	{
+		line = $0
+		# inline bold: \fBtoken\fR (or \fP, \fI)
+		rest = line
+		while (match(rest, /\\fB[^\\]*(\\-[^\\]*)*\\f[RPI]/)) {
+			emit(substr(rest, RSTART + 3, RLENGTH - 6))
+			rest = substr(rest, RSTART + RLENGTH)
+		}
+		if (line !~ /^\.(B|BR|BI|RB|IB)( |$)/) next
+		m = line; sub(/ .*/, "", m); sub(/^\./, "", m)
+		n = args(substr(line, length(m) + 3), a)
+		for (i = 1; i <= n; i++)
+			if (m == "B" || ((m == "BR" || m == "BI") && i % 2 == 1) || ((m == "RB" || m == "IB") && i % 2 == 0))
+				emit(a[i])
+	}' "$man"
+}
 man=$TESTS_SRCDIR/../man/elfpmd.1
-for word in output dry-run check json rule pmd-size page-size no-sync no-pad madvise populate-max sampled_chunks verbose quiet help usage version "EXIT STATUS"; do
-	sed 's/\\-/-/g' "$man" | grep -q -- "$word" && pass "man page mentions '$word'" || fail "man page lacks '$word'"
+man_bold OPTIONS | sort -u > "$work/man-options"
+man_bold REPORT | sort -u > "$work/man-report"
+grep -qx -- --pmd-size "$work/man-options" && grep -qx segments "$work/man-report" \
+	&& pass "bold tokens read from the man page ($(wc -l < "$work/man-options") in OPTIONS, $(wc -l < "$work/man-report") in REPORT)" \
+	|| fail "cannot read bold tokens from the man page"
+# The option column of --help: lines that start with blanks and a dash, up to
+# the two blanks before the description.
+"$ELFPMD" --help | sed -n '/^  *-/{ s/^ *//; s/  .*//; p; }' | grep -oE -- '--[a-z][a-z-]*' | sort -u > "$work/help-options"
+[ "$(wc -l < "$work/help-options")" -ge 15 ] && pass "$(wc -l < "$work/help-options") long options in --help" \
+	|| fail "long options in --help: $(tr '\n' ' ' < "$work/help-options")"
+while IFS= read -r opt; do
+	grep -qxF -- "$opt" "$work/man-options" && pass "man page documents $opt" || fail "man page OPTIONS lacks $opt in bold"
+done < "$work/help-options"
+# JSON from files that reach every branch of the report: would change (with
+# the stub), nothing eligible (stub refused), already aligned (stub present),
+# a relocatable object (skipped), not ELF (error), and a real write (-o: disk
+# space).
+cp "$work/sample" "$work/k-stub" && "$ELFPMD" -q --madvise "$work/k-stub" || fail "cannot prepare a file with the stub"
+printf 'int f(void){return 1;}\n' > "$work/k.c" && cc -c -o "$work/k.o" "$work/k.c" || fail "cannot compile an object"
+printf 'not elf\n' > "$work/k-notelf"
+{
+	"$ELFPMD" -n --json "$work/sample" "$work/small" "$work/k.o" "$work/k-notelf"
+	"$ELFPMD" -n --json --madvise "$work/sample" "$work/small" "$work/k-stub"
+	"$ELFPMD" --json -o "$work/k-out" "$work/sample"
+} > "$work/keys.json" 2> /dev/null
+grep -oE '"[A-Za-z0-9_]+":' "$work/keys.json" | tr -d '":' | sort -u > "$work/json-keys"
+[ "$(wc -l < "$work/json-keys")" -ge 60 ] && pass "$(wc -l < "$work/json-keys") distinct JSON keys printed" \
+	|| fail "too few JSON keys: $(tr '\n' ' ' < "$work/json-keys")"
+for want in skip_reason error stub present allocated_after sampled_chunks; do
+	grep -qx "$want" "$work/json-keys" || fail "the JSON inputs no longer reach '$want'"
 done
+while IFS= read -r key; do
+	grep -qxF -- "$key" "$work/man-report" && pass "man page documents JSON key $key" || fail "man page REPORT lacks JSON key $key in bold"
+done < "$work/json-keys"
 
 # Dry run: report, no write.
 cp "$work/sample" "$work/d"
