@@ -263,7 +263,10 @@ check_segments (struct elf_file *file, struct diag *err)
   /* Check what the header says before libelf reads the table, so that the
      reason names the table; only with PN_XNUM does the count live elsewhere.  */
   if (eh->e_phnum == 0)
-    return 0;
+    {
+      file->skip_reason = "no program headers";
+      return 0;
+    }
   if (eh->e_phentsize != elf_phdr_size (file->elfclass))
     return diag_set (err, "e_phentsize is %u, expected %zu", eh->e_phentsize,
 		     elf_phdr_size (file->elfclass));

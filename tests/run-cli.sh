@@ -282,4 +282,29 @@ grep -q '"pmd_size":1048576,"pmd_source":"--pmd-size"' "$work/out" && pass "pmd 
 expect_status 1 "--page-size 64K on x86-64" "$ELFPMD" -n --page-size=64K "$work/sample"
 grep -q '4K pages only' "$work/err" && pass "page size refused with reason" || fail "$(cat "$work/err")"
 
+# Files elfpmd skips: exit 0, status "skipped" with the reason, the file left
+# alone in place, an -o copy identical to it.
+# expect_skip FILE REASON: FILE is skipped, its skip_reason starts with REASON.
+expect_skip () {
+	local f=$1 want=$2 what sig
+	what=$(basename "$f")
+	sig=$(file_signature "$f")
+	expect_status 0 "$what: dry run" "$ELFPMD" -n --json "$f"
+	grep -q '"status":"skipped"' "$work/out" && grep -qF "\"skip_reason\":\"$want" "$work/out" \
+		&& pass "$what: skipped ($want)" || fail "$what: not skipped for '$want': $(cat "$work/out")"
+	expect_status 0 "$what: in place" "$ELFPMD" -q "$f"
+	check "$what: left alone" test "$sig" = "$(file_signature "$f")"
+	rm -f "$work/skip.out"
+	expect_status 0 "$what: -o" "$ELFPMD" -q -o "$work/skip.out" "$f"
+	check "$what: -o copy identical" cmp -s "$f" "$work/skip.out"
+}
+MUTATE=${MUTATE:-$TESTS_BUILDDIR/mutate}
+if [ -x "$MUTATE" ]; then
+	# No program headers at all (e_phnum 0): nothing is loaded from the file.
+	"$MUTATE" set 0 "$work/sample" "$work/nophdrs" e_phnum=0 > /dev/null \
+		&& expect_skip "$work/nophdrs" "no program headers" || fail "mutate set e_phnum=0"
+else
+	skip "no tests/mutate ($MUTATE): files built by patching headers not tested"
+fi
+
 finish
