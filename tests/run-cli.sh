@@ -307,4 +307,22 @@ else
 	skip "no tests/mutate ($MUTATE): files built by patching headers not tested"
 fi
 
+# Separate debug files (objcopy --only-keep-debug, what /usr/lib/debug holds)
+# are skipped, whatever p_filesz their PT_LOADs kept; the files they were
+# split from never are.
+printf 'int lib(void){return 7;}\n' > "$work/lib.c"
+if have objcopy && cc -O1 -shared -fPIC -o "$work/lib.so" "$work/lib.c"; then
+	for f in sample small lib.so; do
+		"$ELFPMD" -n --json "$work/$f" > "$work/out"
+		grep -q '"status":"skipped"' "$work/out" && fail "$f skipped: $(cat "$work/out")" || pass "$f not skipped"
+		if objcopy --only-keep-debug "$work/$f" "$work/$f.debug"; then
+			expect_skip "$work/$f.debug" "separate debug file"
+		else
+			fail "objcopy --only-keep-debug $f"
+		fi
+	done
+else
+	skip "no objcopy or no shared library: separate debug files not tested"
+fi
+
 finish
