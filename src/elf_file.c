@@ -328,10 +328,12 @@ check_segments (struct elf_file *file, struct diag *err)
 
   /* A separate debug file is skipped whatever its program headers say:
      their contents are not in it (objcopy keeps p_filesz of the first
-     PT_LOAD, which then covers NOBITS sections, and older versions leave
-     the others pointing past the end of the file).  The PT_LOAD checks
-     above still hold for it; a section table that cannot be read makes it
-     no debug file, and the checks below decide.  */
+     PT_LOAD, which then covers NOBITS sections, and may leave the offsets
+     of others past the end of the file).  So its program headers
+     are not bounds-checked below, and nothing reads what they point to:
+     elf_file_open drops them with the rest of a skipped file.  The PT_LOAD
+     checks above still hold for it; a section table that cannot be read
+     makes it no debug file, and the checks below decide.  */
   if (file->nloads > 0)
     {
       struct diag ignored = { "" };
@@ -433,9 +435,11 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
   if (file->skip_reason == NULL
       && (check_section_table (file, err) != 0 || read_sections (file, err) != 0))
     goto fail;
-  /* Nothing of a skipped file is rewritten; its sections are not read.  */
+  /* Nothing of a skipped file is rewritten, and nothing in it is read again:
+     not its sections, not its program headers (a separate debug file's
+     point at contents it does not have, past its end as often as not).  */
   if (file->skip_reason != NULL)
-    file->shnum = 0;
+    file->shnum = file->phnum = 0;
   return 0;
 
 fail:

@@ -325,4 +325,47 @@ else
 	skip "no objcopy or no shared library: separate debug files not tested"
 fi
 
+# A separate debug file's program headers are not checked against the end of
+# the file, so hostile ones must lead to a skip or a clean error, never to a
+# read or a check of what they point to: old objcopy's text PT_LOAD with its
+# p_filesz past the end, offsets near 2^64, a PT_DYNAMIC, PT_INTERP, PT_NOTE
+# or PT_GNU_EH_FRAME far outside the file; and PT_LOADs that break the rules
+# every file must keep (unsorted, p_filesz above p_memsz) fail cleanly.
+if have objcopy && [ -x "$MUTATE" ] && [ -f "$work/sample.debug" ]; then
+	n=0
+	for spec in 'phdr[PT_LOAD:1].p_offset=0x1000,phdr[PT_LOAD:1].p_filesz=0x400000' \
+		    'phdr[PT_LOAD:1].p_offset=0xfffffffffffff000,phdr[PT_LOAD:1].p_filesz=0x100' \
+		    'phdr[PT_LOAD].p_offset=0x7ffffffffffff000' \
+		    'phdr[PT_LOAD:3].p_offset=0xffffffffffffffff' \
+		    'phdr[PT_DYNAMIC].p_offset=0xffffffffffffff00,phdr[PT_DYNAMIC].p_filesz=0x1000' \
+		    'phdr[PT_INTERP].p_offset=0xfffffffffffffff0,phdr[PT_INTERP].p_filesz=0xffffffff' \
+		    'phdr[PT_NOTE].p_offset=0x100000,phdr[PT_NOTE].p_filesz=0x100000' \
+		    'phdr[PT_GNU_EH_FRAME].p_offset=0xfffffffffffffff0,phdr[PT_GNU_EH_FRAME].p_filesz=0x20' \
+		    'phdr[PT_LOAD:1].p_vaddr=0' \
+		    'phdr[PT_LOAD].p_filesz=0xffffffffffffffff' \
+		    'e_phoff=0xfffffffffffffff0'; do
+		n=$((n + 1))
+		f=$work/hostile-debug-$n
+		"$MUTATE" set 0 "$work/sample.debug" "$f" "$spec" > /dev/null || { fail "mutate set $spec"; continue; }
+		sig=$(file_signature "$f")
+		"$ELFPMD" -n --json "$f" > "$work/out" 2> "$work/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && grep -q '"status":"skipped"' "$work/out"; then
+			pass "debug file with $spec: skipped"
+		elif [ "$rc" -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && grep -q "^elfpmd: $f: " "$work/err" \
+			&& ! grep -q 'internal error' "$work/err"; then
+			pass "debug file with $spec: refused ($(sed "s|^elfpmd: $f: ||" "$work/err"))"
+		else
+			fail "debug file with $spec: exit $rc, stdout $(cat "$work/out"), stderr $(cat "$work/err")"
+		fi
+		"$ELFPMD" -q "$f" 2> /dev/null
+		rm -f "$work/skip.out"
+		"$ELFPMD" -q -o "$work/skip.out" "$f" 2> /dev/null
+		got=$?
+		{ [ "$got" -eq 0 ] && cmp -s "$f" "$work/skip.out"; } || { [ "$got" -eq 1 ] && [ ! -e "$work/skip.out" ]; } \
+			|| fail "debug file with $spec: -o exit $got"
+		check "debug file with $spec: left alone" test "$sig" = "$(file_signature "$f")"
+	done
+fi
+
 finish
