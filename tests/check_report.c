@@ -135,6 +135,7 @@ START_TEST (test_text_report)
   o.dry_run = false;
   s.phdr[1].align = 2 * M;	/* a second run finds it done */
   t = report_of (&s, &o, &status);
+  ck_assert_int_eq (status, 0);
   assert_has (t, ": already aligned: 0 of 2 PT_LOADs aligned to 2 MiB; PMD-mappable chunks 3 -> 3\n");
   free (t);
 }
