@@ -226,14 +226,21 @@ elf_file_section_name (const struct elf_file *file, size_t index, char *buf, siz
   return buf;
 }
 
-/* Whether the file is a separate debug file (objcopy --only-keep-debug): its
-   allocated sections have no contents, so its PT_LOADs point past its end.  */
+/* Whether the file is a separate debug file (objcopy --only-keep-debug, what
+   /usr/lib/debug holds): it keeps the program headers of the file it was
+   split from, but every allocated section lost its contents (SHT_NOBITS)
+   except the notes, so whatever its PT_LOADs' p_filesz say, they hold
+   nothing to map: their file ranges point at NOBITS data, or past the end
+   of the file.  A file that can run has code, an allocated section that is
+   neither NOBITS nor a note; the NOBITS sections of such a file (.bss,
+   .tbss) are writable, whereas a debug file's text is a read-only NOBITS
+   section.  The section table's place must have been checked.  */
 static bool
 is_debug_only_file (struct elf_file *file)
 {
   if (file->shnum == 0)
     return false;
-  bool any_alloc = false;
+  bool readonly_nobits = false;
   Elf_Scn *scn = NULL;
   while ((scn = elf_nextscn (file->elf, scn)) != NULL)
     {
@@ -242,11 +249,12 @@ is_debug_only_file (struct elf_file *file)
 	return false;
       if (!(shdr.sh_flags & SHF_ALLOC))
 	continue;
-      any_alloc = true;
       if (shdr.sh_type != SHT_NOBITS && shdr.sh_type != SHT_NOTE)
 	return false;
+      if (shdr.sh_type == SHT_NOBITS && !(shdr.sh_flags & SHF_WRITE) && shdr.sh_size != 0)
+	readonly_nobits = true;
     }
-  return any_alloc;
+  return readonly_nobits;
 }
 
 /* Read the dynamic section at program header INDEX for DF_1_PIE, DT_SONAME
@@ -291,7 +299,10 @@ check_segments (struct elf_file *file, struct diag *err)
   /* Check what the header says before libelf reads the table, so that the
      reason names the table; only with PN_XNUM does the count live elsewhere.  */
   if (eh->e_phnum == 0)
-    return 0;
+    {
+      file->skip_reason = "no program headers";
+      return 0;
+    }
   if (eh->e_phentsize != elf_phdr_size (file->elfclass))
     return diag_set (err, "e_phentsize is %u, expected %zu", eh->e_phentsize,
 		     elf_phdr_size (file->elfclass));
@@ -314,7 +325,6 @@ check_segments (struct elf_file *file, struct diag *err)
     if (gelf_getphdr (file->elf, (int) i, &file->phdrs[i]) == NULL)
       return diag_set (err, "program header %zu cannot be read: %s", i, elf_errmsg (-1));
 
-  bool beyond_eof = false;
   const GElf_Phdr *prev = NULL;
   size_t prev_index = 0;
   for (size_t i = 0; i < file->phnum; i++)
@@ -332,8 +342,6 @@ check_segments (struct elf_file *file, struct diag *err)
 	return diag_set (err, "PT_LOAD %zu: p_vaddr %#" PRIx64 " + p_memsz %#" PRIx64
 			 " wraps around the address space", i, (uint64_t) ph->p_vaddr,
 			 (uint64_t) ph->p_memsz);
-      if (!range_fits (ph->p_offset, ph->p_filesz, size))
-	beyond_eof = true;
       if (prev != NULL)
 	{
 	  if (ph->p_vaddr < prev->p_vaddr)
@@ -346,15 +354,22 @@ check_segments (struct elf_file *file, struct diag *err)
       prev_index = i;
     }
 
-  if (beyond_eof)
+  /* A separate debug file is skipped whatever its program headers say:
+     their contents are not in it (objcopy keeps p_filesz of the first
+     PT_LOAD, which then covers NOBITS sections, and may leave the offsets
+     of others past the end of the file).  So its program headers
+     are not bounds-checked below, and nothing reads what they point to:
+     elf_file_open drops them with the rest of a skipped file.  The PT_LOAD
+     checks above still hold for it; a section table that cannot be read
+     makes it no debug file, and the checks below decide.  */
+  if (file->nloads > 0)
     {
-      check_section_table (file, err);
-      if (err->msg[0] == '\0' && is_debug_only_file (file))
+      struct diag ignored = { "" };
+      if (check_section_table (file, &ignored) == 0 && is_debug_only_file (file))
 	{
 	  file->skip_reason = "separate debug file: its segments have no contents";
 	  return 0;
 	}
-      diag_clear (err);
     }
   for (size_t i = 0; i < file->phnum; i++)
     {
@@ -448,9 +463,11 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
   if (file->skip_reason == NULL
       && (check_section_table (file, err) != 0 || read_sections (file, err) != 0))
     goto fail;
-  /* Nothing of a skipped file is rewritten; its sections are not read.  */
+  /* Nothing of a skipped file is rewritten, and nothing in it is read again:
+     not its sections, not its program headers (a separate debug file's
+     point at contents it does not have, past its end as often as not).  */
   if (file->skip_reason != NULL)
-    file->shnum = 0;
+    file->shnum = file->phnum = 0;
   return 0;
 
 fail:

@@ -42,7 +42,8 @@ static const struct argp_option options[] = {
   { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
     "Align to SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
   { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
-    "Base page size of the target kernel (e.g. 64K), when the machine has several", 0 },
+    "Base page size of the target kernel (e.g. 64K, from 4K to 256K), when the "
+    "machine has several", 0 },
 
   { "madvise", OPT_MADVISE, NULL, 0,
     "Inject a startup stub that gets the aligned text onto huge pages at run time "
@@ -67,13 +68,20 @@ static const char doc[] =
   "written, synced and renamed over it; owner, mode and extended attributes "
   "are kept.  Addresses never change; where a read-only segment's file offset "
   "is not congruent with its address, a hole is inserted before it.\n\n"
-  "SIZE is a number (decimal, 0x hexadecimal) optionally followed by K, M, G "
-  "(powers of 1024), e.g. 4K, 64K, 2M, 0x200000.\n\n"
+  "SIZE is a number (decimal, 0x hexadecimal; a leading 0 is still decimal) "
+  "optionally followed by K, M, G, T (powers of 1024), e.g. 4K, 64K, 2M, "
+  "0x200000.\n\n"
+  "--page-size takes a power of two from 4K to 256K (the page sizes Linux "
+  "has), --pmd-size a power of two of at least 4K and at least the page "
+  "size.\n\n"
   "Exit status:\n"
-  "  0   every file was processed: changed, already aligned, or nothing eligible\n"
-  "  1   at least one file failed; each failed file is left untouched and the\n"
-  "      others are still processed\n"
-  "  64  usage error";
+  "  0   every file was processed: changed, already aligned, nothing eligible,\n"
+  "      or skipped (relocatable objects, core files, files without PT_LOAD\n"
+  "      segments, separate debug files)\n"
+  "  1   at least one file failed (one line on stderr names it and the\n"
+  "      reason); each failed file is left untouched and the others are still\n"
+  "      processed\n"
+  "  64  usage error: unknown or conflicting options, a bad size, no FILE";
 
 struct cmdline
 {
@@ -84,8 +92,17 @@ struct cmdline
   int nfiles;
 };
 
+/* The base page sizes Linux has (4K almost everywhere, 8K sparc64, 16K and
+   64K arm64 and loongarch64, 32K mips, 256K hexagon and ppc44x).  A PMD is
+   at least one page.  */
+#define PAGE_SIZE_MIN ((uint64_t) 4 << 10)
+#define PAGE_SIZE_MAX ((uint64_t) 256 << 10)
+
+/* ARG of OPTION as a power of two from MIN to MAX (0: no maximum), or a usage
+   error.  */
 static uint64_t
-size_argument (struct argp_state *state, const char *option, const char *arg)
+size_argument (struct argp_state *state, const char *option, const char *arg,
+	       uint64_t min, uint64_t max)
 {
   uint64_t size;
   const char *why = parse_size (arg, &size);
@@ -93,8 +110,17 @@ size_argument (struct argp_state *state, const char *option, const char *arg)
     argp_error (state, "%s: invalid size '%s': %s", option, arg, why);
   if (!is_power_of_2 (size))
     argp_error (state, "%s: %s is not a power of two", option, arg);
-  if (size < 1024)
-    argp_error (state, "%s: %s is smaller than 1K", option, arg);
+  if (size < min || (max != 0 && size > max))
+    {
+      char lo[32], hi[32];
+      format_size (min, lo, sizeof lo);
+      if (max != 0)
+	argp_error (state, "%s: %s is outside %s to %s, the page sizes Linux has",
+		    option, arg, lo, format_size (max, hi, sizeof hi));
+      else
+	argp_error (state, "%s: %s is smaller than %s, the smallest page size",
+		    option, arg, lo);
+    }
   return size;
 }
 
@@ -138,13 +164,14 @@ parse_opt (int key, char *arg, struct argp_state *state)
       if (c->seen_pmd)
 	argp_error (state, "--pmd-size given twice");
       c->seen_pmd = true;
-      c->run.pmd_size = size_argument (state, "--pmd-size", arg);
+      c->run.pmd_size = size_argument (state, "--pmd-size", arg, PAGE_SIZE_MIN, 0);
       break;
     case OPT_PAGE_SIZE:
       if (c->seen_page)
 	argp_error (state, "--page-size given twice");
       c->seen_page = true;
-      c->run.page_size = size_argument (state, "--page-size", arg);
+      c->run.page_size = size_argument (state, "--page-size", arg, PAGE_SIZE_MIN,
+					PAGE_SIZE_MAX);
       break;
     case OPT_POPULATE_MAX:
       {

@@ -2,7 +2,6 @@
 #include <config.h>
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +19,32 @@ parse_size (const char *text, uint64_t *size)
   if (!isdigit ((unsigned char) text[0]))
     return "not a number";
 
-  errno = 0;
-  char *end;
-  unsigned long long value = strtoull (text, &end, 0);
-  if (errno == ERANGE)
-    return "number too large";
-  if (end == text)
+  /* Decimal, or hexadecimal after 0x: never octal, so "010" is ten, as it
+     reads.  strtoull would take a leading 0 for octal and a second "0x"
+     after the first, hence the digits by hand.  */
+  unsigned base = 10;
+  const char *digits = text;
+  if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    {
+      base = 16;
+      digits += 2;
+    }
+  uint64_t value = 0;
+  const char *end = digits;
+  for (;; end++)
+    {
+      unsigned d;
+      if (*end >= '0' && *end <= '9')
+	d = (unsigned) (*end - '0');
+      else if (base == 16 && isxdigit ((unsigned char) *end))
+	d = (unsigned) (tolower ((unsigned char) *end) - 'a' + 10);
+      else
+	break;
+      if (value > (UINT64_MAX - d) / base)
+	return "number too large";
+      value = value * base + d;
+    }
+  if (end == digits)
     return "not a number";
 
   unsigned shift = 0;

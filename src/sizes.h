@@ -6,10 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Parse TEXT as a size: a decimal, 0x-hexadecimal or 0-octal number, optionally
-   followed by one of the binary suffixes K, M, G, T (with or without "iB" or "B",
-   either case).  Store it in *SIZE and return NULL, or return a static string
-   saying why TEXT is not a size.  */
+/* Parse TEXT as a size: a decimal or 0x-hexadecimal number (never octal: a
+   leading 0 is still decimal, "010" is ten), optionally followed by one of the
+   binary suffixes K, M, G, T (with or without "iB" or "B", either case).
+   Store it in *SIZE and return NULL, or return a static string saying why
+   TEXT is not a size.  */
 const char *parse_size (const char *text, uint64_t *size);
 
 /* Print SIZE to BUF (of LEN bytes) in the shortest exact binary unit:

@@ -1,7 +1,10 @@
 /* Unit tests of the report: the fields of the text and JSON forms.  */
+#define _GNU_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <elf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,10 +138,83 @@ START_TEST (test_text_report)
   o.dry_run = false;
   s.phdr[1].align = 2 * M;	/* a second run finds it done */
   t = report_of (&s, &o, &status);
+  ck_assert_int_eq (status, 0);
   assert_has (t, ": already aligned: 0 of 2 PT_LOADs aligned to 2 MiB; PMD-mappable chunks 3 -> 3\n");
   free (t);
 }
 END_TEST
+
+/* A test that makes a temporary file and fails before it can remove it, as
+   any test with a failing assertion does: its file must go with the
+   fixture's directory all the same.  Its own memory is freed first, so that
+   LeakSanitizer has nothing to say where the failure longjmps (CK_NOFORK).  */
+START_TEST (probe_fail_with_a_temporary)
+{
+  char *path = synth_temp_path ("probe");
+  bool made = path != NULL && access (path, F_OK) == 0;
+  free (path);
+  ck_assert_msg (made, "no temporary file made");
+  ck_abort_msg ("deliberate failure, leaving a temporary file to the fixture");
+}
+END_TEST
+
+/* Run the probe in both fork modes with TMPDIR set to a new empty directory;
+   return whether the probe failed each time and left that directory empty.  */
+static bool
+temporaries_go_when_a_test_fails (void)
+{
+  const char *base = getenv ("TMPDIR");
+  char *saved = base != NULL ? strdup (base) : NULL;
+  char *box;
+  if (asprintf (&box, "%s/elfpmd-probe-XXXXXX", base != NULL && *base != '\0' ? base : "/tmp") < 0
+      || mkdtemp (box) == NULL)
+    {
+      perror ("cannot create a directory for the temporaries probe");
+      return false;
+    }
+  setenv ("TMPDIR", box, 1);
+  bool ok = true;
+  static const enum fork_status modes[] = { CK_FORK, CK_NOFORK };
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+    {
+      Suite *s = suite_create ("temporaries");
+      TCase *tc = tcase_create ("temporaries");
+      tcase_add_unchecked_fixture (tc, synth_temp_dir_create, synth_temp_dir_remove);
+      tcase_add_test (tc, probe_fail_with_a_temporary);
+      suite_add_tcase (s, tc);
+      SRunner *sr = srunner_create (s);
+      srunner_set_fork_status (sr, modes[m]);
+      srunner_run_all (sr, CK_SILENT);
+      int failed = srunner_ntests_failed (sr);
+      srunner_free (sr);
+      const char *mode = modes[m] == CK_FORK ? "CK_FORK" : "CK_NOFORK";
+      if (failed != 1)
+	{
+	  printf ("temporaries probe (%s): %d failures, expected 1\n", mode, failed);
+	  ok = false;
+	}
+      DIR *d = opendir (box);
+      struct dirent *e;
+      while (d != NULL && (e = readdir (d)) != NULL)
+	if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
+	  {
+	    printf ("temporaries probe (%s): a failed test left %s/%s behind\n", mode, box, e->d_name);
+	    ok = false;
+	  }
+      if (d != NULL)
+	closedir (d);
+    }
+  if (ok)
+    printf ("temporaries probe: a failed test leaves nothing behind (CK_FORK, CK_NOFORK)\n");
+  synth_remove_tree (box);
+  free (box);
+  if (saved != NULL)
+    setenv ("TMPDIR", saved, 1);
+  else
+    unsetenv ("TMPDIR");
+  free (saved);
+  return ok;
+}
 
 START_TEST (test_json_string)
 {
@@ -156,8 +232,12 @@ int
 main (void)
 {
   elf_version (EV_CURRENT);
+  bool temporaries_ok = temporaries_go_when_a_test_fails ();
   Suite *s = suite_create ("report");
   TCase *tc = tcase_create ("report");
+  /* The tests' temporary files live in a directory this removes, also
+     after a failed assertion.  */
+  tcase_add_unchecked_fixture (tc, synth_temp_dir_create, synth_temp_dir_remove);
   tcase_add_test (tc, test_json_fields);
   tcase_add_test (tc, test_json_error);
   tcase_add_test (tc, test_text_report);
@@ -167,5 +247,5 @@ main (void)
   srunner_run_all (sr, CK_NORMAL);
   int failed = srunner_ntests_failed (sr);
   srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return failed == 0 && temporaries_ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

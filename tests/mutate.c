@@ -16,6 +16,19 @@
  *   fields   SEED IN OUT [K] K (default 2..4) field mutations at once
  *   noshdr   SEED IN OUT     drop the section header table from the header
  *                            (e_shoff, e_shnum, e_shstrndx = 0): still valid
+ *   set      SEED IN OUT F=V[,F=V...]
+ *                            set the named header fields to the given values
+ *                            (SEED unused), for inputs a test needs exactly:
+ *                            F is an ELF header field (e_phnum), a program
+ *                            header field phdr[I].p_NAME or a section header
+ *                            field shdr[I].sh_NAME; I is an index, or a type
+ *                            (PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE,
+ *                            PT_PHDR, PT_TLS, PT_GNU_EH_FRAME, PT_GNU_STACK,
+ *                            PT_GNU_RELRO, PT_GNU_PROPERTY) for the first
+ *                            entry of that type, or TYPE:K for its K-th
+ *                            (from 0); V is a decimal or 0x number.  Tables
+ *                            are found as the input has them; exit 3 when an
+ *                            entry does not exist
  *   swap     SEED IN OUT     convert to the other byte order: ELF header,
  *                            program and section headers, dynamic entries and
  *                            note headers (so a valid file stays valid)
@@ -84,6 +97,7 @@ enum {
 	PF_X = 1, PF_W = 2, PF_R = 4,
 	DT_NULL = 0, DT_DEBUG = 21
 };
+#define PT_GNU_EH_FRAME 0x6474e550u
 #define PT_GNU_STACK 0x6474e551u
 #define PT_GNU_RELRO 0x6474e552u
 #define PT_GNU_PROPERTY 0x6474e553u
@@ -1523,10 +1537,105 @@ static int do_verify(const struct img *c, const char *dir, const char *arg)
 
 /* ---------------------------------------------------------------- main */
 
+static void usage(void);
+static uint64_t num(const char *s);
+
+/* Program header types by name, for the set mode.  */
+static const struct {
+	const char *name;
+	uint64_t type;
+} ptypes[] = {
+	{"PT_NULL", PT_NULL}, {"PT_LOAD", PT_LOAD}, {"PT_DYNAMIC", PT_DYNAMIC},
+	{"PT_INTERP", PT_INTERP}, {"PT_NOTE", PT_NOTE}, {"PT_PHDR", PT_PHDR},
+	{"PT_TLS", PT_TLS}, {"PT_GNU_EH_FRAME", PT_GNU_EH_FRAME},
+	{"PT_GNU_STACK", PT_GNU_STACK}, {"PT_GNU_RELRO", PT_GNU_RELRO},
+	{"PT_GNU_PROPERTY", PT_GNU_PROPERTY},
+};
+
+/* Index of the program header SEL names ("3", "PT_DYNAMIC", "PT_LOAD:2"),
+ * or -1 when the input has no such entry. */
+static int64_t phdr_select(const struct img *im, const char *sel)
+{
+	const char *colon = strchr(sel, ':');
+	size_t len = colon ? (size_t)(colon - sel) : strlen(sel);
+	uint64_t k = colon ? num(colon + 1) : 0, i;
+	size_t t;
+
+	if (sel[0] >= '0' && sel[0] <= '9') {
+		i = num(sel);
+		return i < im->phnum ? (int64_t)i : -1;
+	}
+	for (t = 0; t < sizeof ptypes / sizeof ptypes[0]; t++)
+		if (strlen(ptypes[t].name) == len && strncmp(sel, ptypes[t].name, len) == 0)
+			break;
+	if (t == sizeof ptypes / sizeof ptypes[0])
+		die(EXIT_USAGE, "unknown program header type: %s", sel);
+	for (i = 0; i < im->phnum; i++)
+		if (pget(im, i, P_TYPE) == ptypes[t].type && k-- == 0)
+			return (int64_t)i;
+	return -1;
+}
+
+/* Index of field NAME in TAB of N fields; dies when there is none. */
+static int field_index(const struct fld *tab, int n, const char *name)
+{
+	int f;
+
+	for (f = 0; f < n; f++)
+		if (strcmp(tab[f].name, name) == 0)
+			return f;
+	die(EXIT_USAGE, "unknown field: %s", name);
+}
+
+/* The set mode: apply each FIELD=VALUE of SPEC (comma-separated).  Returns
+ * 0, or EXIT_NA when a selected entry does not exist. */
+static int do_set(struct img *im, const char *spec, struct desc *d)
+{
+	char buf[4096], *save = NULL, *a;
+
+	if (strlen(spec) >= sizeof buf)
+		die(EXIT_USAGE, "set: assignments too long");
+	strcpy(buf, spec);
+	for (a = strtok_r(buf, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(a, '=');
+		uint64_t v;
+
+		if (!eq)
+			die(EXIT_USAGE, "set: '%s' is not FIELD=VALUE", a);
+		*eq = 0;
+		v = num(eq + 1);
+		if (strncmp(a, "phdr[", 5) == 0 || strncmp(a, "shdr[", 5) == 0) {
+			char *close = strchr(a, ']');
+			int f;
+			int64_t i;
+
+			if (!close || close[1] != '.')
+				die(EXIT_USAGE, "set: '%s' is not phdr[I].FIELD or shdr[I].FIELD", a);
+			*close = 0;
+			if (a[0] == 'p') {
+				f = field_index(phdr_f, P_N, close + 2);
+				if ((i = phdr_select(im, a + 5)) < 0)
+					return EXIT_NA;
+				PSET(i, f, v);
+			} else {
+				f = field_index(shdr_f, S_N, close + 2);
+				i = (int64_t)num(a + 5);
+				if ((uint64_t)i >= im->shnum)
+					return EXIT_NA;
+				SSET(i, f, v);
+			}
+		} else {
+			ESET(field_index(ehdr_f, E_N, a), v);
+		}
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fputs("usage: mutate MODE SEED IN OUT [ARG]\n"
-	      "modes: truncate N | flip [K] | field | fields [K] | noshdr | swap | offsets |"
+	      "modes: truncate N | flip [K] | field | fields [K] | noshdr | set F=V[,F=V...] |"
+	      " swap | offsets |"
 	      " info |"
 	      " check [strict] | verify RC1,RC3[,strict]\n", stderr);
 	exit(EXIT_USAGE);
@@ -1595,6 +1704,12 @@ int main(int argc, char **argv)
 		eset(&im, E_SHNUM, 0);
 		eset(&im, E_SHSTRNDX, 0);
 		say(&d, "no section headers");
+	} else if (strcmp(mode, "set") == 0) {
+		int rc;
+		if (!im.cls || !arg)
+			usage();
+		if ((rc = do_set(&im, arg, &d)) != 0)
+			return rc;
 	} else if (strcmp(mode, "swap") == 0) {
 		if (do_swap(&im, &d) != 0)
 			return EXIT_NA;

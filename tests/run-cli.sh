@@ -43,6 +43,18 @@ expect_status 64 "size not a power of two" "$ELFPMD" --pmd-size=3M "$work/u"
 expect_status 64 "size with junk" "$ELFPMD" --pmd-size=2Mx "$work/u"
 expect_status 64 "negative size" "$ELFPMD" --page-size=-4K "$work/u"
 expect_status 64 "PMD below page" "$ELFPMD" --pmd-size=4K --page-size=64K "$work/u"
+# Both sizes are checked whether the other is given or not, in either order:
+# a page size from 4K to 256K, a PMD size of at least 4K and the page size.
+for args in "--page-size=1K" "--page-size=2K --pmd-size=2M" "--pmd-size=2M --page-size=2K" \
+	    "--page-size=512K" "--pmd-size=2M --page-size=512K" "--page-size=512K --pmd-size=2M" \
+	    "--pmd-size=2K" "--pmd-size=1K --page-size=4K" "--page-size=4K --pmd-size=2K" \
+	    "--pmd-size=2M --page-size=3K" "--page-size=48K --pmd-size=2M" "--pmd-size=3M --page-size=4K" \
+	    "--page-size=64K --pmd-size=32K" "--pmd-size=2M --page-size=0"; do
+	# shellcheck disable=SC2086
+	expect_status 64 "bad sizes: $args" "$ELFPMD" -n $args "$work/u"
+	grep -q '^elfpmd: --p[a-z]*-size' "$work/err" && pass "the reason names the option ($args)" \
+		|| fail "stderr for $args: $(cat "$work/err")"
+done
 expect_status 64 "--populate-max without --madvise" "$ELFPMD" --populate-max=8 "$work/u"
 expect_status 64 "--populate-max twice" "$ELFPMD" --madvise --populate-max=8 --populate-max=9 "$work/u"
 expect_status 64 "--populate-max not a number" "$ELFPMD" --madvise --populate-max=8x "$work/u"
@@ -58,15 +70,117 @@ expect_status 0 "--help" "$ELFPMD" --help
 for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --madvise --populate-max --verbose --quiet "Exit status" " 64 "; do
 	grep -q -- "$word" "$work/out" && pass "--help mentions '$word'" || fail "--help lacks '$word'"
 done
+# --help's exit statuses are the man page's, and its status 0 lists every
+# outcome the man page's does (the README's too): "changed, already aligned,
+# nothing eligible, or skipped".
+man=$TESTS_SRCDIR/../man/elfpmd.1
+readme=$TESTS_SRCDIR/../README.md
+sed -n '/^Exit status:$/,$p' "$work/out" > "$work/help-exit"
+man_exit=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH [^E]/p' "$man")
+man_codes=$(printf '%s\n' "$man_exit" | awk 'prev == ".TP" && /^\.B [0-9]+$/ { print $2 } { prev = $0 }' | tr '\n' ' ')
+help_codes=$(awk '/^  [0-9]+ / { print $1 }' "$work/help-exit" | tr '\n' ' ')
+[ -n "$man_codes" ] && [ "$man_codes" = "$help_codes" ] && pass "--help lists the man page's exit statuses ($man_codes)" \
+	|| fail "exit statuses: man page '$man_codes', --help '$help_codes'"
+# The man page's sentence for 0, "Every file was processed: A, B, C, or D.",
+# split into its outcomes.
+outcomes=$(printf '%s\n' "$man_exit" | awk '/^\.B 0$/ { f = 1; next } /^\./ { f = 0 } f' | tr '\n' ' ' \
+	| sed 's/^[^:]*: *//; s/\. *$//; s/,* or /, /' | tr ',' '\n' | sed 's/^ *//; s/ *$//' | grep .)
+help0=$(awk '/^  0 / { f = 1 } /^  [1-9][0-9]* / { f = 0 } f' "$work/help-exit" | tr -s ' \n' '  ')
+readme0=$(sed -n '/^## Exit status/,/^## /p' "$readme" | awk '/^- 0:/ { f = 1 } /^- [1-9]/ { f = 0 } f' | tr -s ' \n' '  ')
+[ "$(printf '%s\n' "$outcomes" | grep -c .)" -ge 4 ] && pass "man page exit status 0 names its outcomes" \
+	|| fail "cannot read the outcomes of exit status 0 from the man page: $outcomes"
+while IFS= read -r outcome; do
+	case $help0 in *"$outcome"*) pass "--help's exit status 0 says '$outcome'" ;; *) fail "--help's exit status 0 lacks '$outcome': $help0" ;; esac
+	case $readme0 in *"$outcome"*) pass "README's exit status 0 says '$outcome'" ;; *) fail "README's exit status 0 lacks '$outcome': $readme0" ;; esac
+done <<< "$outcomes"
 expect_status 0 "--usage" "$ELFPMD" --usage
 expect_status 0 "--version" "$ELFPMD" --version
 grep -q '^elfpmd [0-9]' "$work/out" && pass "--version names the program" || fail "--version output: $(cat "$work/out")"
 
-# Every documented option is in the man page.
+# Every long option --help lists is documented in the man page's OPTIONS, and
+# every JSON key elfpmd prints in its REPORT, each as that exact token in
+# bold (.B, the bold arguments of .BR/.BI/.RB/.IB, or \fB...\fR), not merely
+# as a word somewhere in the text.
+# man_bold SECTION: the bold tokens of man page section SECTION, one a line,
+# with \- read as -, and an option's "=ARG" dropped.
+man_bold () {
+	awk -v want="$1" '
+	function args(line, a,   n, i, c, cur, inarg, q) {
+		n = 0; cur = ""; inarg = 0; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) {
+				if (c == "\"") q = 0; else cur = cur c
+				continue
+			}
+			if (c == "\"" && !inarg) { q = 1; inarg = 1; continue }
+			if (c == " " || c == "\t") {
+				if (inarg) { a[++n] = cur; cur = ""; inarg = 0 }
+				continue
+			}
+			cur = cur c; inarg = 1
+		}
+		if (inarg) a[++n] = cur
+		return n
+	}
+	function emit(t) {
+		gsub(/\\-/, "-", t); gsub(/\\&/, "", t); gsub(/\\f[BIRP]/, "", t)
+		if (t ~ /^--/) sub(/=.*/, "", t)
+		if (t != "") print t
+	}
+	/^\.SH / { sec = $0; sub(/^\.SH +/, "", sec); gsub(/"/, "", sec); next }
+	sec != want { next }
+	{
+		line = $0
+		# inline bold: \fBtoken\fR (or \fP, \fI)
+		rest = line
+		while (match(rest, /\\fB[^\\]*(\\-[^\\]*)*\\f[RPI]/)) {
+			emit(substr(rest, RSTART + 3, RLENGTH - 6))
+			rest = substr(rest, RSTART + RLENGTH)
+		}
+		if (line !~ /^\.(B|BR|BI|RB|IB)( |$)/) next
+		m = line; sub(/ .*/, "", m); sub(/^\./, "", m)
+		n = args(substr(line, length(m) + 3), a)
+		for (i = 1; i <= n; i++)
+			if (m == "B" || ((m == "BR" || m == "BI") && i % 2 == 1) || ((m == "RB" || m == "IB") && i % 2 == 0))
+				emit(a[i])
+	}' "$man"
+}
 man=$TESTS_SRCDIR/../man/elfpmd.1
-for word in output dry-run check json rule pmd-size page-size no-sync no-pad madvise populate-max sampled_chunks verbose quiet help usage version "EXIT STATUS"; do
-	sed 's/\\-/-/g' "$man" | grep -q -- "$word" && pass "man page mentions '$word'" || fail "man page lacks '$word'"
+man_bold OPTIONS | sort -u > "$work/man-options"
+man_bold REPORT | sort -u > "$work/man-report"
+grep -qx -- --pmd-size "$work/man-options" && grep -qx segments "$work/man-report" \
+	&& pass "bold tokens read from the man page ($(wc -l < "$work/man-options") in OPTIONS, $(wc -l < "$work/man-report") in REPORT)" \
+	|| fail "cannot read bold tokens from the man page"
+# The option column of --help: lines that start with blanks and a dash, up to
+# the two blanks before the description.
+"$ELFPMD" --help | sed -n '/^  *-/{ s/^ *//; s/  .*//; p; }' | grep -oE -- '--[a-z][a-z-]*' | sort -u > "$work/help-options"
+[ "$(wc -l < "$work/help-options")" -ge 15 ] && pass "$(wc -l < "$work/help-options") long options in --help" \
+	|| fail "long options in --help: $(tr '\n' ' ' < "$work/help-options")"
+while IFS= read -r opt; do
+	grep -qxF -- "$opt" "$work/man-options" && pass "man page documents $opt" || fail "man page OPTIONS lacks $opt in bold"
+done < "$work/help-options"
+# JSON from files that reach every branch of the report: would change (with
+# the stub), nothing eligible (stub refused), already aligned (stub present),
+# a relocatable object (skipped), not ELF (error), and a real write (-o: disk
+# space).
+cp "$work/sample" "$work/k-stub" && "$ELFPMD" -q --madvise "$work/k-stub" || fail "cannot prepare a file with the stub"
+printf 'int f(void){return 1;}\n' > "$work/k.c" && cc -c -o "$work/k.o" "$work/k.c" || fail "cannot compile an object"
+printf 'not elf\n' > "$work/k-notelf"
+{
+	"$ELFPMD" -n --json "$work/sample" "$work/small" "$work/k.o" "$work/k-notelf"
+	"$ELFPMD" -n --json --madvise "$work/sample" "$work/small" "$work/k-stub"
+	"$ELFPMD" --json -o "$work/k-out" "$work/sample"
+} > "$work/keys.json" 2> /dev/null
+grep -oE '"[A-Za-z0-9_]+":' "$work/keys.json" | tr -d '":' | sort -u > "$work/json-keys"
+[ "$(wc -l < "$work/json-keys")" -ge 60 ] && pass "$(wc -l < "$work/json-keys") distinct JSON keys printed" \
+	|| fail "too few JSON keys: $(tr '\n' ' ' < "$work/json-keys")"
+for want in skip_reason error stub present allocated_after sampled_chunks; do
+	grep -qx "$want" "$work/json-keys" || fail "the JSON inputs no longer reach '$want'"
 done
+while IFS= read -r key; do
+	grep -qxF -- "$key" "$work/man-report" && pass "man page documents JSON key $key" || fail "man page REPORT lacks JSON key $key in bold"
+done < "$work/json-keys"
 
 # Dry run: report, no write.
 cp "$work/sample" "$work/d"
@@ -97,6 +211,13 @@ expect_status 1 "unknown machine without --pmd-size" "$ELFPMD" "$work/mips"
 grep -q "^elfpmd: $work/mips: mips: .*--pmd-size" "$work/err" && pass "reason names the machine and the option" || fail "stderr: $(cat "$work/err")"
 check "unknown-machine file untouched" test "$sig" = "$(file_signature "$work/mips")"
 expect_status 0 "unknown machine with --pmd-size" "$ELFPMD" -q --pmd-size=2M "$work/mips"
+# The bounds themselves are accepted (a machine elfpmd does not know takes
+# any page size from them).
+for page in 4K 256K; do
+	expect_status 0 "unknown machine with --pmd-size=2M --page-size=$page" "$ELFPMD" -n --json --pmd-size=2M --page-size=$page "$work/mips"
+	grep -q "\"page_size\":$(( ${page%K} * 1024 ))," "$work/out" && pass "page size $page in the report" || fail "$(cat "$work/out")"
+done
+expect_status 0 "--pmd-size=4K --page-size=4K" "$ELFPMD" -n --pmd-size=4K --page-size=4K "$work/sample"
 
 # JSON: one line per file, errors included.
 cp "$work/sample" "$work/j"
@@ -160,5 +281,91 @@ expect_status 0 "--pmd-size 1M" "$ELFPMD" -n --json --pmd-size=1M "$work/sample"
 grep -q '"pmd_size":1048576,"pmd_source":"--pmd-size"' "$work/out" && pass "pmd size from option" || fail "$(cat "$work/out")"
 expect_status 1 "--page-size 64K on x86-64" "$ELFPMD" -n --page-size=64K "$work/sample"
 grep -q '4K pages only' "$work/err" && pass "page size refused with reason" || fail "$(cat "$work/err")"
+
+# Files elfpmd skips: exit 0, status "skipped" with the reason, the file left
+# alone in place, an -o copy identical to it.
+# expect_skip FILE REASON: FILE is skipped, its skip_reason starts with REASON.
+expect_skip () {
+	local f=$1 want=$2 what sig
+	what=$(basename "$f")
+	sig=$(file_signature "$f")
+	expect_status 0 "$what: dry run" "$ELFPMD" -n --json "$f"
+	grep -q '"status":"skipped"' "$work/out" && grep -qF "\"skip_reason\":\"$want" "$work/out" \
+		&& pass "$what: skipped ($want)" || fail "$what: not skipped for '$want': $(cat "$work/out")"
+	expect_status 0 "$what: in place" "$ELFPMD" -q "$f"
+	check "$what: left alone" test "$sig" = "$(file_signature "$f")"
+	rm -f "$work/skip.out"
+	expect_status 0 "$what: -o" "$ELFPMD" -q -o "$work/skip.out" "$f"
+	check "$what: -o copy identical" cmp -s "$f" "$work/skip.out"
+}
+MUTATE=${MUTATE:-$TESTS_BUILDDIR/mutate}
+if [ -x "$MUTATE" ]; then
+	# No program headers at all (e_phnum 0): nothing is loaded from the file.
+	"$MUTATE" set 0 "$work/sample" "$work/nophdrs" e_phnum=0 > /dev/null \
+		&& expect_skip "$work/nophdrs" "no program headers" || fail "mutate set e_phnum=0"
+else
+	skip "no tests/mutate ($MUTATE): files built by patching headers not tested"
+fi
+
+# Separate debug files (objcopy --only-keep-debug, what /usr/lib/debug holds)
+# are skipped, whatever p_filesz their PT_LOADs kept; the files they were
+# split from never are.
+printf 'int lib(void){return 7;}\n' > "$work/lib.c"
+if have objcopy && cc -O1 -shared -fPIC -o "$work/lib.so" "$work/lib.c"; then
+	for f in sample small lib.so; do
+		"$ELFPMD" -n --json "$work/$f" > "$work/out"
+		grep -q '"status":"skipped"' "$work/out" && fail "$f skipped: $(cat "$work/out")" || pass "$f not skipped"
+		if objcopy --only-keep-debug "$work/$f" "$work/$f.debug"; then
+			expect_skip "$work/$f.debug" "separate debug file"
+		else
+			fail "objcopy --only-keep-debug $f"
+		fi
+	done
+else
+	skip "no objcopy or no shared library: separate debug files not tested"
+fi
+
+# A separate debug file's program headers are not checked against the end of
+# the file, so hostile ones must lead to a skip or a clean error, never to a
+# read or a check of what they point to: old objcopy's text PT_LOAD with its
+# p_filesz past the end, offsets near 2^64, a PT_DYNAMIC, PT_INTERP, PT_NOTE
+# or PT_GNU_EH_FRAME far outside the file; and PT_LOADs that break the rules
+# every file must keep (unsorted, p_filesz above p_memsz) fail cleanly.
+if have objcopy && [ -x "$MUTATE" ] && [ -f "$work/sample.debug" ]; then
+	n=0
+	for spec in 'phdr[PT_LOAD:1].p_offset=0x1000,phdr[PT_LOAD:1].p_filesz=0x400000' \
+		    'phdr[PT_LOAD:1].p_offset=0xfffffffffffff000,phdr[PT_LOAD:1].p_filesz=0x100' \
+		    'phdr[PT_LOAD].p_offset=0x7ffffffffffff000' \
+		    'phdr[PT_LOAD:3].p_offset=0xffffffffffffffff' \
+		    'phdr[PT_DYNAMIC].p_offset=0xffffffffffffff00,phdr[PT_DYNAMIC].p_filesz=0x1000' \
+		    'phdr[PT_INTERP].p_offset=0xfffffffffffffff0,phdr[PT_INTERP].p_filesz=0xffffffff' \
+		    'phdr[PT_NOTE].p_offset=0x100000,phdr[PT_NOTE].p_filesz=0x100000' \
+		    'phdr[PT_GNU_EH_FRAME].p_offset=0xfffffffffffffff0,phdr[PT_GNU_EH_FRAME].p_filesz=0x20' \
+		    'phdr[PT_LOAD:1].p_vaddr=0' \
+		    'phdr[PT_LOAD].p_filesz=0xffffffffffffffff' \
+		    'e_phoff=0xfffffffffffffff0'; do
+		n=$((n + 1))
+		f=$work/hostile-debug-$n
+		"$MUTATE" set 0 "$work/sample.debug" "$f" "$spec" > /dev/null || { fail "mutate set $spec"; continue; }
+		sig=$(file_signature "$f")
+		"$ELFPMD" -n --json "$f" > "$work/out" 2> "$work/err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && grep -q '"status":"skipped"' "$work/out"; then
+			pass "debug file with $spec: skipped"
+		elif [ "$rc" -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && grep -q "^elfpmd: $f: " "$work/err" \
+			&& ! grep -q 'internal error' "$work/err"; then
+			pass "debug file with $spec: refused ($(sed "s|^elfpmd: $f: ||" "$work/err"))"
+		else
+			fail "debug file with $spec: exit $rc, stdout $(cat "$work/out"), stderr $(cat "$work/err")"
+		fi
+		"$ELFPMD" -q "$f" 2> /dev/null
+		rm -f "$work/skip.out"
+		"$ELFPMD" -q -o "$work/skip.out" "$f" 2> /dev/null
+		got=$?
+		{ [ "$got" -eq 0 ] && cmp -s "$f" "$work/skip.out"; } || { [ "$got" -eq 1 ] && [ ! -e "$work/skip.out" ]; } \
+			|| fail "debug file with $spec: -o exit $got"
+		check "debug file with $spec: left alone" test "$sig" = "$(file_signature "$f")"
+	done
+fi
 
 finish

@@ -13,8 +13,8 @@
 # of text in a segment starting at offset 0 and one with 4 MiB in the default
 # layout (so that elfpmd really rewrites them), big-endian ppc64/aarch64 and
 # other machines cross-linked with clang + ld.lld when present, byte-swapped
-# copies made by `mutate swap`, a file without section headers, a copy of
-# /bin/true.  Cases: truncations (the ELF header byte by byte, the first KiB
+# copies made by `mutate swap`, a file without section headers, a separate
+# debug file (objcopy --only-keep-debug), a copy of /bin/true.  Cases: truncations (the ELF header byte by byte, the first KiB
 # at a stride, table and segment boundaries +-1, random), random byte flips
 # biased toward the headers, one or several header fields set to absurd
 # values (see tests/mutate.c); every sixth case also with --no-pad,
@@ -196,6 +196,12 @@ fi
 "$MUTATE" swap 0 "$S/bigpie" "$S/bigpie-swapped" >/dev/null && add_seed bigpie-swapped normal
 # No section headers at all (valid; patchelf refuses those).
 "$MUTATE" noshdr 0 "$S/bigpie" "$S/bigpie-noshdr" >/dev/null && add_seed bigpie-noshdr light
+# A separate debug file (objcopy --only-keep-debug): skipped without its
+# program headers being checked against the end of the file, so whatever the
+# mutations do to them must still end in a skip or a clean error.
+if command -v objcopy >/dev/null 2>&1; then
+	objcopy --only-keep-debug "$S/pie" "$S/pie-debug" 2>/dev/null && add_seed pie-debug light
+fi
 
 if [ ${#SEEDS[@]} -lt 3 ]; then
 	echo "ERROR: could not build seed files with $CC"

@@ -1,5 +1,6 @@
 /* Synthetic ELF files for the unit tests.  */
 #define _GNU_SOURCE
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,12 +155,65 @@ synth_read_align (const char *path, const struct synth_elf *s, size_t index)
   return v;
 }
 
+/* The directory of synth_temp_dir_create, or NULL.  */
+static char *temp_dir;
+
+static const char *
+tmpdir (void)
+{
+  const char *dir = getenv ("TMPDIR");
+  return dir != NULL && *dir != '\0' ? dir : "/tmp";
+}
+
+void
+synth_temp_dir_create (void)
+{
+  if (temp_dir != NULL)
+    return;
+  if (asprintf (&temp_dir, "%s/elfpmd-tests-%ld-XXXXXX", tmpdir (), (long) getpid ()) < 0)
+    temp_dir = NULL;
+  if (temp_dir == NULL || mkdtemp (temp_dir) == NULL)
+    {
+      /* Without it the tests cannot promise to clean up: do not run them.  */
+      perror ("cannot create a directory for the tests' temporary files");
+      exit (EXIT_FAILURE);
+    }
+}
+
+static int
+remove_one (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void) st;
+  (void) flag;
+  (void) ftw;
+  if (remove (path) != 0)
+    perror (path);
+  return 0;
+}
+
+void
+synth_remove_tree (const char *path)
+{
+  nftw (path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void
+synth_temp_dir_remove (void)
+{
+  if (temp_dir == NULL)
+    return;
+  synth_remove_tree (temp_dir);
+  free (temp_dir);
+  temp_dir = NULL;
+}
+
 char *
 synth_temp_path (const char *tag)
 {
-  const char *dir = getenv ("TMPDIR");
   char *path;
-  if (asprintf (&path, "%s/elfpmd-%s-%ld-XXXXXX", dir != NULL ? dir : "/tmp", tag, (long) getpid ()) < 0)
+  if (temp_dir != NULL
+      ? asprintf (&path, "%s/%s-XXXXXX", temp_dir, tag) < 0
+      : asprintf (&path, "%s/elfpmd-%s-%ld-XXXXXX", tmpdir (), tag, (long) getpid ()) < 0)
     return NULL;
   int fd = mkstemp (path);
   if (fd < 0)

@@ -44,7 +44,22 @@ uint64_t synth_read_align (const char *path, const struct synth_elf *s, size_t i
 void synth_put (unsigned char *p, uint64_t v, int n, int data);
 uint64_t synth_get (const unsigned char *p, int n, int data);
 
-/* A temporary file name for one test; free it.  */
+/* A temporary file name for one test; free it.  The file is created in the
+   directory of synth_temp_dir_create when there is one, else in $TMPDIR or
+   /tmp.  */
 char *synth_temp_path (const char *tag);
+
+/* An unchecked fixture, for every test case that makes temporary files:
+     tcase_add_unchecked_fixture (tc, synth_temp_dir_create, synth_temp_dir_remove);
+   Setup makes a directory in $TMPDIR (or /tmp) for this test case's
+   temporary files, teardown removes it with everything in it.  Check runs
+   unchecked fixtures in the runner itself, also when a test failed, so the
+   files of a test whose assertion failed (in the forked child, before its
+   own unlink) go too, and so do files that process_file left beside them.  */
+void synth_temp_dir_create (void);
+void synth_temp_dir_remove (void);
+
+/* Remove PATH and, if it is a directory, everything in it.  */
+void synth_remove_tree (const char *path);
 
 #endif
