@@ -437,13 +437,16 @@ parse_pmd (const char *text)
    startup stub of elfpmd --madvise, and only what the stub's injection
    changes may differ, each change checked for what it must be:
      - the new PT_LOAD is OUT's last PT_LOAD, right after the last of IN's,
-       R+X, p_filesz = p_memsz, address minus offset that of the first
-       PT_LOAD, above every other PT_LOAD in memory and after all of IN's
-       (mapped) contents in the file, with zeros in between; its program
+       R+X, p_filesz = p_memsz, p_align a power of two of at least 4 KiB
+       (and congruence modulo it as above), above every other PT_LOAD in
+       memory and after all of IN's (mapped) contents in the file, with
+       zeros in between; its program
        header either took over a slot of IN (a PT_NULL, a PT_NOTE that
        covers what PT_GNU_PROPERTY covers, or a shared object's PT_PHDR),
        or the table is one entry longer, in place ("grown") or at the
-       start of the new segment ("moved", PT_PHDR describing it there);
+       start of the new segment ("moved", PT_PHDR describing it there, the
+       segment's address minus offset that of the first PT_LOAD, so that
+       the AT_PHDR of kernels before 5.18 finds it);
        IN's other program headers are matched in order and compared as
        above;
      - grown in place: the objects right after the old table (PT_INTERP,
@@ -1247,9 +1250,10 @@ stub_match (const struct image *in, const struct image *out)
   return true;
 }
 
-/* The stub's PT_LOAD: R+X, as large in memory as in the file, address
-   minus offset that of the first PT_LOAD, above every other PT_LOAD, after
-   the input's contents (which end at MAPPED_END in the output).  */
+/* The stub's PT_LOAD: R+X, as large in memory as in the file, above every
+   other PT_LOAD, after the input's contents (which end at MAPPED_END in the
+   output), its address minus offset that of the first PT_LOAD where the
+   table moved into it.  */
 static void
 check_new_load (const struct image *out, uint64_t mapped_end)
 {
@@ -1261,8 +1265,9 @@ check_new_load (const struct image *out, uint64_t mapped_end)
   if (p[P_FILESZ] == 0 || p[P_MEMSZ] != p[P_FILESZ])
     problem ("%s: p_filesz 0x%" PRIx64 ", p_memsz 0x%" PRIx64 ": expected equal and not 0",
 	     what, p[P_FILESZ], p[P_MEMSZ]);
-  if (!power_of_2 (p[P_ALIGN]))
-    problem ("%s: p_align 0x%" PRIx64 " is not a power of two", what, p[P_ALIGN]);
+  if (!power_of_2 (p[P_ALIGN]) || p[P_ALIGN] < 0x1000)
+    problem ("%s: p_align 0x%" PRIx64 " is not a power of two of at least 4 KiB", what,
+	     p[P_ALIGN]);
   for (uint64_t j = 0; j < out->h.phnum; j++)
     {
       const uint64_t *q = out->ph[j];
@@ -1274,10 +1279,14 @@ check_new_load (const struct image *out, uint64_t mapped_end)
 	problem ("%s at 0x%" PRIx64 " is not above PT_LOAD %" PRIu64 " [0x%" PRIx64 ", 0x%" PRIx64
 		 ") in memory", what, p[P_VADDR], j, q[P_VADDR], q[P_VADDR] + q[P_MEMSZ]);
     }
-  if (first != NULL && p[P_VADDR] - p[P_OFFSET] != first[P_VADDR] - first[P_OFFSET])
+  /* (Congruence modulo p_align: check_loader_rules.)  Where the table moved
+     into the segment, kernels before 5.18 find it only if the segment's
+     address minus offset is the first PT_LOAD's.  */
+  if (sv.table == TABLE_MOVED && first != NULL
+      && p[P_VADDR] - p[P_OFFSET] != first[P_VADDR] - first[P_OFFSET])
     problem ("%s: p_vaddr 0x%" PRIx64 " - p_offset 0x%" PRIx64 " differs from the first "
-	     "PT_LOAD's 0x%" PRIx64, what, p[P_VADDR], p[P_OFFSET],
-	     first[P_VADDR] - first[P_OFFSET]);
+	     "PT_LOAD's 0x%" PRIx64 ", but the program header table moved into it", what,
+	     p[P_VADDR], p[P_OFFSET], first[P_VADDR] - first[P_OFFSET]);
   if (first != NULL && p[P_PADDR] != p[P_VADDR]
       && p[P_PADDR] - p[P_VADDR] != first[P_PADDR] - first[P_VADDR])
     problem ("%s: p_paddr 0x%" PRIx64 " is neither p_vaddr nor placed as the first PT_LOAD's",
