@@ -997,6 +997,10 @@ static struct
   uint64_t nhash;		/* DT_HASH and DT_GNU_HASH entries that followed */
   uint64_t nsyms;		/* .symtab symbols that followed */
   uint64_t nranges;		/* the stub's text ranges */
+  /* The input ranges of the headers rewritten in place, compared field by
+     field: a dynamic entry or a symbol there is left to that comparison.  */
+  uint64_t hdr[3][2];
+  size_t nhdr;
 } sv;
 
 /* Whether [OFF, OFF + LEN) lies in a file of SIZE bytes.  */
@@ -1006,11 +1010,23 @@ fits (uint64_t off, uint64_t len, uint64_t size)
   return off <= size && len <= size - off;
 }
 
-/* Whether [OFF, OFF + LEN) and [START, END) overlap (LEN > 0).  */
+/* Whether [OFF, OFF + LEN) and [START, END) overlap.  */
 static bool
 overlaps (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
 {
-  return len != 0 && start < end && off < end && start - off < len;
+  if (len == 0 || start >= end)
+    return false;
+  return off < start ? start - off < len : off < end;
+}
+
+/* Whether input bytes [OFF, OFF + LEN) overlap a header rewritten in place.  */
+static bool
+in_header (uint64_t off, uint64_t len)
+{
+  for (size_t i = 0; i < sv.nhdr; i++)
+    if (overlaps (off, len, sv.hdr[i][0], sv.hdr[i][1]))
+      return true;
+  return false;
 }
 
 /* Check that output bytes [START, END) of IM read as zeros.  Holes the file
@@ -1729,6 +1745,8 @@ stub_dynamic (const struct image *in, const struct image *out)
   for (uint64_t k = 0; k < n; k++)
     {
       uint64_t ta, va, tb, vb;
+      if (in_header (ao + k * ent, ent))
+	continue;		/* (a broken PT_DYNAMIC) */
       dyn_entry (in, ao, k, &ta, &va);
       dyn_entry (out, bo, k, &tb, &vb);
       bool into_moved = moved && va - sv.mv_vstart < vend;
@@ -1936,12 +1954,7 @@ stub_symbols (const struct image *in, const struct image *out)
       const uint64_t *a = in->sh[t], *b = out->sh[t];
       if ((a[SH_TYPE] != SHT_SYMTAB && a[SH_TYPE] != SHT_DYNSYM) || a[SH_SIZE] == 0)
 	continue;
-      uint64_t ent = a[SH_ENTSIZE] != 0 ? a[SH_ENTSIZE] : need;
-      if (ent < need || ent > UINT16_MAX)
-	{
-	  problem ("section %" PRIu64 ": sh_entsize 0x%" PRIx64 " does not fit a symbol", t, ent);
-	  continue;
-	}
+      uint64_t ent = need;	/* whatever sh_entsize says, as libelf reads it */
       if (!fits (a[SH_OFFSET], a[SH_SIZE], in->e.size) || !fits (b[SH_OFFSET], a[SH_SIZE], out->e.size))
 	{
 	  problem ("symbol table (section %" PRIu64 ") extends past the end of IN or OUT", t);
@@ -1957,6 +1970,8 @@ stub_symbols (const struct image *in, const struct image *out)
       for (uint64_t k = 0; k < n; k++)
 	{
 	  struct sym x, y;
+	  if (in_header (a[SH_OFFSET] + k * ent, ent))
+	    continue;		/* (a broken symbol table) */
 	  read_sym (in, a[SH_OFFSET] + k * ent, &x);
 	  read_sym (out, b[SH_OFFSET] + k * ent, &y);
 	  uint64_t sec = x.shndx;
@@ -1986,11 +2001,6 @@ stub_symbols (const struct image *in, const struct image *out)
 	  if (x.name != y.name || x.size != y.size || x.info != y.info || x.other != y.other
 	      || x.shndx != y.shndx)
 	    problem ("symbol %" PRIu64 " of section %" PRIu64 " changed other than in st_value", k, t);
-	  if (ent > need
-	      && memcmp (in->buf + a[SH_OFFSET] + k * ent + need,
-			 out->buf + b[SH_OFFSET] + k * ent + need, (size_t) (ent - need)) != 0)
-	    problem ("symbol %" PRIu64 " of section %" PRIu64 ": bytes after the structure differ",
-		     k, t);
 	}
       uint64_t rest = a[SH_SIZE] - n * ent;
       if (!dynamic && rest != 0
@@ -2306,6 +2316,8 @@ bytemap (const char *in_name, const char *out_name)
     exclude (in.h.phoff, sv.on ? sv.table_end : in.h.phoff + in.phtab);
   if (in.shtab != 0 && !(sv.on && sv.added != 0))
     exclude (in.h.shoff, in.h.shoff + in.shtab);
+  memcpy (sv.hdr, excl, nexcluded * sizeof excl[0]);
+  sv.nhdr = nexcluded;
   if (sv.on && sv.dyn != NONE)
     exclude (in.ph[sv.dyn][P_OFFSET], in.ph[sv.dyn][P_OFFSET] + in.ph[sv.dyn][P_FILESZ]);
   for (uint64_t i = 1; sv.on && sv.nmoved_sh != 0 && i < in.h.shnum; i++)
