@@ -2010,6 +2010,25 @@ stub_symbols (const struct image *in, const struct image *out)
     }
 }
 
+/* With the stub, a count that IN escapes into section 0 (e_phnum PN_XNUM,
+   the count in sh_info; e_shnum 0, the count in sh_size) changes: OUT must
+   escape the new count the same way, or hold it in the ELF header with 0 in
+   section 0 (gABI).  NAME is the ELF header field, B its value in OUT,
+   COUNT the new count and FIELD its field in section 0.  */
+static void
+check_escaped_count (const struct image *out, const char *name, uint64_t b, uint64_t escape,
+		     uint64_t count, int field)
+{
+  uint64_t in0 = out->h.shnum != 0 ? out->sh[0][field] : 0;
+  if (b == escape && in0 != count)
+    problem ("%s stays escaped (0x%" PRIx64 "), but section 0's %s is 0x%" PRIx64
+	     ", not the new count 0x%" PRIx64, name, b, shdr_fields[field].name, in0, count);
+  else if (b != escape && in0 != 0)
+    problem ("%s was escaped into section 0 and is now the count 0x%" PRIx64 ", but section "
+	     "0's %s still says 0x%" PRIx64 " (gABI: 0 when %s holds the count)", name, b,
+	     shdr_fields[field].name, in0, name);
+}
+
 static void
 compare_ehdr (const struct image *in, const struct image *out)
 {
@@ -2028,8 +2047,12 @@ compare_ehdr (const struct image *in, const struct image *out)
 	check_offset ("e_shoff", a, b, false);
       else if (f == E_ENTRY && sv.on)
 	continue;		/* check_hook */
-      else if (f == E_PHNUM && sv.on && a != PN_XNUM)
+      else if (f == E_PHNUM && sv.on && a == PN_XNUM)
+	check_escaped_count (out, "e_phnum", b, PN_XNUM, out->h.phnum, SH_INFO);
+      else if (f == E_PHNUM && sv.on)
 	expect_value ("ELF header", "e_phnum", b, a + (sv.table != TABLE_SLOT));
+      else if (f == E_SHNUM && sv.on && a == 0 && in->h.shnum != 0 && sv.added != 0)
+	check_escaped_count (out, "e_shnum", b, 0, in->h.shnum + sv.added, SH_SIZE);
       else if (f == E_SHNUM && sv.on && a != 0)
 	expect_value ("ELF header", "e_shnum", b, a + sv.added);
       else if (a != b)
@@ -2126,6 +2149,9 @@ compare_shdrs (const struct image *in, const struct image *out)
 	    continue;		/* check_stub_layout, check_names */
 	  if (moved && (f == SH_OFFSET || f == SH_ADDR))
 	    continue;		/* stub_moved */
+	  if (sv.on && i == 0 && ((f == SH_INFO && in->ehdr[E_PHNUM] == PN_XNUM)
+				  || (f == SH_SIZE && in->ehdr[E_SHNUM] == 0 && sv.added != 0)))
+	    continue;		/* an escaped count: compare_ehdr */
 	  if (f == SH_OFFSET && i != 0)
 	    check_offset (what, a[f], b[f], !contents);
 	  else if (a[f] != b[f])
