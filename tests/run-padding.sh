@@ -725,9 +725,10 @@ if start_part selftest "bytemap self-test needs" "to damage files"; then
 
 	# The same for outputs of --madvise: lld-pie (the table grown in place,
 	# PT_INTERP and PT_NOTE moved into the stub's segment with a .symtab
-	# symbol following them, hooked through e_entry) and GNU ld's libbig.so
-	# (a PT_NOTE and .gnu.hash moved, DT_GNU_HASH following, hooked through
-	# DT_INIT).  The stub's code is not in the input, so a changed byte of it
+	# symbol following them, hooked through e_entry), libbiglld.so (its
+	# PT_PHDR taken over), lld-twoseg (the table moved) and GNU ld's
+	# libbig.so (a PT_NOTE and .gnu.hash moved, DT_GNU_HASH following,
+	# hooked through DT_INIT).  The stub's code is not in the input, so a changed byte of it
 	# need not be caught; everything the injection derives from the input
 	# must be.
 	# madvise_good FILE: the good pair $w/in, $w/good for FILE and its
@@ -773,6 +774,25 @@ if start_part selftest "bytemap self-test needs" "to damage files"; then
 			damage "a moved symbol with a wrong value" "st_value" add "$(spot symbol)" 8 4
 		else
 			skip "bytemap self-test: no .symtab symbol followed lld-pie's moved objects"
+		fi
+	fi
+	# The other two places of the stub's program header: a shared object's
+	# PT_PHDR taken over (lld's libbiglld.so) and the table moved into the
+	# stub's segment (lld-twoseg, whose first PT_LOAD has no room to grow).
+	if [ -f "$O/libbiglld.so" ] && madvise_good "$O/libbiglld.so"; then
+		if [ -n "$(spot init)" ]; then
+			damage "a wrong DT_INIT (PT_PHDR taken over)" "from DT_INIT" add "$(spot init)" 8 16
+		else
+			fail "bytemap self-test: libbiglld.so's --madvise output has no DT_INIT"
+		fi
+	fi
+	if [ -f "$O/lld-twoseg" ] && madvise_good "$O/lld-twoseg"; then
+		if grep -q '; stub: table moved' "$w/ok"; then
+			phdr_index=$(field "$w/good" PHDR 1)
+			damage "PT_PHDR not describing the moved table" "PHDR" \
+				phdr "$phdr_index" vaddr $(( $(field "$w/good" PHDR 5) + 8 ))
+		else
+			fail "bytemap self-test: the table did not move in lld-twoseg's --madvise output: $(head -1 "$w/ok")"
 		fi
 	fi
 	if ! build_fixture libbig; then
