@@ -308,8 +308,10 @@ require_root_thp () {
 }
 
 # poke FILE WHAT...: patch ELF header fields of FILE in place (any class and
-# byte order).  WHAT is "phdr INDEX FIELD VALUE", "shdr INDEX FIELD VALUE" or
-# "byte OFFSET VALUE"; several may follow each other.
+# byte order).  WHAT is "phdr INDEX FIELD VALUE", "shdr INDEX FIELD VALUE",
+# "byte OFFSET VALUE" or "add OFFSET SIZE DELTA" (add DELTA, which may be
+# negative, to the SIZE-byte number at OFFSET, modulo 2^(8 SIZE)); several
+# may follow each other.
 poke () {
 	python3 - "$@" <<'EOF'
 import struct, sys
@@ -333,6 +335,11 @@ while args:
     if kind == "byte":
         b[int(args[1], 0)] = int(args[2], 0)
         args = args[3:]
+        continue
+    if kind == "add":
+        off, size = int(args[1], 0), int(args[2], 0)
+        wr(off, size, (rd(off, size) + int(args[3], 0)) % (1 << (8 * size)))
+        args = args[4:]
         continue
     index, field, value = int(args[1], 0), args[2], int(args[3], 0)
     table, base, ent = (PH, phoff, phentsize) if kind == "phdr" else (SH, shoff, shentsize)

@@ -22,13 +22,17 @@
        failed.  PMD is a number (decimal or 0x-hex, optional K/M/G suffix).
      phdr-dump --bytemap IN OUT
        checks that OUT is IN with holes inserted at PT_LOAD starts and
-       nothing else changed but offsets and raised p_aligns (see the comment
+       nothing else changed but offsets and raised p_aligns, or that and
+       elfpmd's startup stub injected as --madvise does it (see the comment
        before bytemap() below); prints one "bytemap ok: ..." line, or one
        line per problem on stderr and exits 1.
 
    Exit status: 0 success, 1 the file cannot be read or is not a valid ELF
    file (a message on stderr names the reason), 2 usage error.  */
 
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE 1		/* SEEK_DATA, SEEK_HOLE */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -426,11 +431,104 @@ parse_pmd (const char *text)
        5.18 (first PT_LOAD p_vaddr - p_offset + e_phoff == PT_PHDR p_vaddr)
        and glibc before 2.35 ((p_vaddr - p_offset) % p_align == 0 for every
        PT_LOAD with p_align > 1).  Where the input already breaks one of
-       these, the output breaking it the same way is only a warning.  */
+       these, the output breaking it the same way is only a warning.
 
+   When OUT has one PT_LOAD more than IN, it must be IN with holes and the
+   startup stub of elfpmd --madvise, and only what the stub's injection
+   changes may differ, each change checked for what it must be:
+     - the new PT_LOAD is OUT's last PT_LOAD, right after the last of IN's,
+       R+X, p_filesz = p_memsz, p_align a power of two of at least 4 KiB
+       (and congruence modulo it as above), above every other PT_LOAD in
+       memory and after all of IN's (mapped) contents in the file, with
+       zeros in between; its program
+       header either took over a slot of IN (a PT_NULL, a PT_NOTE that
+       covers what PT_GNU_PROPERTY covers, or a shared object's PT_PHDR),
+       or the table is one entry longer, in place ("grown") or at the
+       start of the new segment ("moved", PT_PHDR describing it there, the
+       segment's address minus offset that of the first PT_LOAD, so that
+       the AT_PHDR of kernels before 5.18 finds it);
+       IN's other program headers are matched in order and compared as
+       above;
+     - grown in place: the objects right after the old table (PT_INTERP,
+       PT_NOTE and PT_GNU_PROPERTY segments, SHT_HASH and SHT_GNU_HASH
+       sections, the sections inside those segments) may move into the new
+       segment: all by the same amount, byte for byte, their old bytes
+       inside the PT_LOAD holding the table and agreeing with it on
+       address minus offset, their new ones inside the new segment and
+       agreeing with it; nothing that stays may overlap what the grown
+       table and the cleared old place cover, and after the grown table,
+       up to the end of the moved bytes' old place, the output is zeros;
+       a file without section headers moves only what starts right after
+       the table;
+     - the dynamic section (PT_DYNAMIC, entry by entry): unchanged but for
+       the hook of a shared object (its DT_INIT, or its first DT_NULL when
+       there was no DT_INIT and another DT_NULL follows) and DT_HASH or
+       DT_GNU_HASH pointing into the moved bytes, which must follow them;
+       no other address entry may point into their old place;
+     - symbols: those of SHT_SYMTAB defined in moved sections have st_value
+       moved with their section, everything else is unchanged; no dynamic
+       symbol may be defined in a moved section;
+     - the hook: e_entry of a program (ET_EXEC, or ET_DYN with DF_1_PIE or
+       with PT_INTERP and no DT_SONAME) or DT_INIT of a shared object, and
+       nothing else, points into the stub's code in the new segment; the
+       stub's parameters (found by their magic, exactly once, in the new
+       segment) hold the old e_entry or DT_INIT relative to the hook (0
+       when there was none) and text ranges that lie PMD-aligned in an
+       R+X PT_LOAD at the file offsets given;
+     - with section headers: a new section header table and a copy of the
+       section name table after the new segment (zeros between), e_shoff
+       and e_shnum following; the copy is the old table byte for byte,
+       extended by the new sections' names; the new sections, at the end
+       of the table, are ".elfpmd.stub" (SHF_ALLOC|SHF_EXECINSTR, the
+       stub's code up to the end of the segment, 16-byte aligned) and,
+       when the table moved, ".elfpmd.phdrs" (SHF_ALLOC, the table copy);
+       the old section header table and name table stay in place, as input
+       bytes;
+     - inside the new segment: what the table copy, the moved bytes and the
+       stub's code do not cover is zeros.  The stub's code itself is not
+       in IN and is not checked beyond its parameters.  */
+
+#define PT_NULL 0
+#define PT_DYNAMIC 2
+#define PT_INTERP 3
+#define PT_NOTE 4
 #define PT_PHDR 6
+#define PT_GNU_PROPERTY 0x6474e553
 #define SHT_NULL 0
+#define SHT_PROGBITS 1
+#define SHT_SYMTAB 2
+#define SHT_STRTAB 3
+#define SHT_HASH 5
+#define SHT_NOTE 7
 #define SHT_NOBITS 8
+#define SHT_DYNSYM 11
+#define SHT_SYMTAB_SHNDX 18
+#define SHT_GNU_HASH 0x6ffffff6
+#define SHF_ALLOC 2
+#define SHF_EXECINSTR 4
+#define SHN_LORESERVE 0xff00
+#define SHN_XINDEX 0xffff
+#define ET_EXEC 2
+#define ET_DYN 3
+#define DT_NULL 0
+#define DT_HASH 4
+#define DT_INIT 12
+#define DT_SONAME 14
+#define DT_GNU_HASH 0x6ffffef5
+#define DT_FLAGS_1 0x6ffffffb
+#define DF_1_PIE 0x08000000
+
+/* The stub's parameters, as elfpmd documents them: 64-bit words in the
+   file's byte order, target (relative to the stub's entry point), magic,
+   flags, PMD size, number of ranges, STUB_RANGES ranges of three words
+   (start relative to the entry point, length, file offset of the start),
+   and the populate limit.  */
+#define STUB_MAGIC 0x31444d5046504c45ULL	/* "ELPFPMD1" as little-endian */
+#define STUB_RANGES 4
+#define STUB_PARAM_WORDS (5 + 3 * STUB_RANGES + 1)
+#define STUB_FLAG_EXE 1
+#define STUB_SECTION ".elfpmd.stub"
+#define STUB_PHDR_SECTION ".elfpmd.phdrs"
 
 /* One field of an on-disk structure: its name and where it lies in the
    32-bit and the 64-bit layout.  */
@@ -475,7 +573,7 @@ struct image
 {
   struct elf e;
   struct ehdr h;		/* counts after PN_XNUM and section 0 */
-  unsigned char *buf;
+  const unsigned char *buf;	/* the whole file */
   uint64_t ehdr[E_NFIELDS];
   uint64_t (*ph)[P_NFIELDS];
   uint64_t (*sh)[SH_NFIELDS];
@@ -543,10 +641,20 @@ load_image (struct image *im, const char *name)
   bool is64 = e->elfclass == ELFCLASS64;
   if ((uint64_t) (size_t) e->size != e->size)
     die (e, "too large to read into memory");
-  im->buf = malloc (e->size ? (size_t) e->size : 1);
-  if (im->buf == NULL)
-    die (e, "out of memory");
-  read_at (e, 0, im->buf, (size_t) e->size, "the file");
+  /* Mapped rather than read: a rewrite with the stub may be a sparse file
+     far larger than memory (its segment's offset follows its address).  */
+  void *map = e->size == 0 ? MAP_FAILED
+	      : mmap (NULL, (size_t) e->size, PROT_READ, MAP_PRIVATE, e->fd, 0);
+  if (map != MAP_FAILED)
+    im->buf = map;
+  else
+    {
+      unsigned char *copy = malloc (e->size ? (size_t) e->size : 1);
+      if (copy == NULL)
+	die (e, "out of memory");
+      read_at (e, 0, copy, (size_t) e->size, "the file");
+      im->buf = copy;
+    }
   decode (e, im->buf, ehdr_fields, E_NFIELDS, im->ehdr);
 
   im->phsize = is64 ? PHDR64_SIZE : PHDR32_SIZE;
@@ -589,6 +697,12 @@ struct step
 };
 static struct step *steps;
 static size_t nsteps;
+
+/* Which program header of OUT is IN's program header i: omap[i] (NONE for
+   the slot the stub's PT_LOAD took over), and which of IN's is OUT's j:
+   imap[j] (NONE for the stub's PT_LOAD).  The identity without a stub.  */
+#define NONE UINT64_MAX
+static uint64_t *omap, *imap;
 
 /* shift(x): the shift of the last step at or before X.  */
 static uint64_t
@@ -669,15 +783,16 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Derive the map from the PT_LOADs of IN and OUT.  Return false when it
-   cannot be derived (the problems are reported).  */
+/* Derive the map from the PT_LOADs of IN and OUT (IN's program header i
+   is OUT's omap[i]).  Return false when it cannot be derived (the problems
+   are reported).  */
 static bool
 derive_map (const struct image *in, const struct image *out)
 {
   uint64_t n = 0;
   struct load_ref *loads = xcalloc (&in->e, in->h.phnum + 1, sizeof *loads);
   for (uint64_t i = 0; i < in->h.phnum; i++)
-    if (in->ph[i][P_TYPE] == PT_LOAD && in->ph[i][P_FILESZ] != 0)
+    if (in->ph[i][P_TYPE] == PT_LOAD && in->ph[i][P_FILESZ] != 0 && omap[i] != NONE)
       loads[n++] = (struct load_ref) { in->ph[i][P_OFFSET], i };
   qsort (loads, (size_t) n, sizeof *loads, cmp_load_ref);
 
@@ -689,7 +804,7 @@ derive_map (const struct image *in, const struct image *out)
   for (uint64_t k = 0; k < n; k++)
     {
       uint64_t i = loads[k].index;
-      uint64_t old = in->ph[i][P_OFFSET], new = out->ph[i][P_OFFSET];
+      uint64_t old = in->ph[i][P_OFFSET], new = out->ph[omap[i]][P_OFFSET];
       uint64_t cur = steps[nsteps - 1].shift;
       if (new < old)
 	{
@@ -724,21 +839,34 @@ derive_map (const struct image *in, const struct image *out)
   return ok;
 }
 
-/* Compare the bytes of IN outside the header tables with their images in
+/* Input ranges [start, end) that compare_bytes leaves out: what is
+   rewritten in place and compared field by field instead.  */
+#define MAX_EXCLUDED 64
+static uint64_t excl[MAX_EXCLUDED][2];
+static size_t nexcluded;
+
+static void
+exclude (uint64_t start, uint64_t end)
+{
+  if (end <= start)
+    return;
+  if (nexcluded == MAX_EXCLUDED)
+    {
+      problem ("too many ranges compared field by field (internal limit %d)", MAX_EXCLUDED);
+      return;
+    }
+  excl[nexcluded][0] = start;
+  excl[nexcluded++][1] = end;
+}
+
+/* Compare the bytes of IN outside the excluded ranges with their images in
    OUT, and check that the holes read as zeros.  Return the number of bytes
    compared.  */
 static uint64_t
 compare_bytes (const struct image *in, const struct image *out)
 {
-  /* Excluded input ranges: the ELF header structure and the two tables.  */
-  uint64_t ex[3][2];
-  size_t nex = 0;
-  uint64_t ehsize = in->e.elfclass == ELFCLASS64 ? EHDR64_SIZE : EHDR32_SIZE;
-  ex[nex][0] = 0, ex[nex][1] = ehsize, nex++;
-  if (in->phtab != 0)
-    ex[nex][0] = in->h.phoff, ex[nex][1] = in->h.phoff + in->phtab, nex++;
-  if (in->shtab != 0)
-    ex[nex][0] = in->h.shoff, ex[nex][1] = in->h.shoff + in->shtab, nex++;
+  uint64_t (*ex)[2] = excl;
+  size_t nex = nexcluded;
 
   /* Cut [0, size) at every step and at both ends of every excluded range;
      on each piece the shift is constant and the piece is wholly in or out
@@ -827,6 +955,1080 @@ compare_entry_tail (const char *what, const unsigned char *a, const unsigned cha
     problem ("%s: bytes after the structure (entry size %u) differ", what, to);
 }
 
+/* ---------------------------------------------------------------------------
+   The startup stub of elfpmd --madvise, as OUT shows it (see the comment
+   before bytemap()).  */
+
+enum table_kind { TABLE_SLOT, TABLE_GROWN, TABLE_MOVED };
+enum hook_kind { HOOK_NONE, HOOK_ENTRY, HOOK_INIT_CHAIN, HOOK_INIT_NEW };
+
+static struct
+{
+  bool on;			/* OUT has one PT_LOAD more than IN: the stub's */
+  bool program;			/* IN is a program (hooked through e_entry) */
+  enum table_kind table;	/* where the stub's program header went */
+  uint64_t load;		/* the stub's PT_LOAD: its index in OUT */
+  uint64_t dropped;		/* TABLE_SLOT: IN's entry it took over */
+  uint64_t dropped_type;	/* its p_type */
+  uint64_t off, vaddr, size;	/* its p_offset, p_vaddr, p_filesz */
+  uint64_t seg_end;		/* off + size */
+  uint64_t new_tab;		/* the size of OUT's program header table */
+  uint64_t tab_load;		/* IN's PT_LOAD holding the table, NONE if none */
+  uint64_t table_end;		/* input offset where the table's region
+				   rewritten in place ends (TABLE_GROWN: the
+				   grown table and the cleared old place) */
+  /* TABLE_GROWN: the objects moved into the new segment.  */
+  bool *ph_moved, *sh_moved;	/* per program header and section of IN */
+  uint64_t nmoved_ph, nmoved_sh;
+  uint64_t mv_start, mv_end;	/* their old place (input offsets) */
+  uint64_t mv_vstart;		/* its address */
+  uint64_t mv_delta, mv_vdelta;	/* new minus old offset, and address */
+  uint64_t head_end;		/* output offset where the table copy or the
+				   moved bytes end in the segment (off: none) */
+  uint64_t code_off;		/* output offset of the stub's code: its
+				   section's, else head_end */
+  uint64_t added;		/* sections OUT has more than IN */
+  uint64_t shstrndx;		/* the section name table, NONE if none */
+  uint64_t code_sec, phdrs_sec;	/* OUT's new sections, NONE if none */
+  uint64_t dyn;			/* IN's PT_DYNAMIC, NONE if none */
+  enum hook_kind hook;
+  uint64_t hook_addr;		/* the new e_entry or DT_INIT */
+  uint64_t old_target;		/* the old one, 0 if none */
+  uint64_t nhash;		/* DT_HASH and DT_GNU_HASH entries that followed */
+  uint64_t nsyms;		/* .symtab symbols that followed */
+  uint64_t nranges;		/* the stub's text ranges */
+  /* The input ranges of the headers rewritten in place, compared field by
+     field: a dynamic entry or a symbol there is left to that comparison.  */
+  uint64_t hdr[3][2];
+  size_t nhdr;
+} sv;
+
+/* Whether [OFF, OFF + LEN) lies in a file of SIZE bytes.  */
+static bool
+fits (uint64_t off, uint64_t len, uint64_t size)
+{
+  return off <= size && len <= size - off;
+}
+
+/* Whether [OFF, OFF + LEN) and [START, END) overlap.  */
+static bool
+overlaps (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
+{
+  if (len == 0 || start >= end)
+    return false;
+  return off < start ? start - off < len : off < end;
+}
+
+/* Whether input bytes [OFF, OFF + LEN) overlap a header rewritten in place.  */
+static bool
+in_header (uint64_t off, uint64_t len)
+{
+  for (size_t i = 0; i < sv.nhdr; i++)
+    if (overlaps (off, len, sv.hdr[i][0], sv.hdr[i][1]))
+      return true;
+  return false;
+}
+
+/* Check that output bytes [START, END) of IM read as zeros.  Holes the file
+   system reports (SEEK_DATA, SEEK_HOLE) are skipped: they read as zeros.  */
+static void
+expect_zeros (const struct image *im, uint64_t start, uint64_t end, const char *what)
+{
+  if (end <= start)
+    return;
+  if (!fits (start, end - start, im->e.size))
+    {
+      problem ("%s [0x%" PRIx64 ", 0x%" PRIx64 ") extends past the end of the output "
+	       "(size 0x%" PRIx64 ")", what, start, end, im->e.size);
+      return;
+    }
+  for (uint64_t x = start; x < end;)
+    {
+      uint64_t stop = end;
+#ifdef SEEK_DATA
+      off_t data = lseek (im->e.fd, (off_t) x, SEEK_DATA);
+      if ((data < 0 && errno == ENXIO) || (data >= 0 && (uint64_t) data >= end))
+	return;			/* only a hole is left */
+      if (data >= 0)
+	{
+	  x = (uint64_t) data;
+	  off_t hole = lseek (im->e.fd, data, SEEK_HOLE);
+	  if (hole >= 0 && (uint64_t) hole < end)
+	    stop = (uint64_t) hole;
+	}
+#endif
+      for (; x < stop; x++)
+	if (im->buf[x] != 0)
+	  {
+	    problem ("%s [0x%" PRIx64 ", 0x%" PRIx64 ") is not all zeros: byte 0x%02x at 0x%"
+		     PRIx64, what, start, end, im->buf[x], x);
+	    return;
+	  }
+    }
+}
+
+/* Check a field of OUT that must have the value WANT.  */
+static void
+expect_value (const char *what, const char *field, uint64_t value, uint64_t want)
+{
+  if (value != want)
+    problem ("%s: %s is 0x%" PRIx64 ", expected 0x%" PRIx64, what, field, value, want);
+}
+
+/* The number of IM's program headers of TYPE.  */
+static uint64_t
+count_type (const struct image *im, uint64_t type)
+{
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < im->h.phnum; i++)
+    n += im->ph[i][P_TYPE] == type;
+  return n;
+}
+
+/* The program header types of IM, for messages.  */
+static const char *
+types_string (const struct image *im, char *buf, size_t len)
+{
+  char b[32];
+  size_t n = 0;
+  buf[0] = '\0';
+  for (uint64_t i = 0; i < im->h.phnum && n + 1 < len; i++)
+    {
+      int k = snprintf (buf + n, len - n, "%s%s", i ? " " : "",
+			phdr_type_name ((uint32_t) im->ph[i][P_TYPE], b, sizeof b));
+      if (k < 0)
+	break;
+      n += (size_t) k;
+    }
+  return buf;
+}
+
+/* Dynamic entry K of the dynamic array at OFF of IM.  */
+static void
+dyn_entry (const struct image *im, uint64_t off, uint64_t k, uint64_t *tag, uint64_t *val)
+{
+  unsigned w = word (&im->e);
+  const unsigned char *p = im->buf + off + k * 2 * w;
+  *tag = get (&im->e, p, w);
+  *val = get (&im->e, p + w, w);
+}
+
+/* Whether dynamic tag TAG holds an address: DT_PLTGOT, DT_HASH, DT_STRTAB,
+   DT_SYMTAB, DT_RELA, DT_INIT, DT_FINI, DT_REL, DT_JMPREL, DT_INIT_ARRAY,
+   DT_FINI_ARRAY, DT_PREINIT_ARRAY, DT_SYMTAB_SHNDX, DT_RELR, DT_VERSYM,
+   DT_VERDEF, DT_VERNEED and the DT_ADDRRNGLO..DT_ADDRRNGHI range (with
+   DT_GNU_HASH).  */
+static bool
+pointer_tag (uint64_t tag)
+{
+  switch (tag)
+    {
+    case 3: case 4: case 5: case 6: case 7: case 12: case 13: case 17: case 23:
+    case 25: case 26: case 32: case 34: case 36:
+    case 0x6ffffff0: case 0x6ffffffc: case 0x6ffffffe:
+      return true;
+    default:
+      return tag >= 0x6ffffe00 && tag <= 0x6ffffeff;
+    }
+}
+
+/* Whether IN is a program, which the stub hooks through e_entry, rather
+   than a shared object, hooked through DT_INIT: ET_EXEC, or ET_DYN with
+   DF_1_PIE, or with PT_INTERP and no DT_SONAME (without a dynamic section:
+   with PT_INTERP).  */
+static bool
+is_program (const struct image *in)
+{
+  if (in->h.type == ET_EXEC)
+    return true;
+  bool interp = count_type (in, PT_INTERP) != 0, pie = false, soname = false;
+  unsigned ent = 2 * word (&in->e);
+  for (uint64_t i = 0; i < in->h.phnum; i++)
+    {
+      const uint64_t *p = in->ph[i];
+      if (p[P_TYPE] != PT_DYNAMIC || p[P_FILESZ] == 0)
+	continue;
+      if (!fits (p[P_OFFSET], p[P_FILESZ], in->e.size))
+	return interp;
+      for (uint64_t k = 0; k < p[P_FILESZ] / ent; k++)
+	{
+	  uint64_t tag, val;
+	  dyn_entry (in, p[P_OFFSET], k, &tag, &val);
+	  if (tag == DT_NULL)
+	    break;
+	  if (tag == DT_FLAGS_1 && (val & DF_1_PIE))
+	    pie = true;
+	  if (tag == DT_SONAME)
+	    soname = true;
+	}
+      return pie || (interp && !soname);
+    }
+  return interp;
+}
+
+/* Match IN's program headers with OUT's, which has one PT_LOAD more, the
+   stub's: OUT's last PT_LOAD.  OUT without it must be IN, or IN without one
+   entry (the slot taken over), the types in the same order.  Fills omap,
+   imap, sv.load, sv.dropped and sv.table.  Return false when no match fits
+   (reported).  */
+static bool
+stub_match (const struct image *in, const struct image *out)
+{
+  uint64_t n = in->h.phnum, m = out->h.phnum, last = NONE;
+  char b1[32], t1[512], t2[512];
+  for (uint64_t j = 0; j < m; j++)
+    if (out->ph[j][P_TYPE] == PT_LOAD)
+      last = j;
+  sv.load = last;
+  sv.dropped = NONE;
+  if (m == n)
+    sv.table = TABLE_SLOT;
+  else if (m == n + 1)
+    sv.table = TABLE_GROWN;	/* or TABLE_MOVED, told below */
+  else
+    {
+      problem ("OUT has one PT_LOAD more than IN but %" PRIu64 " program headers for IN's %"
+	       PRIu64 ": neither a slot taken over nor one entry added", m, n);
+      return false;
+    }
+
+  /* The slot: the candidate whose other entries agree best.  */
+  uint64_t best = NONE, best_cost = NONE;
+  for (uint64_t c = 0; c < (sv.table == TABLE_SLOT ? n : 1); c++)
+    {
+      uint64_t d = sv.table == TABLE_SLOT ? c : NONE, cost = 0;
+      bool fit = true;
+      for (uint64_t i = 0; i < n && fit; i++)
+	{
+	  if (i == d)
+	    continue;
+	  uint64_t r = d != NONE && i > d ? i - 1 : i, j = r < last ? r : r + 1;
+	  const uint64_t *a = in->ph[i], *b = out->ph[j];
+	  fit = a[P_TYPE] == b[P_TYPE];
+	  cost += (a[P_VADDR] != b[P_VADDR]) + (a[P_FILESZ] != b[P_FILESZ])
+		  + (a[P_MEMSZ] != b[P_MEMSZ]) + (a[P_FLAGS] != b[P_FLAGS]);
+	}
+      if (fit && cost < best_cost)
+	best = c, best_cost = cost;
+    }
+  if (best == NONE)
+    {
+      problem ("OUT's program headers (%s) are not IN's (%s) with the stub's PT_LOAD after "
+	       "the last PT_LOAD%s", types_string (out, t2, sizeof t2),
+	       types_string (in, t1, sizeof t1),
+	       sv.table == TABLE_SLOT ? ", taking over one slot" : "");
+      return false;
+    }
+  if (sv.table == TABLE_SLOT)
+    {
+      sv.dropped = best;
+      sv.dropped_type = in->ph[best][P_TYPE];
+    }
+  for (uint64_t j = 0; j < m; j++)
+    imap[j] = NONE;
+  for (uint64_t i = 0; i < n; i++)
+    {
+      if (i == sv.dropped)
+	{
+	  omap[i] = NONE;
+	  continue;
+	}
+      uint64_t r = sv.dropped != NONE && i > sv.dropped ? i - 1 : i, j = r < last ? r : r + 1;
+      omap[i] = j;
+      imap[j] = i;
+    }
+
+  if (last == 0 || out->ph[last - 1][P_TYPE] != PT_LOAD)
+    problem ("the stub's PT_LOAD (program header %" PRIu64 ") does not follow the last of IN's "
+	     "PT_LOADs", last);
+  if (sv.dropped != NONE)
+    {
+      const uint64_t *d = in->ph[sv.dropped];
+      bool ok = d[P_TYPE] == PT_NULL || (d[P_TYPE] == PT_PHDR && !sv.program);
+      for (uint64_t i = 0; i < n && d[P_TYPE] == PT_NOTE; i++)
+	if (in->ph[i][P_TYPE] == PT_GNU_PROPERTY && in->ph[i][P_OFFSET] == d[P_OFFSET]
+	    && in->ph[i][P_FILESZ] == d[P_FILESZ] && in->ph[i][P_VADDR] == d[P_VADDR])
+	  ok = true;
+      if (!ok)
+	problem ("the stub's PT_LOAD took over program header %" PRIu64 " (%s), which is "
+		 "neither a PT_NULL, a PT_NOTE covering what PT_GNU_PROPERTY covers, nor a "
+		 "shared object's PT_PHDR", sv.dropped,
+		 phdr_type_name ((uint32_t) d[P_TYPE], b1, sizeof b1));
+    }
+  const uint64_t *p = out->ph[last];
+  sv.off = p[P_OFFSET];
+  sv.vaddr = p[P_VADDR];
+  sv.size = p[P_FILESZ];
+  sv.seg_end = sv.off + sv.size;
+  sv.new_tab = out->phtab;
+  if (sv.table != TABLE_SLOT && out->h.phoff - sv.off < sv.size)
+    sv.table = TABLE_MOVED;
+  return true;
+}
+
+/* The stub's PT_LOAD: R+X, as large in memory as in the file, above every
+   other PT_LOAD, after the input's contents (which end at MAPPED_END in the
+   output), its address minus offset that of the first PT_LOAD where the
+   table moved into it.  */
+static void
+check_new_load (const struct image *out, uint64_t mapped_end)
+{
+  const uint64_t *p = out->ph[sv.load], *first = NULL;
+  char what[64];
+  snprintf (what, sizeof what, "the stub's PT_LOAD (program header %" PRIu64 ")", sv.load);
+  if (p[P_FLAGS] != (PF_R | PF_X))
+    problem ("%s: p_flags 0x%" PRIx64 ", expected R+X (0x%x)", what, p[P_FLAGS], PF_R | PF_X);
+  if (p[P_FILESZ] == 0 || p[P_MEMSZ] != p[P_FILESZ])
+    problem ("%s: p_filesz 0x%" PRIx64 ", p_memsz 0x%" PRIx64 ": expected equal and not 0",
+	     what, p[P_FILESZ], p[P_MEMSZ]);
+  if (!power_of_2 (p[P_ALIGN]) || p[P_ALIGN] < 0x1000)
+    problem ("%s: p_align 0x%" PRIx64 " is not a power of two of at least 4 KiB", what,
+	     p[P_ALIGN]);
+  for (uint64_t j = 0; j < out->h.phnum; j++)
+    {
+      const uint64_t *q = out->ph[j];
+      if (j == sv.load || q[P_TYPE] != PT_LOAD)
+	continue;
+      if (first == NULL)
+	first = q;
+      if (p[P_VADDR] < q[P_VADDR] + q[P_MEMSZ])
+	problem ("%s at 0x%" PRIx64 " is not above PT_LOAD %" PRIu64 " [0x%" PRIx64 ", 0x%" PRIx64
+		 ") in memory", what, p[P_VADDR], j, q[P_VADDR], q[P_VADDR] + q[P_MEMSZ]);
+    }
+  /* (Congruence modulo p_align: check_loader_rules.)  Where the table moved
+     into the segment, kernels before 5.18 find it only if the segment's
+     address minus offset is the first PT_LOAD's.  */
+  if (sv.table == TABLE_MOVED && first != NULL
+      && p[P_VADDR] - p[P_OFFSET] != first[P_VADDR] - first[P_OFFSET])
+    problem ("%s: p_vaddr 0x%" PRIx64 " - p_offset 0x%" PRIx64 " differs from the first "
+	     "PT_LOAD's 0x%" PRIx64 ", but the program header table moved into it", what,
+	     p[P_VADDR], p[P_OFFSET], first[P_VADDR] - first[P_OFFSET]);
+  if (first != NULL && p[P_PADDR] != p[P_VADDR]
+      && p[P_PADDR] - p[P_VADDR] != first[P_PADDR] - first[P_VADDR])
+    problem ("%s: p_paddr 0x%" PRIx64 " is neither p_vaddr nor placed as the first PT_LOAD's",
+	     what, p[P_PADDR]);
+  if (p[P_VADDR] + p[P_MEMSZ] < p[P_VADDR])
+    problem ("%s wraps around the address space", what);
+  if (sv.off < mapped_end)
+    problem ("%s at offset 0x%" PRIx64 " overlaps the input's contents, which end at 0x%" PRIx64
+	     " in the output", what, sv.off, mapped_end);
+  if (!fits (sv.off, sv.size, out->e.size))
+    problem ("%s [0x%" PRIx64 ", +0x%" PRIx64 ") extends past the end of the output", what,
+	     sv.off, sv.size);
+}
+
+/* The string at NAME of OUT's section name table, or NULL.  */
+static const char *
+section_name (const struct image *out, uint64_t name)
+{
+  if (sv.shstrndx == NONE || sv.shstrndx >= out->h.shnum)
+    return NULL;
+  const uint64_t *s = out->sh[sv.shstrndx];
+  if (!fits (s[SH_OFFSET], s[SH_SIZE], out->e.size) || name >= s[SH_SIZE])
+    return NULL;
+  const char *p = (const char *) out->buf + s[SH_OFFSET] + name;
+  return memchr (p, 0, (size_t) (s[SH_SIZE] - name)) != NULL ? p : NULL;
+}
+
+/* The sections OUT has after IN's: the stub's code and, where the table
+   moved, the table copy.  */
+static void
+check_new_sections (const struct image *in, const struct image *out)
+{
+  char what[96];
+  sv.code_sec = sv.phdrs_sec = NONE;
+  sv.added = 0;
+  if (out->h.shnum < in->h.shnum)
+    {
+      problem ("OUT has %" PRIu64 " sections, fewer than IN's %" PRIu64, out->h.shnum,
+	       in->h.shnum);
+      return;
+    }
+  sv.added = out->h.shnum - in->h.shnum;
+  if (sv.added == 0)
+    return;
+  if (in->h.shnum == 0)
+    {
+      problem ("IN has no section headers, OUT has %" PRIu64, out->h.shnum);
+      return;
+    }
+  uint64_t want = sv.table == TABLE_MOVED ? 2 : 1;
+  if (sv.added != want)
+    problem ("OUT has %" PRIu64 " sections more than IN, expected %" PRIu64 " (%s)", sv.added,
+	     want, want == 2 ? STUB_SECTION " and " STUB_PHDR_SECTION : STUB_SECTION);
+  if (sv.shstrndx == NONE)
+    problem ("sections added to a file without a section name table");
+  for (uint64_t i = in->h.shnum; i < out->h.shnum; i++)
+    {
+      const uint64_t *s = out->sh[i];
+      const char *name = section_name (out, s[SH_NAME]);
+      snprintf (what, sizeof what, "new section %" PRIu64 " (%.32s)", i, name ? name : "no name");
+      bool code = name != NULL && strcmp (name, STUB_SECTION) == 0;
+      bool tab = name != NULL && strcmp (name, STUB_PHDR_SECTION) == 0 && sv.table == TABLE_MOVED;
+      if (!code && !tab)
+	{
+	  problem ("%s: neither %s nor, where the table moved, %s", what, STUB_SECTION,
+		   STUB_PHDR_SECTION);
+	  continue;
+	}
+      if ((code ? sv.code_sec : sv.phdrs_sec) != NONE)
+	{
+	  problem ("%s: a second one", what);
+	  continue;
+	}
+      *(code ? &sv.code_sec : &sv.phdrs_sec) = i;
+      expect_value (what, "sh_type", s[SH_TYPE], SHT_PROGBITS);
+      expect_value (what, "sh_flags", s[SH_FLAGS], code ? SHF_ALLOC | SHF_EXECINSTR : SHF_ALLOC);
+      expect_value (what, "sh_link", s[SH_LINK], 0);
+      expect_value (what, "sh_info", s[SH_INFO], 0);
+      expect_value (what, "sh_entsize", s[SH_ENTSIZE], 0);
+      expect_value (what, "sh_addralign", s[SH_ADDRALIGN], code ? 16 : 8);
+      if (s[SH_ADDR] - s[SH_OFFSET] != sv.vaddr - sv.off)
+	problem ("%s: sh_addr 0x%" PRIx64 " - sh_offset 0x%" PRIx64 " differs from the stub's "
+		 "PT_LOAD's 0x%" PRIx64, what, s[SH_ADDR], s[SH_OFFSET], sv.vaddr - sv.off);
+      if (s[SH_OFFSET] < sv.off || !fits (s[SH_OFFSET] - sv.off, s[SH_SIZE], sv.size))
+	problem ("%s [0x%" PRIx64 ", +0x%" PRIx64 ") is not inside the stub's segment [0x%" PRIx64
+		 ", 0x%" PRIx64 ")", what, s[SH_OFFSET], s[SH_SIZE], sv.off, sv.seg_end);
+      else if (code && (s[SH_SIZE] == 0 || s[SH_OFFSET] + s[SH_SIZE] != sv.seg_end))
+	problem ("%s [0x%" PRIx64 ", +0x%" PRIx64 ") does not reach the end of the stub's segment "
+		 "(0x%" PRIx64 ")", what, s[SH_OFFSET], s[SH_SIZE], sv.seg_end);
+      else if (code && s[SH_ADDR] % 16 != 0)
+	problem ("%s: sh_addr 0x%" PRIx64 " is not 16-byte aligned", what, s[SH_ADDR]);
+      else if (tab && (s[SH_OFFSET] != sv.off || s[SH_SIZE] < sv.new_tab))
+	problem ("%s [0x%" PRIx64 ", +0x%" PRIx64 ") does not cover the program header table at "
+		 "the start of the stub's segment (0x%" PRIx64 " bytes)", what, s[SH_OFFSET],
+		 s[SH_SIZE], sv.new_tab);
+    }
+  if (sv.code_sec == NONE)
+    problem ("no %s section among the new ones", STUB_SECTION);
+  if (sv.table == TABLE_MOVED && sv.phdrs_sec == NONE)
+    problem ("the program header table moved but no %s section covers it", STUB_PHDR_SECTION);
+  if (sv.code_sec != NONE && sv.phdrs_sec != NONE
+      && out->sh[sv.phdrs_sec][SH_OFFSET] + out->sh[sv.phdrs_sec][SH_SIZE]
+	 != out->sh[sv.code_sec][SH_OFFSET])
+    problem ("%s does not end where %s begins", STUB_PHDR_SECTION, STUB_SECTION);
+}
+
+/* The new section name table: the old one byte for byte, then the names of
+   the stub's sections.  */
+static void
+check_names (const struct image *in, const struct image *out)
+{
+  const uint64_t *a = in->sh[sv.shstrndx], *b = out->sh[sv.shstrndx];
+  if (a[SH_TYPE] != SHT_STRTAB)
+    problem ("the section name table (section %" PRIu64 ") is not SHT_STRTAB", sv.shstrndx);
+  if (!fits (a[SH_OFFSET], a[SH_SIZE], in->e.size) || !fits (b[SH_OFFSET], b[SH_SIZE], out->e.size))
+    {
+      problem ("the section name table (section %" PRIu64 ") extends past the end of the file",
+	       sv.shstrndx);
+      return;
+    }
+  if (b[SH_SIZE] < a[SH_SIZE])
+    {
+      problem ("the new section name table (0x%" PRIx64 " bytes) is shorter than the old one "
+	       "(0x%" PRIx64 ")", b[SH_SIZE], a[SH_SIZE]);
+      return;
+    }
+  const unsigned char *x = in->buf + a[SH_OFFSET], *y = out->buf + b[SH_OFFSET];
+  for (uint64_t k = 0; k < a[SH_SIZE]; k++)
+    if (x[k] != y[k])
+      {
+	problem ("the new section name table differs from the old one at byte 0x%" PRIx64, k);
+	break;
+      }
+  /* The extension: whole names, each of a stub's section, once.  */
+  const char *p = (const char *) y + a[SH_SIZE], *end = (const char *) y + b[SH_SIZE];
+  bool code = false, tab = false;
+  while (p < end)
+    {
+      const char *z = memchr (p, 0, (size_t) (end - p));
+      if (z == NULL)
+	{
+	  problem ("the new section name table does not end with a NUL");
+	  break;
+	}
+      if (strcmp (p, STUB_SECTION) == 0 && !code)
+	code = true;
+      else if (strcmp (p, STUB_PHDR_SECTION) == 0 && !tab)
+	tab = true;
+      else
+	problem ("the section name table is extended by \"%.40s\", which is not the name of a "
+		 "stub's section (or a repeated one)", p);
+      p = z + 1;
+    }
+}
+
+/* One object moved into the stub's segment, WHAT: from old offset OFF (LEN
+   bytes) and address ADDR to NEW_OFF and NEW_ADDR.  Every object moves by
+   the same amount (the first one sets it); the old place agrees with the
+   PT_LOAD that held the table on address minus offset, the new one with
+   the stub's PT_LOAD, and lies inside it.  */
+static void
+note_moved (const struct image *in, const char *what, uint64_t off, uint64_t len,
+	    uint64_t addr, uint64_t new_off, uint64_t new_addr, bool *first)
+{
+  if (*first)
+    {
+      sv.mv_delta = new_off - off;
+      sv.mv_vdelta = new_addr - addr;
+      sv.mv_start = off;
+      sv.mv_end = off + len;
+      *first = false;
+    }
+  else
+    {
+      if (new_off - off != sv.mv_delta || new_addr - addr != sv.mv_vdelta)
+	problem ("%s moved from 0x%" PRIx64 " (address 0x%" PRIx64 ") to 0x%" PRIx64
+		 " (0x%" PRIx64 "), not by the amount the other moved objects moved "
+		 "(0x%" PRIx64 " in the file, 0x%" PRIx64 " in memory)", what, off, addr, new_off,
+		 new_addr, sv.mv_delta, sv.mv_vdelta);
+      if (off < sv.mv_start)
+	sv.mv_start = off;
+      if (off + len > sv.mv_end)
+	sv.mv_end = off + len;
+    }
+  if (sv.tab_load != NONE)
+    {
+      const uint64_t *l = in->ph[sv.tab_load];
+      if (addr - off != l[P_VADDR] - l[P_OFFSET])
+	problem ("%s: its old address 0x%" PRIx64 " - offset 0x%" PRIx64 " differs from that of "
+		 "PT_LOAD %" PRIu64 ", which held it", what, addr, off, sv.tab_load);
+    }
+  if (new_addr - new_off != sv.vaddr - sv.off)
+    problem ("%s: its new address 0x%" PRIx64 " - offset 0x%" PRIx64 " differs from that of "
+	     "the stub's PT_LOAD", what, new_addr, new_off);
+  if (new_off < sv.off || !fits (new_off - sv.off, len, sv.size))
+    problem ("%s moved to [0x%" PRIx64 ", +0x%" PRIx64 "), not inside the stub's segment [0x%"
+	     PRIx64 ", 0x%" PRIx64 ")", what, new_off, len, sv.off, sv.seg_end);
+}
+
+/* Whether section I of IN has bytes in the file.  */
+static bool
+has_contents (const struct image *im, uint64_t i)
+{
+  const uint64_t *s = im->sh[i];
+  return i != 0 && s[SH_TYPE] != SHT_NOBITS && s[SH_TYPE] != SHT_NULL && s[SH_SIZE] != 0;
+}
+
+/* Find what moved into the stub's segment where the table grew in place:
+   the objects with contents whose offset is not the mapped one; check them
+   as a whole (their headers are checked in compare_phdrs and
+   compare_shdrs).  Sets sv.table_end.  */
+static void
+stub_moved (const struct image *in, const struct image *out)
+{
+  char what[64], b1[32];
+  sv.ph_moved = xcalloc (&in->e, in->h.phnum + 1, sizeof *sv.ph_moved);
+  sv.sh_moved = xcalloc (&in->e, in->h.shnum + 1, sizeof *sv.sh_moved);
+  uint64_t tab_end = in->h.phoff + in->phtab;
+  sv.table_end = tab_end;
+  sv.tab_load = NONE;
+  for (uint64_t i = 0; i < in->h.phnum && sv.tab_load == NONE; i++)
+    if (in->ph[i][P_TYPE] == PT_LOAD && in->h.phoff >= in->ph[i][P_OFFSET]
+	&& tab_end <= in->ph[i][P_OFFSET] + in->ph[i][P_FILESZ])
+      sv.tab_load = i;
+  if (sv.table != TABLE_GROWN)
+    return;
+
+  bool first = true;
+  for (uint64_t i = 0; i < in->h.phnum; i++)
+    {
+      const uint64_t *a = in->ph[i];
+      if (omap[i] == NONE || a[P_TYPE] == PT_LOAD || a[P_TYPE] == PT_PHDR || a[P_FILESZ] == 0)
+	continue;
+      const uint64_t *b = out->ph[omap[i]];
+      if (b[P_OFFSET] == a[P_OFFSET] + shift_at (a[P_OFFSET]))
+	continue;
+      sv.ph_moved[i] = true;
+      sv.nmoved_ph++;
+      snprintf (what, sizeof what, "program header %" PRIu64 " (%s)", i,
+		phdr_type_name ((uint32_t) a[P_TYPE], b1, sizeof b1));
+      note_moved (in, what, a[P_OFFSET], a[P_FILESZ], a[P_VADDR], b[P_OFFSET], b[P_VADDR], &first);
+    }
+  for (uint64_t i = 1; i < in->h.shnum; i++)
+    {
+      const uint64_t *a = in->sh[i], *b = out->sh[i];
+      if (!has_contents (in, i) || (i == sv.shstrndx && sv.added != 0)
+	  || b[SH_OFFSET] == a[SH_OFFSET] + shift_at (a[SH_OFFSET]))
+	continue;
+      sv.sh_moved[i] = true;
+      sv.nmoved_sh++;
+      snprintf (what, sizeof what, "section %" PRIu64, i);
+      note_moved (in, what, a[SH_OFFSET], a[SH_SIZE], a[SH_ADDR], b[SH_OFFSET], b[SH_ADDR], &first);
+    }
+
+  /* The grown table and the cleared old place stay inside the PT_LOAD that
+     held the table.  */
+  uint64_t grown_end = in->h.phoff + sv.new_tab;
+  bool moved = !first;
+  sv.table_end = moved && sv.mv_end > grown_end ? sv.mv_end : grown_end;
+  if (sv.tab_load == NONE)
+    problem ("the program header table grew in place but lies in no PT_LOAD of IN");
+  else
+    {
+      const uint64_t *l = in->ph[sv.tab_load];
+      if (sv.table_end > l[P_OFFSET] + l[P_FILESZ])
+	problem ("the grown program header table and the moved objects' old place end at 0x%"
+		 PRIx64 ", past the file contents of PT_LOAD %" PRIu64 " (0x%" PRIx64 ")",
+		 sv.table_end, sv.tab_load, l[P_OFFSET] + l[P_FILESZ]);
+      sv.mv_vstart = sv.mv_start + (l[P_VADDR] - l[P_OFFSET]);
+    }
+  if (moved && sv.mv_start < tab_end)
+    problem ("moved bytes start at 0x%" PRIx64 ", inside the old program header table", sv.mv_start);
+  /* Without section headers nothing tells what the bytes between two
+     segments are: the grown table may take over only the objects that
+     follow it directly.  */
+  if (in->h.shnum == 0 && (!moved || sv.mv_start != tab_end || sv.mv_end < grown_end))
+    problem ("IN has no section headers, but the grown table covers input bytes [0x%" PRIx64
+	     ", 0x%" PRIx64 ") that no moved object held", tab_end, grown_end);
+
+  /* Nothing that stays may lie where the table grew or what moved was.  */
+  for (uint64_t i = 0; i < in->h.phnum; i++)
+    {
+      const uint64_t *a = in->ph[i];
+      if (!sv.ph_moved[i] && a[P_TYPE] != PT_LOAD && a[P_TYPE] != PT_PHDR
+	  && overlaps (a[P_OFFSET], a[P_FILESZ], tab_end, sv.table_end))
+	problem ("program header %" PRIu64 " (%s) [0x%" PRIx64 ", +0x%" PRIx64 ") stays where the "
+		 "grown table and the moved objects' cleared place are [0x%" PRIx64 ", 0x%" PRIx64
+		 ")", i, phdr_type_name ((uint32_t) a[P_TYPE], b1, sizeof b1), a[P_OFFSET],
+		 a[P_FILESZ], tab_end, sv.table_end);
+    }
+  for (uint64_t i = 1; i < in->h.shnum; i++)
+    if (has_contents (in, i) && !sv.sh_moved[i]
+	&& overlaps (in->sh[i][SH_OFFSET], in->sh[i][SH_SIZE], tab_end, sv.table_end))
+      problem ("section %" PRIu64 " [0x%" PRIx64 ", +0x%" PRIx64 ") stays where the grown table "
+	       "and the moved objects' cleared place are [0x%" PRIx64 ", 0x%" PRIx64 ")", i,
+	       in->sh[i][SH_OFFSET], in->sh[i][SH_SIZE], tab_end, sv.table_end);
+  if (in->shtab != 0 && overlaps (in->h.shoff, in->shtab, tab_end, sv.table_end))
+    problem ("the section header table lies where the program header table grew");
+
+  /* The old place reads as zeros after the grown table; the moved bytes
+     are the old ones.  */
+  uint64_t s = shift_at (in->h.phoff);
+  expect_zeros (out, grown_end + s, sv.table_end + s,
+		"the moved objects' old place after the grown table");
+  if (!moved)
+    return;
+  uint64_t len = sv.mv_end - sv.mv_start, to = sv.mv_start + sv.mv_delta;
+  if (!fits (to, len, out->e.size))
+    return;			/* (reported by note_moved) */
+  for (uint64_t k = 0; k < len; k++)
+    if (in->buf[sv.mv_start + k] != out->buf[to + k])
+      {
+	problem ("moved bytes differ: input byte at 0x%" PRIx64 " (0x%02x) is 0x%02x at 0x%" PRIx64
+		 " in the stub's segment", sv.mv_start + k, in->buf[sv.mv_start + k],
+		 out->buf[to + k], to + k);
+	break;
+      }
+}
+
+/* A moved program header (A in IN, B in OUT): its type may move, it moved
+   as the others did (note_moved), and nothing but its place changed.  */
+static void
+check_moved_phdr (const char *what, const uint64_t *a, const uint64_t *b)
+{
+  if (a[P_TYPE] != PT_INTERP && a[P_TYPE] != PT_NOTE && a[P_TYPE] != PT_GNU_PROPERTY)
+    problem ("%s moved: only PT_INTERP, PT_NOTE and PT_GNU_PROPERTY may", what);
+  if (b[P_PADDR] != a[P_PADDR] + (b[P_VADDR] - a[P_VADDR]))
+    problem ("%s: p_paddr 0x%" PRIx64 " -> 0x%" PRIx64 ", not moved with p_vaddr (0x%" PRIx64
+	     " -> 0x%" PRIx64 ")", what, a[P_PADDR], b[P_PADDR], a[P_VADDR], b[P_VADDR]);
+}
+
+/* A moved section I (A in IN, B in OUT): a hash table, or inside a moved
+   PT_INTERP or PT_NOTE; allocated.  */
+static void
+check_moved_section (const char *what, const struct image *in, const uint64_t *a)
+{
+  bool ok = a[SH_TYPE] == SHT_HASH || a[SH_TYPE] == SHT_GNU_HASH;
+  for (uint64_t i = 0; i < in->h.phnum && !ok; i++)
+    {
+      const uint64_t *p = in->ph[i];
+      ok = sv.ph_moved[i] && (p[P_TYPE] == PT_INTERP || p[P_TYPE] == PT_NOTE)
+	   && a[SH_OFFSET] >= p[P_OFFSET] && a[SH_SIZE] <= p[P_FILESZ]
+	   && a[SH_OFFSET] - p[P_OFFSET] <= p[P_FILESZ] - a[SH_SIZE];
+    }
+  if (!ok)
+    problem ("%s (type 0x%" PRIx64 ") moved: only hash tables and the sections of a moved "
+	     "PT_INTERP or PT_NOTE may", what, a[SH_TYPE]);
+  if (!(a[SH_FLAGS] & SHF_ALLOC))
+    problem ("%s moved but is not SHF_ALLOC", what);
+}
+
+/* The end of OUT after the input's mapped contents (MAPPED_END): zeros, the
+   stub's segment, zeros, the new section name table, zeros, the new section
+   header table, nothing more; inside the segment: the table copy or the
+   moved bytes, zeros, the stub's code.  */
+static void
+check_stub_layout (const struct image *out, uint64_t mapped_end)
+{
+  expect_zeros (out, mapped_end, sv.off, "the output between the input's contents and the "
+		"stub's segment");
+  uint64_t pos = sv.seg_end;
+  if (sv.added != 0 && sv.shstrndx != NONE)
+    {
+      const uint64_t *names = out->sh[sv.shstrndx];
+      if (names[SH_OFFSET] < pos)
+	problem ("the new section name table at 0x%" PRIx64 " is not after the stub's segment "
+		 "(which ends at 0x%" PRIx64 ")", names[SH_OFFSET], pos);
+      else
+	{
+	  expect_zeros (out, pos, names[SH_OFFSET], "the output before the new section name table");
+	  pos = names[SH_OFFSET] + names[SH_SIZE];
+	}
+      if (out->h.shoff < pos)
+	problem ("the new section header table at 0x%" PRIx64 " is not after the stub's segment "
+		 "and the new section name table (which end at 0x%" PRIx64 ")", out->h.shoff, pos);
+      else
+	{
+	  expect_zeros (out, pos, out->h.shoff, "the output before the new section header table");
+	  pos = out->h.shoff + out->shtab;
+	}
+    }
+  if (out->e.size != pos)
+    problem ("the output is 0x%" PRIx64 " bytes long, but its last part ends at 0x%" PRIx64,
+	     out->e.size, pos);
+
+  sv.head_end = sv.off;
+  if (sv.table == TABLE_MOVED)
+    {
+      if (out->h.phoff != sv.off)
+	problem ("the moved program header table at 0x%" PRIx64 " does not start the stub's "
+		 "segment (0x%" PRIx64 ")", out->h.phoff, sv.off);
+      sv.head_end = out->h.phoff + sv.new_tab;
+    }
+  else if (sv.table == TABLE_GROWN && sv.nmoved_ph + sv.nmoved_sh != 0)
+    {
+      expect_zeros (out, sv.off, sv.mv_start + sv.mv_delta, "the stub's segment before the "
+		    "moved objects");
+      sv.head_end = sv.mv_end + sv.mv_delta;
+    }
+  sv.code_off = sv.code_sec != NONE ? out->sh[sv.code_sec][SH_OFFSET] : sv.head_end;
+  if (sv.code_off < sv.head_end || sv.head_end > sv.seg_end)
+    problem ("the stub's code at 0x%" PRIx64 " overlaps the %s before it, which ends at 0x%"
+	     PRIx64, sv.code_off, sv.table == TABLE_MOVED ? "program header table" : "moved objects",
+	     sv.head_end);
+  else
+    expect_zeros (out, sv.head_end, sv.code_off, "the stub's segment before the stub's code");
+}
+
+/* The dynamic array of IN's PT_DYNAMIC and its image in OUT, entry by entry
+   (left out of the byte comparison): unchanged but for a DT_INIT hook and
+   hash tables that moved.  Sets sv.hook for a DT_INIT hook.  */
+static void
+stub_dynamic (const struct image *in, const struct image *out)
+{
+  if (sv.dyn == NONE)
+    return;
+  const uint64_t *a = in->ph[sv.dyn], *b = out->ph[omap[sv.dyn]];
+  uint64_t ent = 2 * word (&in->e), n = a[P_FILESZ] / ent, rest = a[P_FILESZ] % ent;
+  uint64_t ao = a[P_OFFSET], bo = b[P_OFFSET];
+  if (!fits (ao, a[P_FILESZ], in->e.size) || !fits (bo, a[P_FILESZ], out->e.size))
+    {
+      problem ("PT_DYNAMIC (program header %" PRIu64 ") extends past the end of IN or OUT", sv.dyn);
+      return;
+    }
+  if (rest != 0 && memcmp (in->buf + ao + n * ent, out->buf + bo + n * ent, (size_t) rest) != 0)
+    problem ("PT_DYNAMIC: the bytes after the last whole entry differ");
+
+  uint64_t first_null = NONE, first_init = NONE, hooks = 0;
+  for (uint64_t k = 0; k < n && first_null == NONE; k++)
+    {
+      uint64_t tag, val;
+      dyn_entry (in, ao, k, &tag, &val);
+      if (tag == DT_NULL)
+	first_null = k;
+      else if (tag == DT_INIT && first_init == NONE)
+	first_init = k;
+    }
+  uint64_t vend = sv.mv_end - sv.mv_start;
+  bool moved = sv.nmoved_ph + sv.nmoved_sh != 0;
+  for (uint64_t k = 0; k < n; k++)
+    {
+      uint64_t ta, va, tb, vb;
+      if (in_header (ao + k * ent, ent))
+	continue;		/* (a broken PT_DYNAMIC) */
+      dyn_entry (in, ao, k, &ta, &va);
+      dyn_entry (out, bo, k, &tb, &vb);
+      bool into_moved = moved && va - sv.mv_vstart < vend;
+      if (ta == tb && va == vb)
+	{
+	  if (into_moved && pointer_tag (ta))
+	    problem ("dynamic entry %" PRIu64 " (tag 0x%" PRIx64 ") still points to 0x%" PRIx64
+		     ", into the old place of moved bytes", k, ta, va);
+	  continue;
+	}
+      if (ta == DT_INIT && tb == DT_INIT)
+	{
+	  hooks++;
+	  sv.hook = HOOK_INIT_CHAIN;
+	  sv.hook_addr = vb;
+	  sv.old_target = va;
+	  if (k != first_init)
+	    problem ("dynamic entry %" PRIu64 ": a DT_INIT changed that the loader does not use "
+		     "(it uses the first one before DT_NULL)", k);
+	}
+      else if (ta == DT_NULL && tb == DT_INIT)
+	{
+	  hooks++;
+	  sv.hook = HOOK_INIT_NEW;
+	  sv.hook_addr = vb;
+	  sv.old_target = 0;
+	  bool ended = false;
+	  for (uint64_t q = k + 1; q < n && !ended; q++)
+	    {
+	      uint64_t t, v;
+	      dyn_entry (out, bo, q, &t, &v);
+	      ended = t == DT_NULL;
+	    }
+	  if (first_init != NONE)
+	    problem ("dynamic entry %" PRIu64 ": DT_NULL became DT_INIT although IN has a DT_INIT "
+		     "(entry %" PRIu64 ")", k, first_init);
+	  else if (k != first_null)
+	    problem ("dynamic entry %" PRIu64 ": DT_NULL became DT_INIT, but the array ends "
+		     "before it (entry %" PRIu64 ")", k, first_null);
+	  else if (!ended)
+	    problem ("dynamic entry %" PRIu64 ": DT_NULL became DT_INIT and no DT_NULL follows "
+		     "to end the array", k);
+	}
+      else if (ta == tb && (ta == DT_HASH || ta == DT_GNU_HASH) && into_moved)
+	{
+	  sv.nhash++;
+	  if (vb != va + sv.mv_vdelta)
+	    problem ("dynamic entry %" PRIu64 " (%s) 0x%" PRIx64 " -> 0x%" PRIx64 ", but the hash "
+		     "table it points to moved to 0x%" PRIx64, k, ta == DT_HASH ? "DT_HASH"
+		     : "DT_GNU_HASH", va, vb, va + sv.mv_vdelta);
+	}
+      else
+	problem ("dynamic entry %" PRIu64 " changed: tag 0x%" PRIx64 " value 0x%" PRIx64
+		 " -> tag 0x%" PRIx64 " value 0x%" PRIx64, k, ta, va, tb, vb);
+    }
+  if (hooks > 1)
+    problem ("%" PRIu64 " dynamic entries became the stub's DT_INIT", hooks);
+}
+
+/* The hook and the stub's parameters: e_entry of a program, or DT_INIT of a
+   shared object (stub_dynamic), points into the stub's code; the target
+   in the parameters leads from there to the old e_entry or DT_INIT (0 for
+   none); the text ranges lie in R+X PT_LOADs at the file offsets given.  */
+static void
+check_hook (const struct image *in, const struct image *out)
+{
+  if (in->h.entry != out->h.entry)
+    {
+      if (sv.hook != HOOK_NONE)
+	problem ("both e_entry and DT_INIT changed");
+      sv.hook = HOOK_ENTRY;
+      sv.hook_addr = out->h.entry;
+      sv.old_target = in->h.entry;
+    }
+  if (sv.hook == HOOK_NONE)
+    {
+      problem ("neither e_entry nor DT_INIT changed: the stub is not hooked");
+      return;
+    }
+  const char *name = sv.hook == HOOK_ENTRY ? "e_entry" : "DT_INIT";
+  if (sv.program && sv.hook != HOOK_ENTRY)
+    problem ("IN is a program, but the stub is hooked through DT_INIT, not e_entry");
+  if (!sv.program && sv.hook == HOOK_ENTRY)
+    problem ("IN is a shared object, but the stub is hooked through e_entry, not DT_INIT");
+  uint64_t code = sv.vaddr + (sv.code_off - sv.off), end = sv.vaddr + sv.size;
+  if (sv.hook_addr < code || sv.hook_addr >= end)
+    problem ("%s 0x%" PRIx64 " is not in the stub's code [0x%" PRIx64 ", 0x%" PRIx64 ")", name,
+	     sv.hook_addr, code, end);
+
+  /* The parameters: found by their magic, once in the code.  */
+  uint64_t at = NONE, count = 0;
+  for (uint64_t x = sv.code_off; x < sv.seg_end && sv.seg_end - x >= 8 && sv.seg_end <= out->e.size; x++)
+    if (get (&out->e, out->buf + x, 8) == STUB_MAGIC)
+      {
+	if (at == NONE)
+	  at = x;
+	count++;
+      }
+  if (count != 1)
+    {
+      problem ("the stub's magic 0x%016" PRIx64 " occurs %" PRIu64 " times in its code [0x%" PRIx64
+	       ", 0x%" PRIx64 "), not once", (uint64_t) STUB_MAGIC, count, sv.code_off, sv.seg_end);
+      return;
+    }
+  if (at - sv.code_off < 8 || sv.seg_end - at < 8 * (STUB_PARAM_WORDS - 1))
+    {
+      problem ("the stub's parameters around its magic at 0x%" PRIx64 " do not fit in its code "
+	       "[0x%" PRIx64 ", 0x%" PRIx64 ")", at, sv.code_off, sv.seg_end);
+      return;
+    }
+  const unsigned char *p = out->buf + at;
+  uint64_t target = get (&out->e, p - 8, 8);
+  uint64_t want = sv.old_target == 0 ? 0 : sv.old_target - sv.hook_addr;
+  if (target != want && sv.old_target == 0)
+    problem ("the stub's target 0x%" PRIx64 " (at 0x%" PRIx64 ") is not 0, but there was no "
+	     "DT_INIT to continue to", target, at - 8);
+  else if (target != want)
+    problem ("the stub's target 0x%" PRIx64 " (at 0x%" PRIx64 ") leads from %s 0x%" PRIx64
+	     " to 0x%" PRIx64 ", not to the old %s 0x%" PRIx64, target, at - 8, name,
+	     sv.hook_addr, sv.hook_addr + target, name, sv.old_target);
+  uint64_t flags = get (&out->e, p + 8, 8), pmd = get (&out->e, p + 16, 8);
+  sv.nranges = get (&out->e, p + 24, 8);
+  if ((flags & STUB_FLAG_EXE) != (sv.program ? STUB_FLAG_EXE : 0))
+    problem ("the stub's flags 0x%" PRIx64 " %s the bit that makes it find a program's file "
+	     "through /proc/self/exe", flags, sv.program ? "lack" : "have");
+  if (!power_of_2 (pmd))
+    problem ("the stub's PMD size 0x%" PRIx64 " is not a power of two", pmd);
+  if (sv.nranges == 0 || sv.nranges > STUB_RANGES)
+    {
+      problem ("the stub has %" PRIu64 " text ranges, expected 1 to %d", sv.nranges, STUB_RANGES);
+      return;
+    }
+  for (uint64_t k = 0; k < sv.nranges && power_of_2 (pmd); k++)
+    {
+      const unsigned char *r = p + 32 + 24 * k;
+      uint64_t start = sv.hook_addr + get (&out->e, r, 8), len = get (&out->e, r + 8, 8);
+      uint64_t off = get (&out->e, r + 16, 8);
+      if (start % pmd != 0 || len == 0 || len % pmd != 0)
+	{
+	  problem ("the stub's text range %" PRIu64 " [0x%" PRIx64 ", +0x%" PRIx64 ") is not whole "
+		   "PMD chunks (0x%" PRIx64 ")", k, start, len, pmd);
+	  continue;
+	}
+      uint64_t j = 0;
+      for (; j < out->h.phnum; j++)
+	{
+	  const uint64_t *q = out->ph[j];
+	  if (j != sv.load && q[P_TYPE] == PT_LOAD && (q[P_FLAGS] & (PF_R | PF_W | PF_X)) == (PF_R | PF_X)
+	      && start >= q[P_VADDR] && fits (start - q[P_VADDR], len, q[P_FILESZ]))
+	    break;
+	}
+      if (j == out->h.phnum)
+	problem ("the stub's text range %" PRIu64 " [0x%" PRIx64 ", +0x%" PRIx64 ") lies in no R+X "
+		 "PT_LOAD's file contents", k, start, len);
+      else if (off != out->ph[j][P_OFFSET] + (start - out->ph[j][P_VADDR]) || off % pmd != 0)
+	problem ("the stub's text range %" PRIu64 " at 0x%" PRIx64 ": file offset 0x%" PRIx64
+		 ", but PT_LOAD %" PRIu64 " puts it at 0x%" PRIx64 " (and it must be PMD-aligned)",
+		 k, start, off, j, out->ph[j][P_OFFSET] + (start - out->ph[j][P_VADDR]));
+    }
+}
+
+/* One symbol's fields.  */
+struct sym
+{
+  uint64_t name, value, size, info, other, shndx;
+};
+
+static void
+read_sym (const struct image *im, uint64_t off, struct sym *s)
+{
+  const struct elf *e = &im->e;
+  const unsigned char *p = im->buf + off;
+  s->name = get (e, p, 4);
+  if (e->elfclass == ELFCLASS64)
+    {
+      s->info = p[4];
+      s->other = p[5];
+      s->shndx = get (e, p + 6, 2);
+      s->value = get (e, p + 8, 8);
+      s->size = get (e, p + 16, 8);
+    }
+  else
+    {
+      s->value = get (e, p + 4, 4);
+      s->size = get (e, p + 8, 4);
+      s->info = p[12];
+      s->other = p[13];
+      s->shndx = get (e, p + 14, 2);
+    }
+}
+
+/* Where sections moved: the symbols of SHT_SYMTAB (left out of the byte
+   comparison) field by field, st_value following the section a symbol is
+   defined in; no symbol of SHT_DYNSYM (compared byte for byte) may be
+   defined in a moved section.  */
+static void
+stub_symbols (const struct image *in, const struct image *out)
+{
+  if (sv.nmoved_sh == 0)
+    return;
+  bool is64 = in->e.elfclass == ELFCLASS64;
+  unsigned need = is64 ? 24 : 16;
+  for (uint64_t t = 1; t < in->h.shnum; t++)
+    {
+      const uint64_t *a = in->sh[t], *b = out->sh[t];
+      if ((a[SH_TYPE] != SHT_SYMTAB && a[SH_TYPE] != SHT_DYNSYM) || a[SH_SIZE] == 0)
+	continue;
+      uint64_t ent = need;	/* whatever sh_entsize says, as libelf reads it */
+      if (!fits (a[SH_OFFSET], a[SH_SIZE], in->e.size) || !fits (b[SH_OFFSET], a[SH_SIZE], out->e.size))
+	{
+	  problem ("symbol table (section %" PRIu64 ") extends past the end of IN or OUT", t);
+	  continue;
+	}
+      bool dynamic = a[SH_TYPE] == SHT_DYNSYM;
+      uint64_t xs = NONE;	/* its SHT_SYMTAB_SHNDX */
+      for (uint64_t k = 1; k < in->h.shnum; k++)
+	if (in->sh[k][SH_TYPE] == SHT_SYMTAB_SHNDX && in->sh[k][SH_LINK] == t
+	    && fits (in->sh[k][SH_OFFSET], in->sh[k][SH_SIZE], in->e.size))
+	  xs = k;
+      uint64_t n = a[SH_SIZE] / ent;
+      for (uint64_t k = 0; k < n; k++)
+	{
+	  struct sym x, y;
+	  if (in_header (a[SH_OFFSET] + k * ent, ent))
+	    continue;		/* (a broken symbol table) */
+	  read_sym (in, a[SH_OFFSET] + k * ent, &x);
+	  read_sym (out, b[SH_OFFSET] + k * ent, &y);
+	  uint64_t sec = x.shndx;
+	  if (sec == SHN_XINDEX && xs != NONE && 4 * (k + 1) <= in->sh[xs][SH_SIZE])
+	    sec = get (&in->e, in->buf + in->sh[xs][SH_OFFSET] + 4 * k, 4);
+	  else if (sec >= SHN_LORESERVE)
+	    sec = 0;
+	  bool moved = sec != 0 && sec < in->h.shnum && sv.sh_moved[sec];
+	  if (moved && dynamic)
+	    problem ("dynamic symbol %" PRIu64 " (section %" PRIu64 ") is defined in moved section %"
+		     PRIu64 ": other objects find it at its old address 0x%" PRIx64, k, t, sec,
+		     x.value);
+	  if (dynamic)
+	    continue;
+	  uint64_t want = x.value;
+	  if (moved)
+	    {
+	      want += out->sh[sec][SH_ADDR] - in->sh[sec][SH_ADDR];
+	      if (!is64)
+		want &= 0xffffffff;
+	      sv.nsyms++;
+	    }
+	  if (y.value != want)
+	    problem ("symbol %" PRIu64 " of section %" PRIu64 ": st_value 0x%" PRIx64 " -> 0x%" PRIx64
+		     ", expected 0x%" PRIx64 "%s", k, t, x.value, y.value, want,
+		     moved ? " (its section moved)" : "");
+	  if (x.name != y.name || x.size != y.size || x.info != y.info || x.other != y.other
+	      || x.shndx != y.shndx)
+	    problem ("symbol %" PRIu64 " of section %" PRIu64 " changed other than in st_value", k, t);
+	}
+      uint64_t rest = a[SH_SIZE] - n * ent;
+      if (!dynamic && rest != 0
+	  && memcmp (in->buf + a[SH_OFFSET] + n * ent, out->buf + b[SH_OFFSET] + n * ent,
+		     (size_t) rest) != 0)
+	problem ("symbol table (section %" PRIu64 "): the bytes after the last whole entry differ", t);
+    }
+}
+
+/* With the stub, a count that IN escapes into section 0 (e_phnum PN_XNUM,
+   the count in sh_info; e_shnum 0, the count in sh_size) changes: OUT must
+   escape the new count the same way, or hold it in the ELF header with 0 in
+   section 0 (gABI).  NAME is the ELF header field, B its value in OUT,
+   COUNT the new count and FIELD its field in section 0.  */
+static void
+check_escaped_count (const struct image *out, const char *name, uint64_t b, uint64_t escape,
+		     uint64_t count, int field)
+{
+  uint64_t in0 = out->h.shnum != 0 ? out->sh[0][field] : 0;
+  if (b == escape && in0 != count)
+    problem ("%s stays escaped (0x%" PRIx64 "), but section 0's %s is 0x%" PRIx64
+	     ", not the new count 0x%" PRIx64, name, b, shdr_fields[field].name, in0, count);
+  else if (b != escape && in0 != 0)
+    problem ("%s was escaped into section 0 and is now the count 0x%" PRIx64 ", but section "
+	     "0's %s still says 0x%" PRIx64 " (gABI: 0 when %s holds the count)", name, b,
+	     shdr_fields[field].name, in0, name);
+}
+
 static void
 compare_ehdr (const struct image *in, const struct image *out)
 {
@@ -835,10 +2037,24 @@ compare_ehdr (const struct image *in, const struct image *out)
   for (int f = 0; f < E_NFIELDS; f++)
     {
       uint64_t a = in->ehdr[f], b = out->ehdr[f];
-      if (f == E_PHOFF)
+      if (f == E_PHOFF && sv.on && sv.table == TABLE_MOVED)
+	continue;		/* check_stub_layout: the start of the stub's segment */
+      else if (f == E_PHOFF)
 	check_offset ("e_phoff", a, b, in->phtab == 0);
+      else if (f == E_SHOFF && sv.on && sv.added != 0)
+	continue;		/* check_stub_layout: after the stub's segment */
       else if (f == E_SHOFF && a != 0)
 	check_offset ("e_shoff", a, b, false);
+      else if (f == E_ENTRY && sv.on)
+	continue;		/* check_hook */
+      else if (f == E_PHNUM && sv.on && a == PN_XNUM)
+	check_escaped_count (out, "e_phnum", b, PN_XNUM, out->h.phnum, SH_INFO);
+      else if (f == E_PHNUM && sv.on)
+	expect_value ("ELF header", "e_phnum", b, a + (sv.table != TABLE_SLOT));
+      else if (f == E_SHNUM && sv.on && a == 0 && in->h.shnum != 0 && sv.added != 0)
+	check_escaped_count (out, "e_shnum", b, 0, in->h.shnum + sv.added, SH_SIZE);
+      else if (f == E_SHNUM && sv.on && a != 0)
+	expect_value ("ELF header", "e_shnum", b, a + sv.added);
       else if (a != b)
 	problem ("ELF header field %s changed: 0x%" PRIx64 " -> 0x%" PRIx64,
 		 ehdr_fields[f].name, a, b);
@@ -848,15 +2064,42 @@ compare_ehdr (const struct image *in, const struct image *out)
 static void
 compare_phdrs (const struct image *in, const struct image *out)
 {
-  char what[64], b1[32];
+  char what[80], b1[32];
   for (uint64_t i = 0; i < in->h.phnum; i++)
     {
-      const uint64_t *a = in->ph[i], *b = out->ph[i];
-      snprintf (what, sizeof what, "program header %" PRIu64 " (%s)", i,
-		phdr_type_name ((uint32_t) a[P_TYPE], b1, sizeof b1));
+      uint64_t j = omap[i];
+      if (j == NONE)
+	continue;		/* the slot the stub's PT_LOAD took over */
+      const uint64_t *a = in->ph[i], *b = out->ph[j];
+      if (j == i)
+	snprintf (what, sizeof what, "program header %" PRIu64 " (%s)", i,
+		  phdr_type_name ((uint32_t) a[P_TYPE], b1, sizeof b1));
+      else
+	snprintf (what, sizeof what, "program header %" PRIu64 " (%s, %" PRIu64 " in the output)",
+		  i, phdr_type_name ((uint32_t) a[P_TYPE], b1, sizeof b1), j);
+      /* PT_PHDR of a table one entry longer; moved objects.  */
+      bool table = sv.on && a[P_TYPE] == PT_PHDR && sv.table != TABLE_SLOT;
+      bool table_moved = table && sv.table == TABLE_MOVED;
+      bool moved = sv.on && sv.ph_moved[i];
+      if (moved)
+	check_moved_phdr (what, a, b);
       for (int f = 0; f < P_NFIELDS; f++)
 	{
-	  if (f == P_OFFSET)
+	  if (moved && (f == P_OFFSET || f == P_VADDR || f == P_PADDR))
+	    continue;		/* stub_moved, check_moved_phdr */
+	  if (table && (f == P_FILESZ || f == P_MEMSZ))
+	    expect_value (what, phdr_fields[f].name, b[f], sv.new_tab);
+	  else if (table_moved && f == P_OFFSET)
+	    expect_value (what, "p_offset", b[f], sv.off);
+	  else if (table_moved && f == P_VADDR)
+	    expect_value (what, "p_vaddr", b[f], sv.vaddr);
+	  else if (table_moved && f == P_PADDR)
+	    {
+	      if (b[f] != sv.vaddr && b[f] - sv.vaddr != a[f] - a[P_VADDR])
+		problem ("%s: p_paddr 0x%" PRIx64 " -> 0x%" PRIx64 ", neither p_vaddr nor moved "
+			 "with it", what, a[f], b[f]);
+	    }
+	  else if (f == P_OFFSET)
 	    check_offset (what, a[f], b[f], a[P_FILESZ] == 0);
 	  else if (f == P_ALIGN)
 	    {
@@ -878,9 +2121,9 @@ compare_phdrs (const struct image *in, const struct image *out)
 		     phdr_fields[f].name, a[f], b[f]);
 	}
       compare_entry_tail (what, in->buf + in->h.phoff + i * in->h.phentsize,
-			  out->buf + out->h.phoff + i * out->h.phentsize,
+			  out->buf + out->h.phoff + j * out->h.phentsize,
 			  in->phsize, in->h.phentsize);
-      if (a[P_FILESZ] != 0)
+      if (a[P_FILESZ] != 0 && !moved)
 	check_not_split (what, a[P_OFFSET], a[P_FILESZ]);
     }
 }
@@ -893,10 +2136,22 @@ compare_shdrs (const struct image *in, const struct image *out)
     {
       const uint64_t *a = in->sh[i], *b = out->sh[i];
       snprintf (what, sizeof what, "section header %" PRIu64, i);
-      bool contents = i != 0 && a[SH_TYPE] != SHT_NOBITS && a[SH_TYPE] != SHT_NULL
-		      && a[SH_SIZE] != 0;
+      bool contents = has_contents (in, i);
+      /* The section name table copied after the stub's segment; moved
+	 sections.  */
+      bool names = sv.on && sv.added != 0 && i == sv.shstrndx;
+      bool moved = sv.on && sv.sh_moved[i];
+      if (moved)
+	check_moved_section (what, in, a);
       for (int f = 0; f < SH_NFIELDS; f++)
 	{
+	  if (names && (f == SH_OFFSET || f == SH_SIZE))
+	    continue;		/* check_stub_layout, check_names */
+	  if (moved && (f == SH_OFFSET || f == SH_ADDR))
+	    continue;		/* stub_moved */
+	  if (sv.on && i == 0 && ((f == SH_INFO && in->ehdr[E_PHNUM] == PN_XNUM)
+				  || (f == SH_SIZE && in->ehdr[E_SHNUM] == 0 && sv.added != 0)))
+	    continue;		/* an escaped count: compare_ehdr */
 	  if (f == SH_OFFSET && i != 0)
 	    check_offset (what, a[f], b[f], !contents);
 	  else if (a[f] != b[f])
@@ -906,7 +2161,7 @@ compare_shdrs (const struct image *in, const struct image *out)
       compare_entry_tail (what, in->buf + in->h.shoff + i * in->h.shentsize,
 			  out->buf + out->h.shoff + i * out->h.shentsize,
 			  in->shsize, in->h.shentsize);
-      if (contents)
+      if (contents && !moved)
 	check_not_split (what, a[SH_OFFSET], a[SH_SIZE]);
     }
 }
@@ -957,19 +2212,46 @@ check_loader_rules (const struct image *in, const struct image *out)
       else
 	problem ("AT_PHDR rule (kernels < 5.18) broken by the rewrite: %s", now);
     }
-  for (uint64_t i = 0; i < out->h.phnum; i++)
+  for (uint64_t j = 0; j < out->h.phnum; j++)
     {
-      const uint64_t *p = out->ph[i];
+      const uint64_t *p = out->ph[j];
       if (glibc_congruent (p))
 	continue;
       snprintf (b1, sizeof b1, "PT_LOAD %" PRIu64 ": p_vaddr 0x%" PRIx64 " - p_offset 0x%"
 		PRIx64 " is not a multiple of p_align 0x%" PRIx64,
-		i, p[P_VADDR], p[P_OFFSET], p[P_ALIGN]);
-      if (!glibc_congruent (in->ph[i]) && in->ph[i][P_ALIGN] == p[P_ALIGN])
+		j, p[P_VADDR], p[P_OFFSET], p[P_ALIGN]);
+      uint64_t i = imap[j];
+      if (i != NONE && !glibc_congruent (in->ph[i]) && in->ph[i][P_ALIGN] == p[P_ALIGN])
 	warning ("glibc < 2.35 rule broken, as in the input: %s", b1);
       else
 	problem ("glibc < 2.35 rule broken by the rewrite: %s", b1);
     }
+}
+
+/* What the stub's injection did, for the "bytemap ok" line.  */
+static void
+print_stub (void)
+{
+  static const char *const hooks[] = {
+    [HOOK_NONE] = "none", [HOOK_ENTRY] = "e_entry", [HOOK_INIT_CHAIN] = "DT_INIT chained",
+    [HOOK_INIT_NEW] = "DT_INIT new",
+  };
+  char b1[32];
+  printf ("; stub: ");
+  if (sv.table == TABLE_SLOT)
+    printf ("slot of program header %" PRIu64 " (%s) taken over", sv.dropped,
+	    phdr_type_name ((uint32_t) sv.dropped_type, b1, sizeof b1));
+  else if (sv.table == TABLE_MOVED)
+    printf ("table moved");
+  else
+    printf ("table grown, %" PRIu64 " segment%s and %" PRIu64 " section%s moved (%" PRIu64
+	    " dynamic entr%s and %" PRIu64 " symbol%s followed)", sv.nmoved_ph,
+	    sv.nmoved_ph == 1 ? "" : "s", sv.nmoved_sh, sv.nmoved_sh == 1 ? "" : "s", sv.nhash,
+	    sv.nhash == 1 ? "y" : "ies", sv.nsyms, sv.nsyms == 1 ? "" : "s");
+  printf (", %" PRIu64 " section%s added, hook %s (old target 0x%" PRIx64 "), %" PRIu64
+	  " text range%s, segment 0x%" PRIx64 " bytes at 0x%" PRIx64, sv.added,
+	  sv.added == 1 ? "" : "s", hooks[sv.hook], sv.old_target, sv.nranges,
+	  sv.nranges == 1 ? "" : "s", sv.size, sv.off);
 }
 
 static int
@@ -979,20 +2261,44 @@ bytemap (const char *in_name, const char *out_name)
   load_image (&in, in_name);
   load_image (&out, out_name);
 
-  if (memcmp (in.buf, out.buf, EI_NIDENT) != 0 || in.h.phnum != out.h.phnum
-      || in.h.shnum != out.h.shnum || in.h.phentsize != out.h.phentsize
-      || (in.h.shnum != 0 && in.h.shentsize != out.h.shentsize))
+  /* One PT_LOAD more: elfpmd --madvise's stub.  */
+  sv.on = count_type (&out, PT_LOAD) == count_type (&in, PT_LOAD) + 1;
+  if (memcmp (in.buf, out.buf, EI_NIDENT) != 0 || in.h.phentsize != out.h.phentsize
+      || (in.h.shnum != 0 && out.h.shnum != 0 && in.h.shentsize != out.h.shentsize)
+      || (!sv.on && (in.h.phnum != out.h.phnum || in.h.shnum != out.h.shnum)))
     {
       problem ("%s and %s differ in e_ident, the number or the size of program or "
 	       "section headers (%" PRIu64 "/%" PRIu64 " phdrs, %" PRIu64 "/%" PRIu64
-	       " shdrs): no map to check", in_name, out_name, in.h.phnum, out.h.phnum,
-	       in.h.shnum, out.h.shnum);
+	       " shdrs, %" PRIu64 "/%" PRIu64 " PT_LOADs): no map to check", in_name, out_name,
+	       in.h.phnum, out.h.phnum, in.h.shnum, out.h.shnum, count_type (&in, PT_LOAD),
+	       count_type (&out, PT_LOAD));
       return 1;
     }
-  for (uint64_t i = 0; i < in.h.phnum; i++)
-    if (in.ph[i][P_TYPE] != out.ph[i][P_TYPE])
-      problem ("program header %" PRIu64 " changed type: 0x%" PRIx64 " -> 0x%" PRIx64,
-	       i, in.ph[i][P_TYPE], out.ph[i][P_TYPE]);
+  omap = xcalloc (&in.e, in.h.phnum + 1, sizeof *omap);
+  imap = xcalloc (&out.e, out.h.phnum + 1, sizeof *imap);
+  if (!sv.on)
+    {
+      for (uint64_t i = 0; i < in.h.phnum; i++)
+	{
+	  omap[i] = imap[i] = i;
+	  if (in.ph[i][P_TYPE] != out.ph[i][P_TYPE])
+	    problem ("program header %" PRIu64 " changed type: 0x%" PRIx64 " -> 0x%" PRIx64,
+		     i, in.ph[i][P_TYPE], out.ph[i][P_TYPE]);
+	}
+    }
+  else
+    {
+      sv.program = is_program (&in);
+      sv.shstrndx = in.ehdr[E_SHSTRNDX] == SHN_XINDEX && in.h.shnum != 0 ? in.sh[0][SH_LINK]
+		    : in.ehdr[E_SHSTRNDX];
+      if (sv.shstrndx == 0 || sv.shstrndx >= in.h.shnum)
+	sv.shstrndx = NONE;
+      sv.dyn = NONE;
+      for (uint64_t i = 0; i < in.h.phnum && sv.dyn == NONE; i++)
+	if (in.ph[i][P_TYPE] == PT_DYNAMIC && in.ph[i][P_FILESZ] != 0)
+	  sv.dyn = i;
+      stub_match (&in, &out);
+    }
   if (bm_problems != 0 || !derive_map (&in, &out))
     {
       fprintf (stderr, "%s: bytemap: %s -> %s: FAILED (%lu problems; no usable map)\n",
@@ -1001,14 +2307,24 @@ bytemap (const char *in_name, const char *out_name)
     }
 
   uint64_t total = steps[nsteps - 1].shift;
-  if (out.e.size != in.e.size + total)
+  if (!sv.on && out.e.size != in.e.size + total)
     problem ("output size 0x%" PRIx64 " is not input size 0x%" PRIx64 " + total shift 0x%"
 	     PRIx64 " = 0x%" PRIx64, out.e.size, in.e.size, total, in.e.size + total);
+  if (sv.on)
+    {
+      check_new_load (&out, in.e.size + total);
+      check_new_sections (&in, &out);
+      stub_moved (&in, &out);
+      check_stub_layout (&out, in.e.size + total);
+      if (sv.added != 0 && sv.shstrndx != NONE)
+	check_names (&in, &out);
+    }
   compare_ehdr (&in, &out);
   compare_phdrs (&in, &out);
   compare_shdrs (&in, &out);
   if (in.phtab != 0)
-    check_not_split ("the program header table", in.h.phoff, in.phtab);
+    check_not_split ("the program header table", in.h.phoff,
+		     (sv.on ? sv.table_end : in.h.phoff + in.phtab) - in.h.phoff);
   if (in.shtab != 0)
     check_not_split ("the section header table", in.h.shoff, in.shtab);
   check_not_split ("the ELF header", 0,
@@ -1016,7 +2332,30 @@ bytemap (const char *in_name, const char *out_name)
   if (nsteps > 1 && steps[1].at == 0)
     problem ("a hole of 0x%" PRIx64 " bytes at offset 0 (PT_LOAD %" PRIu64 ") moves the "
 	     "ELF header away from the start of the file", steps[1].shift, steps[1].load);
+
+  /* What is compared field by field rather than byte by byte: the ELF
+     header and the header tables rewritten in place; with the stub also the
+     dynamic array and, where sections moved, the symbol tables.  The
+     tables written elsewhere leave the old ones as they were.  */
+  exclude (0, in.e.elfclass == ELFCLASS64 ? EHDR64_SIZE : EHDR32_SIZE);
+  if (in.phtab != 0 && !(sv.on && sv.table == TABLE_MOVED))
+    exclude (in.h.phoff, sv.on ? sv.table_end : in.h.phoff + in.phtab);
+  if (in.shtab != 0 && !(sv.on && sv.added != 0))
+    exclude (in.h.shoff, in.h.shoff + in.shtab);
+  memcpy (sv.hdr, excl, nexcluded * sizeof excl[0]);
+  sv.nhdr = nexcluded;
+  if (sv.on && sv.dyn != NONE)
+    exclude (in.ph[sv.dyn][P_OFFSET], in.ph[sv.dyn][P_OFFSET] + in.ph[sv.dyn][P_FILESZ]);
+  for (uint64_t i = 1; sv.on && sv.nmoved_sh != 0 && i < in.h.shnum; i++)
+    if (in.sh[i][SH_TYPE] == SHT_SYMTAB)
+      exclude (in.sh[i][SH_OFFSET], in.sh[i][SH_OFFSET] + in.sh[i][SH_SIZE]);
   uint64_t compared = compare_bytes (&in, &out);
+  if (sv.on)
+    {
+      stub_dynamic (&in, &out);
+      check_hook (&in, &out);
+      stub_symbols (&in, &out);
+    }
   check_loader_rules (&in, &out);
 
   if (bm_problems != 0)
@@ -1027,9 +2366,12 @@ bytemap (const char *in_name, const char *out_name)
     }
   printf ("bytemap ok: %" PRIu64 " program headers, %" PRIu64 " section headers, %zu hole%s, 0x%"
 	  PRIx64 " bytes of padding, size 0x%" PRIx64 " -> 0x%" PRIx64 ", 0x%" PRIx64
-	  " bytes compared%s\n",
+	  " bytes compared%s",
 	  in.h.phnum, in.h.shnum, nsteps - 1, nsteps == 2 ? "" : "s", total, in.e.size, out.e.size,
 	  compared, bm_warnings != 0 ? " (with warnings)" : "");
+  if (sv.on)
+    print_stub ();
+  putchar ('\n');
   for (size_t i = 1; i < nsteps; i++)
     printf ("hole 0x%" PRIx64 " bytes at input offset 0x%" PRIx64 " (PT_LOAD %" PRIu64
 	    "): output [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
