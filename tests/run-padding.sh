@@ -25,7 +25,9 @@
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
 # set, or by hand from the source tree: bash tests/run-padding.sh (see
-# tests/lib.sh for the defaults).  Fixtures are built into
+# tests/lib.sh for the defaults).  PADDING_PARTS chooses the parts that run
+# (default: all three): fixtures, refusals, selftest; say
+# PADDING_PARTS=refusals bash tests/run-padding.sh.  Fixtures are built into
 # $TESTS_BUILDDIR/padding-build (not shared with run-fixtures.sh, so the two
 # can run in parallel); the work files of a failed fixture are kept there.
 
@@ -36,6 +38,10 @@ PMD=$((0x200000))
 ARGS=(alpha "beta gamma")	# arguments of every fixture run
 O=$TESTS_BUILDDIR/padding-build
 WORK=$O/work
+
+PADDING_PARTS=${PADDING_PARTS:-fixtures refusals selftest}
+# want_part PART: whether PADDING_PARTS names PART.
+want_part () { case " $PADDING_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 require_elfpmd
 rm -rf "$WORK"
@@ -288,6 +294,7 @@ gdb_check () {
 }
 
 built_any=false
+want_part fixtures || FIXTURES=
 while read -r name target file prog padded gdbmode <&3; do
 	[ -n "$name" ] || continue
 	echo "# fixture $name"
@@ -439,7 +446,13 @@ while read -r name target file prog padded gdbmode <&3; do
 	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
 done 3<<<"$FIXTURES" </dev/null
 
-stop_unless_built
+if want_part fixtures; then
+	stop_unless_built
+elif want_part refusals || want_part selftest; then
+	# Those parts craft their files from these; without them they skip.
+	build_fixture lld-pie
+	build_fixture lld-twoseg
+fi
 
 # start_part DIR WHO PURPOSE: whether a part below that crafts files from the
 # lld-pie fixture ($base) with python3 can run.  If not, SKIP "WHO python3
@@ -476,9 +489,8 @@ start_part () {
 #            the text's hole would force a second one there, which cannot
 #            be, so .rodata (fewer whole chunks than the text) gives up its
 #            alignment and the text is padded: one hole, .rodata refused
-echo "# refusals"
 base=$O/lld-pie
-if start_part refuse "refusal cases need" "to craft the files"; then
+if want_part refusals && echo "# refusals" && start_part refuse "refusal cases need" "to craft the files"; then
 	read -r t_index t_off _ <<<"$(text_load "$base")"
 	cases=()		# "NAME CULPRIT-WORDS CHANGED"
 
@@ -611,8 +623,8 @@ fi
 # ---------------------------------------------------------------------------
 # The checker itself: --bytemap must catch each kind of damage, or the passes
 # above prove nothing.
-echo "# phdr-dump --bytemap self-test"
-if start_part selftest "bytemap self-test needs" "to damage files"; then
+if want_part selftest && echo "# phdr-dump --bytemap self-test" \
+	&& start_part selftest "bytemap self-test needs" "to damage files"; then
 	cp "$base" "$w/in"
 	cp "$base" "$w/good"
 	"$ELFPMD" -q "$w/good"
