@@ -162,7 +162,7 @@ ideal_chunks () {
 why_unbuildable () {
 	local gcc=${GCC:-gcc} clang=${CLANG:-clang}
 	case $1 in
-	lld-pie|libbiglld|lld-nosections|lld-twoseg)
+	lld-pie|libbiglld|lld-nosections|lld-twoseg|bolt-*)
 		have "$clang" || { echo "$clang not found"; return; }
 		have ld.lld || { echo "ld.lld not found"; return; } ;;
 	debug-lld)

@@ -427,11 +427,11 @@ parse_pmd (const char *text)
        tables, straddles a step (it would be torn apart by the hole);
        an empty one (p_filesz or sh_size 0, SHT_NOBITS) at a step may go
        with either side;
-     - the output keeps what old loaders need: the kernel's AT_PHDR before
-       5.18 (first PT_LOAD p_vaddr - p_offset + e_phoff == PT_PHDR p_vaddr)
-       and glibc before 2.35 ((p_vaddr - p_offset) % p_align == 0 for every
-       PT_LOAD with p_align > 1).  Where the input already breaks one of
-       these, the output breaking it the same way is only a warning.
+     - the output keeps what the loaders need to find the program headers
+       (see check_table_rules) and what glibc before 2.35 needs
+       ((p_vaddr - p_offset) % p_align == 0 for every PT_LOAD with
+       p_align > 1).  Where the input already breaks one of these, the
+       output breaking it the same way is only a warning.
 
    When OUT has one PT_LOAD more than IN, it must be IN with holes and the
    startup stub of elfpmd --madvise, and only what the stub's injection
@@ -494,6 +494,10 @@ parse_pmd (const char *text)
 #define PT_NOTE 4
 #define PT_PHDR 6
 #define PT_GNU_PROPERTY 0x6474e553
+#define ET_EXEC 2
+#define DT_NULL 0
+#define DT_FLAGS_1 0x6ffffffb
+#define DF_1_PIE 0x08000000
 #define SHT_NULL 0
 #define SHT_PROGBITS 1
 #define SHT_SYMTAB 2
@@ -2166,30 +2170,156 @@ compare_shdrs (const struct image *in, const struct image *out)
     }
 }
 
+/* The first program header of type TYPE of IM, or NULL.  */
+static const uint64_t *
+first_of_type (const struct image *im, uint64_t type)
+{
+  for (uint64_t i = 0; i < im->h.phnum; i++)
+    if (im->ph[i][P_TYPE] == type)
+      return im->ph[i];
+  return NULL;
+}
+
+static uint64_t
+address (const struct image *im, uint64_t a)
+{
+  return im->e.elfclass == ELFCLASS32 ? a & 0xffffffff : a;
+}
+
+/* Whether DF_1_PIE is set in IM's dynamic section.  */
+static bool
+flags_1_pie (const struct image *im)
+{
+  const uint64_t *dyn = first_of_type (im, PT_DYNAMIC);
+  unsigned w = word (&im->e);
+  if (dyn == NULL || dyn[P_OFFSET] > im->e.size || dyn[P_FILESZ] > im->e.size - dyn[P_OFFSET])
+    return false;
+  for (uint64_t off = 0; off + 2 * w <= dyn[P_FILESZ]; off += 2 * w)
+    {
+      const unsigned char *d = im->buf + dyn[P_OFFSET] + off;
+      uint64_t tag = get (&im->e, d, w);
+      if (tag == DT_NULL)
+	break;
+      if (tag == DT_FLAGS_1 && (get (&im->e, d + w, w) & DF_1_PIE) != 0)
+	return true;
+    }
+  return false;
+}
+
+/* Whether the kernel may run IM as a program, and so compute AT_PHDR for
+   it: ET_EXEC; ET_DYN with PT_INTERP (a PIE, or a library that also runs,
+   like libc.so.6), with DF_1_PIE, or with an entry point (a static PIE;
+   the dynamic linker, which moreover finds its own program headers at
+   __ehdr_start + e_phoff).  Anything else is a shared object that only the
+   dynamic loader maps.  */
+static bool
+kernel_runs (const struct image *im)
+{
+  return im->h.type == ET_EXEC || first_of_type (im, PT_INTERP) != NULL
+	 || im->h.entry != 0 || flags_1_pie (im);
+}
+
+/* The PT_LOAD (index in *INDEX, first in table order) whose file contents
+   hold the whole program header table of IM, and the address it maps the
+   table at (*AT).  */
+static bool
+table_load (const struct image *im, uint64_t *index, uint64_t *at)
+{
+  for (uint64_t i = 0; i < im->h.phnum; i++)
+    {
+      const uint64_t *p = im->ph[i];
+      if (p[P_TYPE] == PT_LOAD && p[P_OFFSET] <= im->h.phoff
+	  && im->phtab <= p[P_FILESZ] && im->h.phoff - p[P_OFFSET] <= p[P_FILESZ] - im->phtab)
+	{
+	  *index = i;
+	  *at = address (im, p[P_VADDR] + (im->h.phoff - p[P_OFFSET]));
+	  return true;
+	}
+    }
+  return false;
+}
+
 /* The AT_PHDR that kernels before 5.18 pass: first PT_LOAD's p_vaddr -
    p_offset + e_phoff; it must be PT_PHDR's p_vaddr.  Return NULL when the
    rule holds (or does not apply), else a description.  */
 static const char *
 at_phdr_broken (const struct image *im, char *buf, size_t len)
 {
-  const uint64_t *load = NULL, *phdr = NULL;
-  for (uint64_t i = 0; i < im->h.phnum; i++)
-    {
-      if (im->ph[i][P_TYPE] == PT_LOAD && load == NULL)
-	load = im->ph[i];
-      if (im->ph[i][P_TYPE] == PT_PHDR && phdr == NULL)
-	phdr = im->ph[i];
-    }
+  const uint64_t *load = first_of_type (im, PT_LOAD), *phdr = first_of_type (im, PT_PHDR);
   if (load == NULL || phdr == NULL)
     return NULL;
-  uint64_t at_phdr = load[P_VADDR] - load[P_OFFSET] + im->h.phoff;
-  if (im->e.elfclass == ELFCLASS32)
-    at_phdr &= 0xffffffff;
+  uint64_t at_phdr = address (im, load[P_VADDR] - load[P_OFFSET] + im->h.phoff);
   if (at_phdr == phdr[P_VADDR])
     return NULL;
   snprintf (buf, len, "first PT_LOAD p_vaddr 0x%" PRIx64 " - p_offset 0x%" PRIx64
 	    " + e_phoff 0x%" PRIx64 " = 0x%" PRIx64 ", but PT_PHDR p_vaddr is 0x%" PRIx64,
 	    load[P_VADDR], load[P_OFFSET], im->h.phoff, at_phdr, phdr[P_VADDR]);
+  return buf;
+}
+
+/* The AT_PHDR of kernels since 5.18 (fs/binfmt_elf.c, load_elf_binary):
+   e_phoff - p_offset + p_vaddr of the last PT_LOAD whose file contents
+   contain e_phoff, 0 without one; it must be PT_PHDR's p_vaddr.  Return NULL
+   when the rule holds (or there is no PT_PHDR), else a description.  */
+static const char *
+new_at_phdr_broken (const struct image *im, char *buf, size_t len)
+{
+  const uint64_t *phdr = first_of_type (im, PT_PHDR);
+  if (phdr == NULL)
+    return NULL;
+  uint64_t at_phdr = 0, index = 0;
+  bool found = false;
+  for (uint64_t i = 0; i < im->h.phnum; i++)
+    {
+      const uint64_t *p = im->ph[i];
+      if (p[P_TYPE] == PT_LOAD && p[P_OFFSET] <= im->h.phoff
+	  && im->h.phoff - p[P_OFFSET] < p[P_FILESZ])
+	{
+	  at_phdr = address (im, im->h.phoff - p[P_OFFSET] + p[P_VADDR]);
+	  index = i;
+	  found = true;
+	}
+    }
+  if (found && at_phdr == phdr[P_VADDR])
+    return NULL;
+  if (!found)
+    snprintf (buf, len, "no PT_LOAD contains e_phoff 0x%" PRIx64 ", but PT_PHDR p_vaddr is 0x%"
+	      PRIx64, im->h.phoff, phdr[P_VADDR]);
+  else
+    snprintf (buf, len, "PT_LOAD %" PRIu64 " maps e_phoff 0x%" PRIx64 " at 0x%" PRIx64
+	      ", but PT_PHDR p_vaddr is 0x%" PRIx64, index, im->h.phoff, at_phdr, phdr[P_VADDR]);
+  return buf;
+}
+
+/* How the dynamic loader finds a shared object's program headers (glibc,
+   elf/dl-load.c, _dl_map_object_from_fd, and elf/dl-load.h,
+   _dl_postprocess_loadcmd): at PT_PHDR's p_vaddr, taken as it is; without
+   PT_PHDR, where the PT_LOAD whose mapping holds [e_phoff, + table size)
+   maps it; without either, in a copy it makes.  With PT_PHDR, then, a
+   PT_LOAD must hold the table in its file contents at PT_PHDR's address,
+   and PT_PHDR must describe the table (p_offset e_phoff, p_filesz its
+   size).  Return NULL when that holds (or there is no PT_PHDR), else a
+   description.  */
+static const char *
+dso_phdr_broken (const struct image *im, char *buf, size_t len)
+{
+  const uint64_t *phdr = first_of_type (im, PT_PHDR);
+  uint64_t index, at;
+  if (phdr == NULL)
+    return NULL;
+  if (!table_load (im, &index, &at))
+    snprintf (buf, len, "no PT_LOAD holds the table [0x%" PRIx64 ", +0x%" PRIx64 ") in its file "
+	      "contents, so PT_PHDR's p_vaddr 0x%" PRIx64 " shows no table",
+	      im->h.phoff, im->phtab, phdr[P_VADDR]);
+  else if (at != phdr[P_VADDR])
+    snprintf (buf, len, "PT_LOAD %" PRIu64 " maps the table at 0x%" PRIx64 ", but PT_PHDR "
+	      "p_vaddr is 0x%" PRIx64, index, at, phdr[P_VADDR]);
+  else if (phdr[P_OFFSET] != im->h.phoff || phdr[P_FILESZ] != im->phtab)
+    snprintf (buf, len, "PT_PHDR p_offset 0x%" PRIx64 " p_filesz 0x%" PRIx64 " do not describe "
+	      "the table (e_phoff 0x%" PRIx64 ", 0x%" PRIx64 " bytes)", phdr[P_OFFSET],
+	      phdr[P_FILESZ], im->h.phoff, im->phtab);
+  else
+    return NULL;
   return buf;
 }
 
@@ -2200,18 +2330,53 @@ glibc_congruent (const uint64_t *ph)
 	 || (ph[P_VADDR] - ph[P_OFFSET]) % ph[P_ALIGN] == 0;
 }
 
+/* One rule about where the program headers are found: a problem if the
+   rewrite broke it, a warning if the input breaks it too.  */
+static void
+check_table_rule (const char *rule, const char *(*broken) (const struct image *, char *, size_t),
+		  const struct image *in, const struct image *out)
+{
+  char b1[256], b2[256];
+  const char *now = broken (out, b1, sizeof b1);
+  if (now == NULL)
+    return;
+  if (broken (in, b2, sizeof b2) != NULL)
+    warning ("%s broken, as in the input: %s", rule, now);
+  else
+    problem ("%s broken by the rewrite: %s", rule, now);
+}
+
+/* Where the program headers are found at run time.  A file the kernel may
+   run (kernel_runs) must keep AT_PHDR as kernels before 5.18 compute it and
+   as later ones do.  A shared object only the dynamic loader maps need not
+   keep the first (the kernel never computes AT_PHDR for it, and a table
+   moved with the PT_LOAD that holds it is where PT_PHDR says); it must keep
+   dso_phdr_broken's rule, and without PT_PHDR the table stays in the same
+   PT_LOAD at the same address when it was in one.  */
+static void
+check_table_rules (const struct image *in, const struct image *out)
+{
+  if (kernel_runs (in) || kernel_runs (out))
+    {
+      check_table_rule ("AT_PHDR rule (kernels < 5.18)", at_phdr_broken, in, out);
+      check_table_rule ("AT_PHDR rule (kernels >= 5.18)", new_at_phdr_broken, in, out);
+      return;
+    }
+  check_table_rule ("program header rule of the dynamic loader (PT_PHDR)", dso_phdr_broken,
+		    in, out);
+  uint64_t in_index, in_at, out_index, out_at;
+  if (first_of_type (in, PT_PHDR) == NULL && table_load (in, &in_index, &in_at)
+      && (!table_load (out, &out_index, &out_at) || out_index != in_index || out_at != in_at))
+    problem ("program header rule of the dynamic loader (no PT_PHDR) broken by the rewrite: "
+	     "the table was in PT_LOAD %" PRIu64 " at 0x%" PRIx64 " and is not there any more",
+	     in_index, in_at);
+}
+
 static void
 check_loader_rules (const struct image *in, const struct image *out)
 {
-  char b1[256], b2[256];
-  const char *now = at_phdr_broken (out, b1, sizeof b1);
-  if (now != NULL)
-    {
-      if (at_phdr_broken (in, b2, sizeof b2) != NULL)
-	warning ("AT_PHDR rule (kernels < 5.18) broken, as in the input: %s", now);
-      else
-	problem ("AT_PHDR rule (kernels < 5.18) broken by the rewrite: %s", now);
-    }
+  char b1[256];
+  check_table_rules (in, out);
   for (uint64_t j = 0; j < out->h.phnum; j++)
     {
       const uint64_t *p = out->ph[j];
