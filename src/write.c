@@ -74,11 +74,10 @@ copy_with_read_write (int in, int out, uint64_t in_off, uint64_t out_off, uint64
   return 0;
 }
 
-/* A pipe for splice, where copy_file_range cannot copy between the two
-   files (another file system, an old kernel).  It keeps the kernel's
-   default size, that of copy_file_range's own pipe: through a 1 MiB pipe an
-   aligned 1 GiB copy took 1.6-1.7 times as long as cp, with half again its
-   system time, and a padded one was no faster than through the default.  */
+/* A pipe for splice, sized so that the kernel moves whole runs of pages:
+   copy_file_range's own pipe is small, and with padding the output offsets
+   are shifted against the input's large folios, which made it half again as
+   slow as cp; through a 1 MiB pipe a shifted copy costs what cp costs.  */
 static int splice_pipe[2] = { -1, -1 };
 static bool no_splice;
 
@@ -87,8 +86,12 @@ static bool no_splice;
 static ssize_t
 splice_some (int in, int out, uint64_t in_off, uint64_t out_off, size_t len)
 {
-  if (splice_pipe[0] < 0 && pipe2 (splice_pipe, O_CLOEXEC) != 0)
-    return -1;
+  if (splice_pipe[0] < 0)
+    {
+      if (pipe2 (splice_pipe, O_CLOEXEC) != 0)
+	return -1;
+      fcntl (splice_pipe[1], F_SETPIPE_SZ, 1 << 20);
+    }
   int size = fcntl (splice_pipe[1], F_GETPIPE_SZ);
   if (size > 0 && len > (size_t) size)
     len = (size_t) size;
@@ -132,10 +135,21 @@ copy_range (int in, int out, uint64_t in_off, uint64_t out_off, uint64_t len, bo
       if (misalign != 0 && want > COPY_ALIGN - misalign)
 	want = (size_t) (COPY_ALIGN - misalign);
       ssize_t n = -1;
+      if (!no_splice)
+	{
+	  n = splice_some (in, out, in_off, out_off, want);
+	  if (n < 0 && errno == EINTR)
+	    continue;
+	  if (n == 0)
+	    return diag_set (err, "file shrank while being read");
+	  if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP
+			|| errno == EBADF || errno == EPERM || errno == EMFILE || errno == ENFILE))
+	    no_splice = true;
+	  else if (n < 0)
+	    return diag_set (err, "copy failed: %s", strerror (errno));
+	}
 #ifdef HAVE_COPY_FILE_RANGE
-      /* What cp does: the kernel copies through its own small pipe, or
-	 shares the blocks on a file system that can.  */
-      if (!no_copy_file_range)
+      if (n < 0 && !no_copy_file_range)
 	{
 	  off_t ioff = (off_t) in_off, ooff = (off_t) out_off;
 	  n = copy_file_range (in, &ioff, out, &ooff, want, 0);
@@ -150,19 +164,6 @@ copy_range (int in, int out, uint64_t in_off, uint64_t out_off, uint64_t len, bo
 	    return diag_set (err, "file shrank while being read");
 	}
 #endif
-      if (n < 0 && !no_splice)
-	{
-	  n = splice_some (in, out, in_off, out_off, want);
-	  if (n < 0 && errno == EINTR)
-	    continue;
-	  if (n == 0)
-	    return diag_set (err, "file shrank while being read");
-	  if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP
-			|| errno == EBADF || errno == EPERM || errno == EMFILE || errno == ENFILE))
-	    no_splice = true;
-	  else if (n < 0)
-	    return diag_set (err, "copy failed: %s", strerror (errno));
-	}
       if (n < 0)
 	{
 	  if (copy_with_read_write (in, out, in_off, out_off, want, err) != 0)
