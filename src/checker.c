@@ -292,14 +292,14 @@ input_range (const struct checker *c, const struct range *r, struct range *out)
     }
 }
 
-/* Whether R is a new section that describes exactly the program header
-   table T (a table moved into the stub's segment gets one, so that strip
-   keeps it).  */
+/* Whether R is a new section that describes the program header table T
+   (a table moved into the stub's segment gets one, so that strip keeps it,
+   up to the stub's 16-byte aligned code).  */
 static bool
 covers_table (const struct checker *c, const struct range *r, const struct range *t)
 {
   return r->kind == 3 && r->index >= c->in->shnum && t->kind == 1 && r->start == t->start
-	 && r->len == t->len;
+	 && r->len >= t->len && r->len - t->len < 16;
 }
 
 /* Every byte range of the output inside it, and no two overlapping unless

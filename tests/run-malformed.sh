@@ -27,7 +27,8 @@
 #   `-n --json`, and `-o OUT`.
 # Asserted:
 #   - exit status 0 or 1 (never a signal, a timeout, 86 = sanitizer, 64...);
-#   - stderr never mentions AddressSanitizer, LeakSanitizer, runtime error;
+#   - stderr never mentions AddressSanitizer, LeakSanitizer, runtime error,
+#     internal error (the planner and its checker disagreeing);
 #   - on 1: stderr is exactly one line `elfpmd: FILE: reason`, the input is
 #     byte-identical, no temporary file is left, -o left no output file;
 #   - on 0 in place: an ELF file of the same size, same mode and owner, and
@@ -286,6 +287,11 @@ status_ok() {
 	case $err in
 	*AddressSanitizer* | *LeakSanitizer* | *"runtime error"* | *UndefinedBehaviorSanitizer*)
 		BAD="sanitizer report (exit $rc)"
+		return 1 ;;
+	*"internal error"*)
+		# The planner and the checker disagree: a hostile input must be
+		# refused for what it is, or handled.
+		BAD="internal error: ${err#*internal error: }"
 		return 1 ;;
 	esac
 	case $rc in
