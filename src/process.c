@@ -26,8 +26,14 @@ choose_sizes (const struct elf_file *file, const struct run_options *opts, uint6
   char pagebuf[32];
   if (opts->pmd_size != 0)
     {
+      /* A page size the machine does not have is refused also with
+	 --pmd-size; an unknown machine needs --page-size only to name the
+	 load-base loss.  */
+      struct machine_info known;
+      if (why != NULL && opts->page_size != 0
+	  && machine_pmd_size (file->ehdr.e_machine, file->elfclass, 0, &known) == NULL)
+	return diag_set (err, "%s: %s", machine_name (file->ehdr.e_machine, file->elfclass), why);
       *pmd = opts->pmd_size;
-      /* An unknown machine needs --page-size only to name the load-base loss.  */
       *page = why == NULL ? info.page : opts->page_size != 0 ? opts->page_size : 4096;
       snprintf (source, len, "--pmd-size");
     }

@@ -326,11 +326,11 @@ START_TEST (test_rewrite_padded)
   fseek (f, 0x86f, SEEK_SET);
   fputc (0x5a, f);
   fclose (f);
+  struct stat before;
+  ck_assert (stat (path, &before) == 0);
   struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .format = REPORT_NONE };
   ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
   f = fopen (path, "rb");
-  fseek (f, 0, SEEK_END);
-  long size = ftell (f);
   fseek (f, 0x86f, SEEK_SET);
   ck_assert_int_eq (fgetc (f), 0x5a);
   for (long at = 0x870; at < 0x1870; at++)
@@ -340,9 +340,10 @@ START_TEST (test_rewrite_padded)
   fseek (f, 0x1870 + 6 * M - 1, SEEK_SET);
   ck_assert_int_eq (fgetc (f), 0xcc);
   fclose (f);
+  /* The file grew by the hole, and only by it.  */
   struct stat st;
   ck_assert (stat (path, &st) == 0);
-  ck_assert_int_eq (st.st_size, size);
+  ck_assert_int_eq (st.st_size, before.st_size + 0x1000);
   /* Read the new p_offset of the text with the test's own decoder.  */
   unsigned char ph[56];
   f = fopen (path, "rb");
@@ -706,6 +707,20 @@ START_TEST (test_stub_refusals)
   ck_assert_ptr_nonnull (strstr (p.stub.refusal, "no whole PMD chunk"));
   rewrite_plan_free (&p);
   elf_file_close (&f);
+
+  /* A page size the segments do not honour (the data segment is only
+     4 KiB-congruent): the stub's segment could not be placed.  */
+  s = stub_pie (true);
+  s.phdr[2].vaddr = 0xa01000;
+  ck_assert (synth_write (path, &s) == 0);
+  ck_assert (elf_file_open (&f, path, &err) == 0);
+  po.layout.page = 16 * K;
+  ck_assert (rewrite_plan_build (&p, &f, &po, &err) == 0);
+  ck_assert (!p.stub.enabled);
+  ck_assert_ptr_nonnull (strstr (p.stub.refusal, "page size"));
+  ck_assert_msg (check_plan (&p, &f, &err) == 0, "%s", err.msg);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
   unlink (path);
   free (path);
 }
@@ -819,6 +834,8 @@ main (void)
   elf_version (EV_CURRENT);
   Suite *s = suite_create ("layout");
   TCase *tc = tcase_create ("layout");
+  /* Temporary files go to a directory removed also when an assertion fails.  */
+  tcase_add_unchecked_fixture (tc, synth_temp_dir_create, synth_temp_dir_remove);
   tcase_add_loop_test (tc, test_refusals, 0, sizeof refusals / sizeof refusals[0]);
   tcase_add_test (tc, test_plan_pie);
   tcase_add_test (tc, test_plan_padding);

@@ -280,6 +280,7 @@ check "--no-sync output identical" cmp -s "$work/ns1" "$work/ns2"
 expect_status 0 "--pmd-size 1M" "$ELFPMD" -n --json --pmd-size=1M "$work/sample"
 grep -q '"pmd_size":1048576,"pmd_source":"--pmd-size"' "$work/out" && pass "pmd size from option" || fail "$(cat "$work/out")"
 expect_status 1 "--page-size 64K on x86-64" "$ELFPMD" -n --page-size=64K "$work/sample"
+expect_status 1 "--page-size 64K on x86-64 with --pmd-size" "$ELFPMD" -n --pmd-size=2M --page-size=64K "$work/sample"
 grep -q '4K pages only' "$work/err" && pass "page size refused with reason" || fail "$(cat "$work/err")"
 
 # Files elfpmd skips: exit 0, status "skipped" with the reason, the file left
