@@ -32,6 +32,7 @@ struct checker
   uint64_t pmd, page;
   const GElf_Phdr *extra;	/* the output's PT_LOAD the input does not have */
   int out_fd;			/* the written output, or -1 for a plan */
+  const unsigned char *in_map, *out_map; /* the files' mapped images, or NULL */
   struct diag *err;
 };
 
@@ -173,20 +174,24 @@ patched (const struct checker *c, uint64_t at)
 }
 
 /* Compare LEN bytes of the input at FROM with the output at TO, but for
-   patched bytes.  */
+   patched bytes: in the files' mapped images (libelf maps both), or read
+   where a file is not mapped.  */
 static int
 compare_bytes (const struct checker *c, uint64_t from, uint64_t to, uint64_t len, const char *what)
 {
-  unsigned char a[4096], b[4096];
+  unsigned char a[65536], b[65536];
   while (len > 0)
     {
       size_t n = len < sizeof a ? (size_t) len : sizeof a;
-      if (!read_full (c->in->fd, a, n, from) || !read_full (c->out_fd, b, n, to))
+      const unsigned char *x = c->in_map != NULL ? c->in_map + from : a;
+      const unsigned char *y = c->out_map != NULL ? c->out_map + to : b;
+      if ((c->in_map == NULL && !read_full (c->in->fd, a, n, from))
+	  || (c->out_map == NULL && !read_full (c->out_fd, b, n, to)))
 	return diag_set (c->err, "cannot read back the output: %s",
 			 errno != 0 ? strerror (errno) : "short read");
-      if (memcmp (a, b, n) != 0)
+      if (memcmp (x, y, n) != 0)
 	for (size_t k = 0; k < n; k++)
-	  if (a[k] != b[k] && !patched (c, to + k))
+	  if (x[k] != y[k] && !patched (c, to + k))
 	    return FAIL (c, "%s: input byte %#" PRIx64 " is not at output offset %#" PRIx64,
 			 what, from + k, to + k);
       from += n;
@@ -196,10 +201,14 @@ compare_bytes (const struct checker *c, uint64_t from, uint64_t to, uint64_t len
   return 0;
 }
 
+/* Outputs up to this size are compared byte for byte when read back; in a
+   larger one each range is compared at its edges and one page in every
+   4 MiB, which is where an off-by-something of the writer shows: reading
+   all of a large output back would cost a quarter of the rewrite again.  */
+#define READ_BACK_WHOLE ((uint64_t) 64 << 20)
+
 /* Check that the LEN bytes of WHAT at input FROM are the output's at TO:
-   through the copies and patches of a plan, or read back (the edges and one
-   page in every 4 MiB of a large range, which is where an off-by-something
-   shows; reading all would double the cost of a rewrite).  */
+   through the copies and patches of a plan, or read back.  */
 static int
 check_content (const struct checker *c, uint64_t from, uint64_t to, uint64_t len, const char *what)
 {
@@ -216,7 +225,7 @@ check_content (const struct checker *c, uint64_t from, uint64_t to, uint64_t len
 			    what, from, len, to);
     }
   const uint64_t edge = 16 << 10, stride = (uint64_t) 4 << 20;
-  if (len <= 2 * edge)
+  if (c->out.size <= READ_BACK_WHOLE || len <= 2 * edge)
     return compare_bytes (c, from, to, len, what);
   if (compare_bytes (c, from, to, edge, what) != 0
       || compare_bytes (c, from + len - edge, to + len - edge, edge, what) != 0)
@@ -929,6 +938,13 @@ check_output (const struct rewrite_plan *plan, const struct elf_file *file,
   };
   if (out->skip_reason != NULL)
     return FAIL (&c, "the output reads back as skipped: %s", out->skip_reason);
+  size_t in_len = 0, out_len = 0;
+  c.in_map = (const unsigned char *) elf_rawfile (file->elf, &in_len);
+  c.out_map = (const unsigned char *) elf_rawfile (out->elf, &out_len);
+  if (in_len != (uint64_t) file->st.st_size)
+    c.in_map = NULL;
+  if (out_len != (uint64_t) out->st.st_size)
+    c.out_map = NULL;
   if (c.out.size != plan->tables.size)
     return FAIL (&c, "the output has %#" PRIx64 " bytes, not %#" PRIx64, c.out.size, plan->tables.size);
   if (check_view (&c) != 0 || check_patch_bytes (&c) != 0 || check_zeros (&c) != 0)

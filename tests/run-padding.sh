@@ -984,6 +984,21 @@ if want_part selftest && echo "# phdr-dump --bytemap self-test" \
 		else
 			fail "bytemap fails on $what, but not for that reason: $(head -1 "$w/err")"
 		fi
+		check_output_rejects "$what"
+	}
+	# check_output_rejects WHAT: elfpmd's own read-back checker (which
+	# shares no code with phdr-dump, nor with elfpmd's planner) refuses
+	# $w/bad as the rewrite of $w/in too.
+	co_opts=
+	check_output_rejects () {
+		[ -x "${CHECK_OUTPUT:-}" ] || return 0
+		# shellcheck disable=SC2086  # co_opts is empty or one word
+		if "$CHECK_OUTPUT" $co_opts "$w/in" "$w/good" 2>"$w/co.err" \
+			&& ! "$CHECK_OUTPUT" $co_opts "$w/in" "$w/bad" 2>"$w/co.err"; then
+			pass "elfpmd's checker catches $1: $(sed 's/^check-output: [^:]*: //' "$w/co.err")"
+		else
+			fail "elfpmd's checker misses $1 (or refuses the good output): $(head -1 "$w/co.err")"
+		fi
 	}
 	damage "a changed text byte" "differs from output byte" \
 		byte $((t_off + t_filesz / 2)) 0x90
@@ -1004,6 +1019,8 @@ if want_part selftest && echo "# phdr-dump --bytemap self-test" \
 	else
 		pass "bytemap catches a truncated output: $(head -1 "$w/err")"
 	fi
+	cp "$w/short" "$w/bad"
+	check_output_rejects "a truncated output"
 
 	# The same for outputs of --madvise: lld-pie (the table grown in place,
 	# PT_INTERP and PT_NOTE moved into the stub's segment with a .symtab
@@ -1033,6 +1050,7 @@ if want_part selftest && echo "# phdr-dump --bytemap self-test" \
 			return 1
 		fi
 		pass "bytemap accepts elfpmd --madvise's output of $label: $(sed -n '1s/.*; stub: //p' "$w/ok")"
+		co_opts=--madvise
 		spots=$(stub_spots "$w/good")
 	}
 	spot () { awk -v k="$1" '$1 == k { print $2; exit }' <<<"$spots"; }
