@@ -651,15 +651,7 @@ decode (const struct elf_file *f, Elf_Type type, const unsigned char *bytes, siz
 static bool
 input_dyn (const struct elf_file *in, size_t index, GElf_Dyn *d)
 {
-  for (size_t i = 0; i < in->phnum; i++)
-    if (in->phdrs[i].p_type == PT_DYNAMIC)
-      {
-	Elf_Data *data = elf_getdata_rawchunk (in->elf, (int64_t) in->phdrs[i].p_offset,
-					       in->phdrs[i].p_filesz, ELF_T_DYN);
-	return data != NULL && index < data->d_size / gelf_fsize (in->elf, ELF_T_DYN, 1, EV_CURRENT)
-	       && gelf_getdyn (data, (int) index, d) != NULL;
-      }
-  return false;
+  return in->dyn != NULL && index < in->ndyn && gelf_getdyn (in->dyn, (int) index, d) != NULL;
 }
 
 /* What the stub's hook points at and what it continues to, for the check of
@@ -717,7 +709,7 @@ check_symbol_patch (const struct checker *c, const struct plan_patch *p)
 	continue;
       size_t k = (p->offset - b->sh_offset) / entsize;
       GElf_Sym now, was;
-      Elf_Data *data = elf_getdata_rawchunk (in->elf, (int64_t) a->sh_offset, a->sh_size, ELF_T_SYM);
+      Elf_Data *data = elf_file_section_data (in, i, ELF_T_SYM);
       if ((p->offset - b->sh_offset) % entsize != 0 || data == NULL
 	  || gelf_getsym (data, (int) k, &was) == NULL || !decode (in, ELF_T_SYM, p->bytes, p->len, &now))
 	break;
@@ -803,9 +795,7 @@ check_patches (const struct checker *c)
 	case PATCH_NAMES:
 	  {
 	    size_t i = o->eh->e_shstrndx;
-	    Elf_Data *old = i != 0 && i < in->shnum && in->shdrs[i].sh_size != 0
-	      ? elf_getdata_rawchunk (in->elf, (int64_t) in->shdrs[i].sh_offset, in->shdrs[i].sh_size, ELF_T_BYTE)
-	      : NULL;
+	    Elf_Data *old = elf_file_section_data (in, i, ELF_T_BYTE);
 	    if (old == NULL || p->offset != o->sh[i].sh_offset || p->len != o->sh[i].sh_size
 		|| p->len < old->d_size || memcmp (p->bytes, old->d_buf, old->d_size) != 0)
 	      ret = FAIL (c, "the section name table copy does not extend the old one");

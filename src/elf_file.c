@@ -188,11 +188,9 @@ read_sections (struct elf_file *file, struct diag *err)
 const char *
 elf_file_section_name (const struct elf_file *file, size_t index, char *buf, size_t len)
 {
-  size_t shstrndx;
   const char *name = NULL;
-  if (file->shdrs != NULL && index < file->shnum
-      && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx < file->shnum)
-    name = elf_strptr (file->elf, shstrndx, file->shdrs[index].sh_name);
+  if (file->shdrs != NULL && index < file->shnum && file->shstrndx != 0)
+    name = elf_strptr (file->elf, file->shstrndx, file->shdrs[index].sh_name);
   if (name == NULL || name[0] == '\0')
     {
       snprintf (buf, len, "[%zu]", index);
@@ -272,6 +270,8 @@ read_dynamic (struct elf_file *file, size_t index, bool *pie, bool *soname, stru
     return diag_set (err, "PT_DYNAMIC (program header %zu) cannot be read: %s", index,
 		     elf_errmsg (-1));
   size_t n = data->d_size / gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
+  file->dyn = data;
+  file->ndyn = n;
   for (size_t i = 0; i < n; i++)
     {
       GElf_Dyn dyn;
@@ -387,6 +387,7 @@ check_segments (struct elf_file *file, struct diag *err)
 	if (read_dynamic (file, i, &pie, &soname, err) != 0)
 	  return -1;
 	file->has_dynamic = true;
+	file->dynamic = i;
 	if (file->ehdr.e_type == ET_DYN)
 	  file->kind = (pie || (file->has_interp && !soname)) ? OBJECT_PIE : OBJECT_SHARED;
 	break;
@@ -403,6 +404,7 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
 {
   memset (file, 0, sizeof *file);
   file->name = name;
+  file->dynamic = SIZE_MAX;
   file->fd = open (name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (file->fd < 0)
     return diag_set (err, "cannot open: %s", strerror (errno));
@@ -463,6 +465,12 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
   if (file->skip_reason == NULL
       && (check_section_table (file, err) != 0 || read_sections (file, err) != 0))
     goto fail;
+  /* The section name table, found once: 0 when there is none that can be
+     read as one.  */
+  size_t shstrndx;
+  if (file->shdrs != NULL && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx != 0
+      && shstrndx < file->shnum && file->shdrs[shstrndx].sh_type == SHT_STRTAB)
+    file->shstrndx = shstrndx;
   /* Nothing of a skipped file is rewritten, and nothing in it is read again:
      not its sections, not its program headers (a separate debug file's
      point at contents it does not have, past its end as often as not).  */
@@ -488,6 +496,18 @@ elf_file_close (struct elf_file *file)
   file->elf = NULL;
   file->fd = -1;
   file->phdrs = NULL;
+}
+
+Elf_Data *
+elf_file_section_data (const struct elf_file *file, size_t index, Elf_Type type)
+{
+  if (index == 0 || index >= file->shnum)
+    return NULL;
+  const GElf_Shdr *sh = &file->shdrs[index];
+  if (sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL || sh->sh_size == 0)
+    return NULL;
+  /* (inside the file: read_sections checked that; libelf keeps the chunk) */
+  return elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, type);
 }
 
 struct load_segment

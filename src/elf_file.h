@@ -41,6 +41,13 @@ struct elf_file
   const char *skip_reason;	/* set when the file is valid but nothing applies */
 
   GElf_Shdr *shdrs;		/* SHNUM section headers in native form */
+  size_t shstrndx;		/* the section name table (SHT_STRTAB), 0 if none */
+
+  /* The dynamic section, read once: the first PT_DYNAMIC's program header
+     index (SIZE_MAX if none) and its entries (NULL if it has none).  */
+  size_t dynamic;
+  Elf_Data *dyn;
+  size_t ndyn;
 };
 
 /* Open NAME read-only and validate everything elfpmd relies on: the ELF
@@ -50,6 +57,10 @@ struct elf_file
 int elf_file_open (struct elf_file *file, const char *name, struct diag *err);
 
 void elf_file_close (struct elf_file *file);
+
+/* The contents of section INDEX as records of TYPE, or NULL if it has
+   none (SHT_NOBITS, SHT_NULL, empty) or they cannot be read.  */
+Elf_Data *elf_file_section_data (const struct elf_file *file, size_t index, Elf_Type type);
 
 /* The PT_LOAD fields of program header INDEX.  */
 struct load_segment elf_file_load (const struct elf_file *file, size_t index);

@@ -368,7 +368,6 @@ map_offsets (struct layout_plan *plan, const struct elf_file *file, struct diag 
       plan->segs[i].new_offset = ph->p_filesz != 0 ? layout_map_offset (plan, ph->p_offset)
 			       : layout_map_position (plan, ph->p_offset, ph->p_memsz != 0, ph->p_vaddr);
     }
-  plan->shnum = file->shnum;
   if (file->shnum != 0)
     {
       plan->section_offsets = calloc (file->shnum, sizeof *plan->section_offsets);
@@ -397,7 +396,6 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 {
   memset (plan, 0, sizeof *plan);
   plan->opts = *opts;
-  plan->phnum = file->phnum;
   plan->old_size = (uint64_t) file->st.st_size;
   size_t *order = NULL;
   if (file->phnum != 0)

@@ -62,11 +62,9 @@ struct layout_options
 struct layout_plan
 {
   struct layout_options opts;
-  size_t phnum;
   struct segment_plan *segs;	/* one per program header */
   size_t ninserts;
   struct layout_insert *inserts; /* sorted by AT, no duplicates */
-  size_t shnum;
   uint64_t *section_offsets;	/* new sh_offset of each section */
 
   uint64_t old_size, new_size;	/* NEW_SIZE: the input's end, mapped */

@@ -64,12 +64,6 @@ relaxed_rule (const struct load_segment *seg, uint64_t pmd)
   return RULE_ELIGIBLE;
 }
 
-enum rule_verdict
-apply_rule (enum align_rule rule, const struct load_segment *seg, uint64_t pmd)
-{
-  return rule == ALIGN_RULE_KERNEL ? kernel_rule (seg, pmd) : relaxed_rule (seg, pmd);
-}
-
 static const struct
 {
   const char *id;

@@ -50,9 +50,6 @@ enum rule_verdict kernel_rule (const struct load_segment *seg, uint64_t pmd);
    needing padding), p_align below PMD.  */
 enum rule_verdict relaxed_rule (const struct load_segment *seg, uint64_t pmd);
 
-enum rule_verdict apply_rule (enum align_rule rule, const struct load_segment *seg,
-			      uint64_t pmd);
-
 /* A short phrase for VERDICT ("p_vaddr or p_offset not PMD-aligned").  */
 const char *rule_verdict_string (enum rule_verdict verdict);
 /* A stable identifier for VERDICT ("not_pmd_aligned"), for JSON.  */

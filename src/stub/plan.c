@@ -326,8 +326,7 @@ symbols_movable (struct stub_plan *sp, const struct elf_file *file, uint64_t sta
       if (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM)
 	continue;
       size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
-      Elf_Data *data = sh->sh_size == 0 ? NULL
-		       : elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, ELF_T_SYM);
+      Elf_Data *data = elf_file_section_data (file, i, ELF_T_SYM);
       size_t count = data != NULL ? data->d_size / entsize : 0, hits = 0;
       if (sh->sh_size != 0 && data == NULL)
 	return false;
@@ -383,13 +382,12 @@ plan_growth (struct stub_plan *sp, const struct layout_plan *layout, const struc
 	  && (ph->p_offset != table_start || ph->p_filesz != table_end - table_start
 	      || ph->p_memsz != ph->p_filesz || !loaded_at (&g, ph->p_offset, ph->p_vaddr)))
 	return false;
-      if (ph->p_type == PT_DYNAMIC && g.dyn_phdr == SIZE_MAX && ph->p_filesz != 0)
-	{
-	  g.dyn_phdr = i;
-	  g.dyn = elf_getdata_rawchunk (file->elf, (int64_t) ph->p_offset, ph->p_filesz, ELF_T_DYN);
-	  if (g.dyn != NULL)
-	    g.dyn_count = g.dyn->d_size / gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
-	}
+    }
+  if (file->dyn != NULL)
+    {
+      g.dyn_phdr = file->dynamic;
+      g.dyn = file->dyn;
+      g.dyn_count = file->ndyn;
     }
 
   /* Walk what follows the table in file order.  Without section headers the
@@ -430,8 +428,6 @@ plan_growth (struct stub_plan *sp, const struct layout_plan *layout, const struc
   for (size_t k = 0; k < n; k++)
     if (!sp->moved[k].segment)
       {
-	const GElf_Phdr *dph = &file->phdrs[g.dyn_phdr];
-	sp->moved[k].dyn_old_offset = dph->p_offset + sp->moved[k].dyn_index * entsize_dyn;
 	sp->moved[k].dyn_offset = layout->segs[g.dyn_phdr].new_offset
 				  + sp->moved[k].dyn_index * entsize_dyn;
       }
@@ -496,22 +492,18 @@ choose_hook (struct stub_plan *sp, const struct layout_plan *layout, const struc
       sp->params.flags = STUB_FLAG_EXE;
       return 0;
     }
-  for (size_t i = 0; i < file->phnum; i++)
+  if (file->dynamic != SIZE_MAX)
     {
+      size_t i = file->dynamic;
       const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph->p_type != PT_DYNAMIC)
-	continue;
-      Elf_Data *data = elf_getdata_rawchunk (file->elf, (int64_t) ph->p_offset, ph->p_filesz,
-					     ELF_T_DYN);
-      if (data == NULL)
-	return diag_set (err, "PT_DYNAMIC cannot be read: %s", elf_errmsg (-1));
+      Elf_Data *data = file->dyn;
       size_t entsize = gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
-      size_t n = data->d_size / entsize;
+      size_t n = file->ndyn;
       size_t first_null = SIZE_MAX;
       for (size_t k = 0; k < n; k++)
 	{
 	  GElf_Dyn dyn;
-	  if (gelf_getdyn (data, (int) k, &dyn) == NULL)
+	  if (data == NULL || gelf_getdyn (data, (int) k, &dyn) == NULL)
 	    break;
 	  if (dyn.d_tag == DT_INIT && first_null == SIZE_MAX)
 	    {
@@ -570,14 +562,14 @@ relocation_reach (const struct elf_file *file)
 	  || sh->sh_size == 0)
 	continue;
       Elf_Type type = sh->sh_type == SHT_RELA ? ELF_T_RELA : ELF_T_REL;
-      Elf_Data *rel = elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, type);
+      Elf_Data *rel = elf_file_section_data (file, i, type);
       Elf_Data *syms = NULL;
       size_t nsyms = 0, symsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
       if (sh->sh_link != 0 && sh->sh_link < file->shnum)
 	{
 	  const GElf_Shdr *st = &file->shdrs[sh->sh_link];
-	  if ((st->sh_type == SHT_DYNSYM || st->sh_type == SHT_SYMTAB) && st->sh_size != 0)
-	    syms = elf_getdata_rawchunk (file->elf, (int64_t) st->sh_offset, st->sh_size, ELF_T_SYM);
+	  if (st->sh_type == SHT_DYNSYM || st->sh_type == SHT_SYMTAB)
+	    syms = elf_file_section_data (file, sh->sh_link, ELF_T_SYM);
 	  nsyms = syms != NULL ? syms->d_size / symsize : 0;
 	}
       if (rel == NULL)
@@ -723,10 +715,8 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 
   /* The section: only where the file has a plain section header table and
      a section name table to extend.  */
-  size_t shstrndx;
-  bool section_ok = file->shnum != 0 && file->shnum + 2 < SHN_LORESERVE
-		    && elf_getshdrstrndx (file->elf, &shstrndx) == 0 && shstrndx != 0
-		    && shstrndx < file->shnum && file->shdrs[shstrndx].sh_type == SHT_STRTAB
+  size_t shstrndx = file->shstrndx;
+  bool section_ok = file->shnum != 0 && file->shnum + 2 < SHN_LORESERVE && shstrndx != 0
 		    && !overlaps_headers (file, file->shdrs[shstrndx].sh_offset,
 					  file->shdrs[shstrndx].sh_size);
   sp->shstrndx = section_ok ? shstrndx : 0;
@@ -1019,8 +1009,7 @@ static int
 patch_symbols (const struct stub_plan *sp, const struct layout_plan *layout,
 	       const struct elf_file *file, struct plan_pieces *pieces, struct diag *err)
 {
-  const GElf_Shdr *sh = &file->shdrs[sp->symtab_index];
-  Elf_Data *data = elf_getdata_rawchunk (file->elf, (int64_t) sh->sh_offset, sh->sh_size, ELF_T_SYM);
+  Elf_Data *data = elf_file_section_data (file, sp->symtab_index, ELF_T_SYM);
   if (data == NULL)
     return diag_set (err, "cannot read the symbol table: %s", elf_errmsg (-1));
   size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -1051,9 +1040,7 @@ patch_names (const struct stub_plan *sp, const struct elf_file *file, struct pla
 	     struct diag *err)
 {
   const GElf_Shdr *names = &file->shdrs[sp->shstrndx];
-  Elf_Data *old = names->sh_size == 0 ? NULL
-		  : elf_getdata_rawchunk (file->elf, (int64_t) names->sh_offset, names->sh_size,
-					  ELF_T_BYTE);
+  Elf_Data *old = elf_file_section_data (file, sp->shstrndx, ELF_T_BYTE);
   if (names->sh_size != 0 && old == NULL)
     return diag_set (err, "cannot read the section name table: %s", elf_errmsg (-1));
   unsigned char *buf = calloc (1, sp->shstrtab_size);

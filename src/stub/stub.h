@@ -63,7 +63,6 @@ struct stub_moved
   size_t index;
   size_t dyn_index;
   uint64_t dyn_offset;		/* new file offset of that dynamic entry */
-  uint64_t dyn_old_offset;	/* its offset in the input */
   int64_t dyn_tag;
   uint64_t dyn_value;		/* its new value */
 };
