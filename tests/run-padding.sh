@@ -784,6 +784,37 @@ bolt-pie         bolt-pie           bolt-pie        exe
 '
 want_part bolt || BOLT_FIXTURES=
 [ -z "$BOLT_FIXTURES" ] || echo "# BOLT layout"
+# bolt_coverage FILE: with the stub in FILE (the rewritten library), the
+# whole 2 MiB chunks of its text are PMD-mapped when the program runs, where
+# this kernel and file system can map file text with PMD pages at all
+# (Linux 6.16 and later on ext4, 5.18 on xfs, THP not "never", root to see
+# the mapping's smaps through the program's copy).  Reads w, name, prog.
+bolt_coverage () {
+	local lib=$1 fs ideal kb want
+	fs=$(df -PT "$(dirname "$lib")" | awk 'NR == 2 { print $2 }')
+	if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null \
+		|| ! { [ "$fs" = ext4 ] && kernel_at_least 6 16 || [ "$fs" = xfs ] && kernel_at_least 5 18; }; then
+		skip "$name: text PMD-mapped with --madvise: needs THP and large folios for $fs on $(uname -r)"
+		return
+	fi
+	ideal=$(ideal_chunks "$lib")
+	want=$((ideal * 2048))
+	FIXTURE_SMAPS=$w/madvise.smaps run_fixture "$w/madvise" "$w/madvise-cov.out"
+	kb=$(pmd_kb "$w/madvise.smaps" "$lib" 2>/dev/null)
+	if [ "$ideal" -gt 0 ] && [ "${kb:-0}" -ge "$want" ]; then
+		pass "$name: with --madvise all $ideal whole chunks of text are PMD-mapped ($kb kB)"
+	else
+		fail "$name: with --madvise ${kb:-0} kB of the text PMD-mapped, $want kB ideal ($ideal chunks)"
+	fi
+}
+
+# kernel_at_least MAJOR MINOR: the running kernel is that or later.
+kernel_at_least () {
+	local r
+	r=$(uname -r)
+	[ "${r%%.*}" -gt "$1" ] || { [ "${r%%.*}" -eq "$1" ] && r=${r#*.} && [ "${r%%[!0-9]*}" -ge "$2" ]; }
+}
+
 while read -r name file prog kind <&3; do
 	[ -n "$name" ] || continue
 	echo "# bolt fixture $name"
@@ -941,6 +972,7 @@ while read -r name file prog kind <&3; do
 				fail "$name: with --madvise the program runs differently"
 				diff "$w/orig.out" "$w/madvise.out" | head -20 | sed 's/^/      /'
 			fi
+			bolt_coverage "$w/madvise/$file"
 		fi
 	else
 		fail "$name: --madvise exited non-zero: $(head -3 "$w/madvise.log")"
