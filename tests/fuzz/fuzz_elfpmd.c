@@ -24,7 +24,10 @@
        (RFC 8259, valid UTF-8, no lone surrogates) whose "status" is "error"
        exactly when process_file failed;
      - a failed -o leaves no output file; a successful one leaves a file of
-       at most the input's size + 64 MiB;
+       at most the input's size + 64 MiB, of the report's size_after;
+     - the dry run and the write with the same options agree (both fail or
+       neither; "would change" and "changed", the same status otherwise;
+       the same size_after);
      - idempotence: the dry run on a written output neither fails nor
        reports "would change" ("changed":true);
      - the input file is byte-for-byte what was written, after every call;
@@ -240,6 +243,9 @@ struct json
      escapes (NULL otherwise).  */
   const char *status;
   size_t status_len;
+  /* The value of the top-level key "size_after", when it is one.  */
+  bool has_size_after;
+  uint64_t size_after;
 };
 
 #define JSON_MAX_DEPTH 64
@@ -454,6 +460,8 @@ json_object (struct json *j, bool top)
       if (!json_string (j, &escaped))
 	return false;
       bool is_status = top && !escaped && j->p - key == 8 && memcmp (key, "\"status\"", 8) == 0;
+      bool is_size_after = top && !escaped && j->p - key == 12
+			   && memcmp (key, "\"size_after\"", 12) == 0;
       json_ws (j);
       if (j->p >= j->end || *j->p != ':')
 	return json_error (j, "expected ':' after a key");
@@ -471,6 +479,20 @@ json_object (struct json *j, bool top)
 	      j->status = value + 1;
 	      j->status_len = (size_t) (j->p - value) - 2;
 	    }
+	}
+      if (is_size_after)
+	{
+	  if (j->has_size_after)
+	    return json_error (j, "two \"size_after\" keys");
+	  uint64_t v = 0;
+	  for (const char *d = value; d < j->p; d++)
+	    {
+	      if (*d < '0' || *d > '9' || v > (UINT64_MAX - 9) / 10)
+		return json_error (j, "\"size_after\" is not a plain integer");
+	      v = v * 10 + (uint64_t) (*d - '0');
+	    }
+	  j->has_size_after = true;
+	  j->size_after = v;
 	}
       json_ws (j);
       if (j->p < j->end && *j->p == ',')
@@ -553,9 +575,10 @@ json_value (struct json *j, bool top)
 }
 
 /* Check that LINE (LEN bytes, no newline) is one JSON object; return its
-   top-level "status" in *STATUS (NUL-terminated copy in BUF).  */
+   top-level "status" (NUL-terminated copy in BUF) and "size_after"
+   (UINT64_MAX when absent).  */
 static void
-check_json_line (const char *line, size_t len, char *buf, size_t buflen)
+check_json_line (const char *line, size_t len, char *buf, size_t buflen, uint64_t *size_after)
 {
   struct json j = { .p = line, .end = line + len };
   if (memchr (line, '\0', len) != NULL)
@@ -576,6 +599,7 @@ check_json_line (const char *line, size_t len, char *buf, size_t buflen)
     fail ("JSON \"status\" is too long: %.*s", (int) len, line);
   memcpy (buf, j.status, j.status_len);
   buf[j.status_len] = '\0';
+  *size_after = j.has_size_after ? j.size_after : UINT64_MAX;
 }
 
 /* One call of process_file and the checks that hold after every call.  */
@@ -584,6 +608,7 @@ struct result
 {
   int rc;
   char status[64];		/* JSON "status", or "" for other formats */
+  uint64_t size_after;		/* JSON "size_after", or UINT64_MAX */
 };
 
 static bool
@@ -674,6 +699,7 @@ run (const char *call, const char *name, const struct run_options *opts, struct 
   cur_opts = opts;
   res->rc = process_file (name, opts, report, errors);
   res->status[0] = '\0';
+  res->size_after = UINT64_MAX;
   if (fclose (report) != 0 || fclose (errors) != 0)
     die_errno ("fclose of a memory stream");
 
@@ -702,7 +728,7 @@ run (const char *call, const char *name, const struct run_options *opts, struct 
 	fail ("JSON report does not end with a newline: %.*s", (int) replen, cur_rep);
       if (memchr (cur_rep, '\n', replen - 1) != NULL)
 	fail ("JSON report is more than one line: %.*s", (int) replen, cur_rep);
-      check_json_line (cur_rep, replen - 1, res->status, sizeof res->status);
+      check_json_line (cur_rep, replen - 1, res->status, sizeof res->status, &res->size_after);
       bool is_error = strcmp (res->status, "error") == 0;
       if (is_error != (res->rc == 1))
 	fail ("JSON status \"%s\" but process_file returned %d", res->status, res->rc);
@@ -739,6 +765,9 @@ check_output (const char *call, const struct run_options *wopts, const struct re
   if (st.st_size > (off_t) cur_size + FUZZ_MAX_GROWTH)
     fail ("the output has %lld bytes, more than the input's %zu + 64 MiB", (long long) st.st_size,
 	  cur_size);
+  if (wres->size_after != UINT64_MAX && (uint64_t) st.st_size != wres->size_after)
+    fail ("the output has %lld bytes, the report's size_after says %llu", (long long) st.st_size,
+	  (unsigned long long) wres->size_after);
 
   struct run_options again = *wopts;
   again.dry_run = true;
@@ -753,6 +782,24 @@ check_output (const char *call, const struct run_options *wopts, const struct re
   if (strcmp (r.status, "would change") == 0 || strcmp (r.status, "changed") == 0)
     fail ("idempotence: a second run on the output %s (first run: \"%s\")", r.status,
 	  wres->status);
+}
+
+/* A dry run and a write with the same options agree: both fail or neither,
+   "would change" where the write says "changed", the same status otherwise,
+   and the same size_after.  */
+static void
+check_agree (const char *call, const struct result *dry, const struct result *wr)
+{
+  cur_call = call;
+  if (dry->rc != wr->rc)
+    fail ("the dry run returned %d (\"%s\"), the write %d (\"%s\")", dry->rc, dry->status,
+	  wr->rc, wr->status);
+  const char *want = strcmp (wr->status, "changed") == 0 ? "would change" : wr->status;
+  if (strcmp (dry->status, want) != 0)
+    fail ("the dry run says \"%s\", the write \"%s\"", dry->status, wr->status);
+  if (dry->size_after != wr->size_after)
+    fail ("the dry run's size_after is %llu, the write's %llu",
+	  (unsigned long long) dry->size_after, (unsigned long long) wr->size_after);
 }
 
 static uint64_t
@@ -815,7 +862,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   /* The command line refuses --pmd-size below --page-size.  */
   if (base.pmd_size != 0 && base.pmd_size < base.page_size)
     base.page_size = 0;
-  struct result r;
+  struct result r, dry, drymad;
   if (setjmp (skip_input) != 0)
     {
       /* A known finding (FUZZ_ELFPMD_KNOWN): skip the rest of this input.  */
@@ -825,7 +872,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   skip_armed = true;
 
-  run ("dry run, JSON", in_path, &base, &r);
+  run ("dry run, JSON", in_path, &base, &dry);
 
   struct run_options full = base;
   full.format = REPORT_FULL;
@@ -833,12 +880,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   struct run_options mad = base;
   mad.madvise = true;
-  run ("dry run, --madvise", in_path, &mad, &r);
+  run ("dry run, --madvise", in_path, &mad, &drymad);
 
   struct run_options wr = base;
   wr.dry_run = false;
   wr.output = out_path;
   run ("-o", in_path, &wr, &r);
+  check_agree ("-o", &dry, &r);
   check_output ("-o", &wr, &r);
   if (unlink (out_path) != 0 && errno != ENOENT)
     die_errno ("unlink the output");
@@ -846,6 +894,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   struct run_options wrmad = wr;
   wrmad.madvise = true;
   run ("-o --madvise", in_path, &wrmad, &r);
+  check_agree ("-o --madvise", &drymad, &r);
   check_output ("-o --madvise", &wrmad, &r);
   if (unlink (out_path) != 0 && errno != ENOENT)
     die_errno ("unlink the output");
