@@ -23,7 +23,9 @@
 #   LIBFUZZER_FLAG...  passed to libFuzzer as they are (-dict=..., -seed=N)
 # Environment: FUZZ_ELFPMD=path of the target (default:
 # ../tests/fuzz/fuzz_elfpmd beside this script, for a build in the source
-# tree, else _build/tests/fuzz/fuzz_elfpmd of the source tree).
+# tree, else _build/tests/fuzz/fuzz_elfpmd of the source tree); ELFPMD=the
+# tool, for the seeds made with it (default: src/elfpmd of the target's
+# build tree, when there).
 
 set -u
 export LC_ALL=C
@@ -66,6 +68,11 @@ if [ -z "${FUZZ_ELFPMD:-}" ]; then
 fi
 [ -n "${FUZZ_ELFPMD:-}" ] && [ -x "$FUZZ_ELFPMD" ] \
 	|| bench_die "fuzz_elfpmd not found: run 'make fuzz' in the build directory, or set FUZZ_ELFPMD"
+# The tool beside the target, for the seeds make-corpus.sh makes with it.
+if [ -z "${ELFPMD:-}" ] && [ -x "$(dirname "$FUZZ_ELFPMD")/../../src/elfpmd" ]; then
+	ELFPMD=$(dirname "$FUZZ_ELFPMD")/../../src/elfpmd
+fi
+export ELFPMD
 
 if [ -n "$WORK" ] && [ -d "$WORK/corpus" ]; then
 	echo "reusing $WORK"

@@ -8,7 +8,8 @@
 # -z max-page-size=64K, clang + lld PIE and shared object (text not congruent
 # with its offset: padding), lld -z separate-code, lld -z max-page-size=64K,
 # -m32 (when gcc-multilib is there), a file without section headers
-# (llvm-objcopy --strip-sections), a relocatable object, big-endian and
+# (llvm-objcopy --strip-sections), a relocatable object, a shared object
+# with a text relocation (-z notext), big-endian and
 # other machines linked by lld from assembler-only sources (aarch64, ppc64,
 # mips64, riscv64, arm), and a strip -s copy of most of them.
 #
@@ -20,7 +21,9 @@
 # A seed the toolchain cannot build is skipped with a note; the script fails
 # only when no seed at all could be built.  GCC, CLANG, STRIP, LLVM_OBJCOPY
 # name the tools (defaults: gcc, clang, strip, llvm-objcopy or a versioned
-# llvm-objcopy-NN).  The seeds are deterministic for a given toolchain.
+# llvm-objcopy-NN).  With ELFPMD naming the tool, elfpmd's own outputs of
+# a few seeds are added (see the end).  The seeds are deterministic for a
+# given toolchain.
 
 set -u
 export LC_ALL=C
@@ -85,6 +88,15 @@ cat > "$src/start.S" <<'EOF'
 _start:
 	call	seed_text
 	hlt
+EOF
+# An absolute address in the text: a text relocation in a shared object.
+cat > "$src/textrel.S" <<'EOF'
+	.section .note.GNU-stack,"",@progbits
+	.text
+	.globl	seed_textrel
+seed_textrel:
+	movabs	$seed_counter, %rax
+	ret
 EOF
 # Directives only: assembles for any machine.
 cat > "$src/any.S" <<'EOF'
@@ -158,6 +170,9 @@ seed lld-maxpage64k $c -fuse-ld=lld -fPIE -pie -Wl,-z,max-page-size=0x10000 -o "
 seed lld-norosegment $c -fuse-ld=lld -fPIE -pie -Wl,--no-rosegment -o "$out/lld-norosegment" $m
 seed lld-m32-pie $c -m32 -fuse-ld=lld -fPIE -pie -o "$out/lld-m32-pie" $m
 seed_plain lld-nosections "$LLVM_OBJCOPY" --strip-sections "$out/lld-pie" "$out/lld-nosections"
+# A text relocation (DT_TEXTREL): --madvise refuses it.
+seed gcc-textrel $g -fPIC -shared -Wl,-z,notext -o "$out/gcc-textrel" "$src/lib.c" "$src/text.S" \
+	"$src/textrel.S"
 seed_plain gcc-object $g -fPIE -c -o "$out/gcc-object" "$src/main.c"
 
 # Other machines, big-endian ones included: linked by lld, no libc.
@@ -167,6 +182,17 @@ for t in aarch64-linux-gnu powerpc64-linux-gnu mips64-linux-gnuabi64 riscv64-lin
 done
 seed lld-aarch64-pie $CLANG --target=aarch64-linux-gnu -fuse-ld=lld -nostdlib -static-pie \
 	-Wl,--build-id=none -o "$out/lld-aarch64-pie" "$src/any.S"
+
+# With ELFPMD (the tool) in the environment, also elfpmd's own outputs of a
+# few seeds: aligned, padded, with the stub (--pmd-size=64K), so that the
+# fuzzer starts from files that have the stub and holes already.
+if [ -n "${ELFPMD:-}" ] && [ -x "$ELFPMD" ]; then
+	for s in gcc-pie lld-pie gcc-shared lld-shared gcc-nopie; do
+		[ -f "$out/$s" ] || continue
+		seed_plain "$s.aligned" "$ELFPMD" -q --no-sync --pmd-size=64K -o "$out/$s.aligned" "$out/$s"
+		seed_plain "$s.stub" "$ELFPMD" -q --no-sync --pmd-size=64K --madvise -o "$out/$s.stub" "$out/$s"
+	done
+fi
 
 echo "make-corpus: $built seeds in $out ($(ls "$out" | wc -l) files)"
 [ "$built" -gt 0 ]
