@@ -610,6 +610,7 @@ struct result
   int rc;
   char status[64];		/* JSON "status", or "" for other formats */
   uint64_t size_after;		/* JSON "size_after", or UINT64_MAX */
+  char error[512];		/* the error text, for the messages */
 };
 
 static bool
@@ -701,9 +702,11 @@ run (const char *call, const char *name, const struct run_options *opts, struct 
   res->rc = process_file (name, opts, report, errors);
   res->status[0] = '\0';
   res->size_after = UINT64_MAX;
+  res->error[0] = '\0';
   if (fclose (report) != 0 || fclose (errors) != 0)
     die_errno ("fclose of a memory stream");
 
+  snprintf (res->error, sizeof res->error, "%.*s", (int) (errlen != 0 ? errlen - 1 : 0), cur_err);
   /* (a) No internal error, ever.  */
   if (contains (cur_err, errlen, "internal error"))
     fail ("error text says internal error: %.*s", (int) errlen, cur_err);
@@ -793,8 +796,8 @@ check_agree (const char *call, const struct result *dry, const struct result *wr
 {
   cur_call = call;
   if (dry->rc != wr->rc)
-    fail ("the dry run returned %d (\"%s\"), the write %d (\"%s\")", dry->rc, dry->status,
-	  wr->rc, wr->status);
+    fail ("the dry run returned %d (\"%s\"), the write %d (\"%s\"): %s", dry->rc, dry->status,
+	  wr->rc, wr->status, dry->rc != 0 ? dry->error : wr->error);
   const char *want = strcmp (wr->status, "changed") == 0 ? "would change" : wr->status;
   if (strcmp (dry->status, want) != 0)
     fail ("the dry run says \"%s\", the write \"%s\"", dry->status, wr->status);
