@@ -27,6 +27,32 @@ WORK=$O/work
 rm -rf "$WORK"
 mkdir -p "$WORK"
 
+# dyn_edit FILE CODE: run the Python CODE over the list e of (tag, value)
+# pairs of FILE's dynamic section (ELF64 little-endian) and write them back;
+# find(TAG) is the index of the first entry with TAG.
+dyn_edit () {
+	python3 - "$@" <<'EOF'
+import struct, sys
+path, code = sys.argv[1], sys.argv[2]
+b = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", b, 32)
+phnum, = struct.unpack_from("<H", b, 56)
+for i in range(phnum):
+    t, = struct.unpack_from("<I", b, phoff + 56 * i)
+    if t == 2:
+        off, = struct.unpack_from("<Q", b, phoff + 56 * i + 8)
+        size, = struct.unpack_from("<Q", b, phoff + 56 * i + 32)
+        break
+e = [struct.unpack_from("<qQ", b, off + 16 * k) for k in range(size // 16)]
+def find(tag):
+    return next(k for k, (t, v) in enumerate(e) if t == tag)
+exec(code)
+for k, (t, v) in enumerate(e):
+    struct.pack_into("<qQ", b, off + 16 * k, t, v)
+open(path, "r+b").write(b)
+EOF
+}
+
 # json_get FILE EXPR: a Python expression over the report R of FILE.
 json_get () {
 	python3 -c 'import json, sys; R = json.loads(open(sys.argv[1]).read()); print(eval(sys.argv[2]))' "$@"
@@ -217,6 +243,27 @@ if build_or_skip "mad-lib" mad-lib; then
 	poke "$f" phdr "$dyn" offset 0 phdr "$dyn" filesz 0x40 phdr "$dyn" memsz 0x40 phdr "$dyn" vaddr 0
 	check_case "PT_DYNAMIC over the ELF header" "$f" \
 		'"stub" not in R or not R["stub"]["injected"]' --madvise
+	# Without DT_INIT, the stub takes the first DT_NULL only when the entry
+	# right after it is DT_NULL too: a later one would turn what lies
+	# between into entries.
+	f=$WORK/nullgap
+	cp "$lib" "$f"
+	dyn_edit "$f" 'e[find(12)] = (21, 0); e[find(0) + 1] = (21, 0)'
+	check_case "no DT_INIT, DT_NULL then another entry" "$f" \
+		'not R["stub"]["injected"] and "spare" in R["stub"]["reason"]' --madvise
+	f=$WORK/nullpair
+	cp "$lib" "$f"
+	dyn_edit "$f" 'e[find(12)] = (21, 0)'
+	check_case "no DT_INIT, two DT_NULLs" "$f" \
+		'R["stub"]["injected"] and "spare" in R["stub"]["hook"]' --madvise
+	# DT_INIT pointing where the stub's segment will go: the stub would
+	# call itself.
+	entry=$("$ELFPMD" -n --json --madvise "$lib" | json_get /dev/stdin 'R["stub"]["entry"]')
+	f=$WORK/initself
+	cp "$lib" "$f"
+	dyn_edit "$f" "e[find(12)] = (12, $entry)"
+	check_case "DT_INIT at the stub's future entry" "$f" \
+		'not R["stub"]["injected"] and "stub" in R["stub"]["reason"]' --madvise
 fi
 
 finish

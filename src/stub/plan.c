@@ -515,19 +515,21 @@ choose_hook (struct stub_plan *sp, const struct layout_plan *layout, const struc
 	    }
 	  if (dyn.d_tag == DT_NULL)
 	    {
-	      if (first_null == SIZE_MAX)
-		first_null = k;
-	      else
+	      if (first_null != SIZE_MAX)
 		{
 		  /* A spare slot: the first DT_NULL becomes DT_INIT, the
-		     next one ends the array.  */
+		     one right after it ends the array.  (Not a later one:
+		     what lies between would become entries.)  */
 		  sp->hook = STUB_HOOK_INIT_NEW;
 		  sp->old_target = 0;
 		  sp->dyn_offset = layout->segs[i].new_offset + first_null * entsize;
 		  sp->dyn_old_offset = ph->p_offset + first_null * entsize;
 		  return 0;
 		}
+	      first_null = k;
 	    }
+	  else if (first_null != SIZE_MAX)
+	    break;
 	}
       sp->refusal = "no DT_INIT to chain to and no spare .dynamic slot for one";
       return 0;
@@ -619,9 +621,13 @@ place_segment (struct stub_plan *sp, const struct layout_plan *layout,
 	  first = ph;
 	  first_index = i;
 	}
-      /* (p_vaddr + p_memsz cannot wrap: elf_file_open checked that) */
-      if (ph->p_vaddr + ph->p_memsz > max_end)
-	max_end = ph->p_vaddr + ph->p_memsz;
+      /* Above an empty PT_LOAD too, so that no two start at one address.
+	 (p_vaddr + p_memsz cannot wrap: elf_file_open checked that.)  */
+      uint64_t end = ph->p_vaddr + ph->p_memsz;
+      if (ph->p_memsz == 0 && !add_checked (end, 1, &end))
+	return "no address space left for the stub's segment";
+      if (end > max_end)
+	max_end = end;
       sp->new_load_index = i + 1;
     }
   uint64_t vmin, end_offset;
@@ -774,6 +780,14 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   sp->code_vaddr = sp->seg_vaddr + code_at;
   sp->entry_vaddr = sp->code_vaddr + sp->stub->entry;
   sp->end_offset = file_end;
+  /* Above every segment nothing of the program can be: an entry point or
+     DT_INIT there would have the stub call itself.  */
+  if (sp->old_target >= sp->seg_vaddr && sp->old_target < seg_end)
+    {
+      sp->refusal = "the entry point or DT_INIT lies where the stub's segment would go, outside "
+		    "every PT_LOAD";
+      return 0;
+    }
 
   if (section_ok)
     {
