@@ -459,7 +459,10 @@ check_other_segments (const struct checker *c)
       while (j < c->out.phnum && c->out.ph[j].p_type == PT_LOAD)
 	j++;
       const GElf_Phdr *b = j < c->out.phnum ? &c->out.ph[j] : NULL;
-      bool phdr = a->p_type == PT_PHDR;
+      /* A PT_PHDR that describes the table follows it as it grows or moves;
+	 one that does not (a hostile input) is like any other header.  */
+      bool phdr = a->p_type == PT_PHDR && a->p_offset == in->ehdr.e_phoff
+		  && a->p_filesz == (uint64_t) in->phnum * elf_phdr_size (in->elfclass);
       bool same = b != NULL && b->p_type == a->p_type && b->p_flags == a->p_flags
 		  && b->p_align == a->p_align
 		  && (phdr || (b->p_filesz == a->p_filesz && b->p_memsz == a->p_memsz));

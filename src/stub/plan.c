@@ -868,13 +868,16 @@ new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_P
 	out[o++] = load;
       GElf_Phdr ph = in[i];
       const GElf_Phdr *old = &file->phdrs[i];
-      if (ph.p_type == PT_PHDR && sp->table == STUB_TABLE_MOVED)
+      /* Only a PT_PHDR that describes the table follows it.  */
+      bool describes = old->p_type == PT_PHDR && old->p_offset == file->ehdr.e_phoff
+		       && old->p_filesz == (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
+      if (describes && sp->table == STUB_TABLE_MOVED)
 	{
 	  ph.p_offset = sp->seg_offset;
 	  ph.p_vaddr = ph.p_paddr = sp->seg_vaddr;
 	  ph.p_filesz = ph.p_memsz = table;
 	}
-      else if (ph.p_type == PT_PHDR)
+      else if (describes)
 	ph.p_filesz = ph.p_memsz = table;
       else if (phdr_occupies (old) && is_moved (sp, old->p_offset, old->p_filesz))
 	{
