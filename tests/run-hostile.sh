@@ -188,6 +188,17 @@ if build_or_skip "lld-pie" lld-pie; then
 			fail "p_align $a: the output fails glibc < 2.35's test (offset $off, address $vaddr)"
 		fi
 	fi
+	# A PT_PHDR that does not describe the table (larger than it): an
+	# ordinary header, which stays as it is.
+	phdr_index=$("$PHDR_DUMP" "$lld" | awk '$2 == "PHDR" { print $1; exit }')
+	if [ -n "$phdr_index" ]; then
+		f=$WORK/phdrsize
+		cp "$lld" "$f"
+		poke "$f" phdr "$phdr_index" filesz 0x400 phdr "$phdr_index" memsz 0x400
+		check_case "PT_PHDR larger than the table" "$f" 'R["padded_segments"] == 1'
+		check_case "PT_PHDR larger than the table, --madvise" "$f" \
+			'not R["stub"]["injected"] and "PT_PHDR" in R["stub"]["reason"]' --madvise --pmd-size=64K
+	fi
 	# A section without contents whose offset lies past the end, or near 2^64.
 	nobits=$(readelf -SW "$lld" | awk '$3 == "NOBITS" || $4 == "NOBITS" { gsub(/[][]/, "", $1); print $1 + 0; exit }')
 	if [ -n "$nobits" ]; then

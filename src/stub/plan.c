@@ -739,6 +739,18 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     sp->table = STUB_TABLE_GROWN;
   else
     sp->table = STUB_TABLE_MOVED;
+  /* ld.so takes a program's load bias from PT_PHDR's address and the table
+     the kernel passes: a PT_PHDR must move with the table, and one that
+     does not describe the table (a hostile input) cannot be moved right.  */
+  if (sp->table == STUB_TABLE_MOVED)
+    for (size_t i = 0; i < file->phnum; i++)
+      if (file->phdrs[i].p_type == PT_PHDR
+	  && (file->phdrs[i].p_offset != file->ehdr.e_phoff
+	      || file->phdrs[i].p_filesz != (uint64_t) file->phnum * elf_phdr_size (file->elfclass)))
+	{
+	  sp->refusal = "PT_PHDR does not describe the program header table, which would have to move";
+	  return 0;
+	}
 
   const char *why = place_segment (sp, layout, file, page);
   if (why != NULL)
