@@ -12,6 +12,7 @@
 #include "checker.h"
 #include "layout.h"
 #include "plan.h"
+#include "write.h"
 #include "process.h"
 #include "synth.h"
 
@@ -307,6 +308,44 @@ START_TEST (test_padding_refusals)
   elf_file_close (&f);
   unlink (path);
   free (path);
+}
+END_TEST
+
+/* A file put at the path while elfpmd rewrote the one it opened is not
+   overwritten: the rename checks that the path still names the input.  */
+START_TEST (test_rewrite_refuses_replaced_path)
+{
+  struct synth_elf s = lld64 ();
+  char *path = synth_temp_path ("replaced");
+  ck_assert (synth_write (path, &s) == 0);
+  struct elf_file f;
+  struct diag err = { "" };
+  ck_assert (elf_file_open (&f, path, &err) == 0);
+  struct rewrite_plan p;
+  struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+					 .pad = true } };
+  plan_checked (&p, &f, &po);
+  ck_assert (p.changed);
+  /* Another program replaces the file by rename, as a package manager does.  */
+  char *other = synth_temp_path ("other");
+  FILE *o = fopen (other, "wb");
+  fputs ("newer contents", o);
+  fclose (o);
+  ck_assert (rename (other, path) == 0);
+  struct write_options wo = { .in_place = true, .sync = false };
+  struct write_result res;
+  ck_assert_int_eq (write_plan (&f, &p, path, &wo, &res, &err), -1);
+  ck_assert_msg (strstr (err.msg, "replaced") != NULL, "%s", err.msg);
+  char buf[32] = "";
+  o = fopen (path, "rb");
+  ck_assert_uint_eq (fread (buf, 1, sizeof buf - 1, o), strlen ("newer contents"));
+  fclose (o);
+  ck_assert_str_eq (buf, "newer contents");
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+  free (other);
 }
 END_TEST
 
@@ -843,6 +882,7 @@ main (void)
   tcase_add_test (tc, test_plan_keeps_later_alignment);
   tcase_add_loop_test (tc, test_padding_refusals, 0, sizeof padding_refusals / sizeof padding_refusals[0]);
   tcase_add_test (tc, test_rewrite_padded);
+  tcase_add_test (tc, test_rewrite_refuses_replaced_path);
   tcase_add_test (tc, test_stub_plan);
   tcase_add_test (tc, test_stub_grow);
   tcase_add_test (tc, test_stub_refusals);
