@@ -199,6 +199,17 @@ if build_or_skip "lld-pie" lld-pie; then
 		check_case "PT_PHDR larger than the table, --madvise" "$f" \
 			'not R["stub"]["injected"] and "PT_PHDR" in R["stub"]["reason"]' --madvise --pmd-size=64K
 	fi
+	# PT_INTERP larger in memory than in the file: its memory cannot move
+	# into the stub's segment with its bytes, so the table does not grow
+	# over it.
+	interp_index=$("$PHDR_DUMP" "$lld" | awk '$2 == "INTERP" { print $1; exit }')
+	if [ -n "$interp_index" ]; then
+		f=$WORK/interpmem
+		cp "$lld" "$f"
+		poke "$f" phdr "$interp_index" memsz 0x10000
+		check_case "PT_INTERP with p_memsz > p_filesz, --madvise" "$f" \
+			'R["stub"]["injected"] and not R["stub"]["table_grown"]' --madvise --pmd-size=64K
+	fi
 	# A section without contents whose offset lies past the end, or near 2^64.
 	nobits=$(readelf -SW "$lld" | awk '$3 == "NOBITS" || $4 == "NOBITS" { gsub(/[][]/, "", $1); print $1 + 0; exit }')
 	if [ -n "$nobits" ]; then

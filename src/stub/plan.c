@@ -282,7 +282,9 @@ unit_movable (struct grow_scan *g, const struct stub_moved *m, uint64_t start, u
       bool member = m->segment && (i == m->index
 				   || (file->phdrs[m->index].p_type == PT_NOTE
 				       && (ph->p_type == PT_NOTE || ph->p_type == PT_GNU_PROPERTY)));
-      if (!member || !loaded_at (g, ph->p_offset, ph->p_vaddr) || !take_align (g, ph->p_align))
+      /* (its memory must be what moves: no more than its file bytes) */
+      if (!member || ph->p_memsz != ph->p_filesz || !loaded_at (g, ph->p_offset, ph->p_vaddr)
+	  || !take_align (g, ph->p_align))
 	return false;
     }
   for (size_t i = 1; i < file->shnum; i++)
