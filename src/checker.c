@@ -465,7 +465,8 @@ check_other_segments (const struct checker *c)
 		  && a->p_filesz == (uint64_t) in->phnum * elf_phdr_size (in->elfclass);
       bool same = b != NULL && b->p_type == a->p_type && b->p_flags == a->p_flags
 		  && b->p_align == a->p_align
-		  && (phdr || (b->p_filesz == a->p_filesz && b->p_memsz == a->p_memsz));
+		  && (phdr || (b->p_filesz == a->p_filesz && b->p_memsz == a->p_memsz))
+		  && (b->p_vaddr == a->p_vaddr || in_extra (c, b->p_vaddr, b->p_memsz));
       if (!same)
 	{
 	  if (droppable (a) && dropped++ == 0 && c->extra != NULL)
