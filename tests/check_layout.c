@@ -715,6 +715,34 @@ START_TEST (test_stub_grow)
 }
 END_TEST
 
+/* Two PT_NULL slots, the first with an address: the stub takes the first,
+   and the checker matches the rest by address, not by position.  */
+START_TEST (test_stub_two_null_slots)
+{
+  struct synth_elf s = stub_pie (false);
+  s.phdr[3] = (struct synth_phdr) { PT_NULL, 0, 0, 0xf800, 0, 0, 0 };
+  s.phdr[4] = (struct synth_phdr) { PT_NULL, 0, 0, 0, 0, 0, 0 };
+  char *path = synth_temp_path ("nulls");
+  ck_assert (synth_write (path, &s) == 0);
+  struct elf_file f;
+  struct diag err = { "" };
+  ck_assert (elf_file_open (&f, path, &err) == 0);
+  struct rewrite_plan p;
+  struct plan_options po = {
+    .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+    .madvise = true, .populate_max = 64,
+  };
+  plan_checked (&p, &f, &po);
+  ck_assert_msg (p.stub.enabled, "stub refused: %s", p.stub.refusal ? p.stub.refusal : "?");
+  ck_assert_int_eq (p.stub.table, STUB_TABLE_SLOT);
+  ck_assert_uint_eq (p.stub.reuse_slot, 3);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
 START_TEST (test_stub_refusals)
 {
   struct synth_elf s = stub_pie (true);
@@ -886,6 +914,7 @@ main (void)
   tcase_add_test (tc, test_stub_plan);
   tcase_add_test (tc, test_stub_grow);
   tcase_add_test (tc, test_stub_refusals);
+  tcase_add_test (tc, test_stub_two_null_slots);
   tcase_add_test (tc, test_plan_shared_phdrs_after);
   tcase_add_test (tc, test_plan_hostile_align);
   tcase_add_loop_test (tc, test_checker_catches_planning_errors, 0,
