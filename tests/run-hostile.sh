@@ -5,8 +5,9 @@
 # hostile value must become a refusal with a reason (exit 1, the file
 # untouched, one line on stderr) or a plan that leaves the hostile part alone
 # (a report saying why), never an "internal error", never a plan larger than
-# one PMD per hole plus the stub, never a hang.  For each case and each of
-# `-n --json`, an in-place rewrite and the same with --madvise:
+# one PMD per hole plus the stub, never a hang.  For each case, with its
+# options (--madvise where the stub is what the case is about), a dry run
+# (`-n --json`) and an in-place rewrite of a copy:
 #   - exit status 0 or 1 within 5 s, reported when slower than 1 s;
 #   - no "internal error", no sanitizer report;
 #   - on 1: one stderr line naming the file, the file byte for byte as it was;
