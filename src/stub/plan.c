@@ -70,10 +70,14 @@ reusable_slot (const struct elf_file *file)
 	  && ph->p_filesz == property->p_filesz && ph->p_vaddr == property->p_vaddr)
 	return i;
     }
-  if (file->kind == OBJECT_SHARED)
-    for (size_t i = 0; i < file->phnum; i++)
-      if (file->phdrs[i].p_type == PT_PHDR)
-	return i;
+  /* Only the one PT_PHDR: with two, ld.so would find the table through the
+     other one.  */
+  size_t phdr = SIZE_MAX, nphdr = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_PHDR && nphdr++ == 0)
+      phdr = i;
+  if (file->kind == OBJECT_SHARED && nphdr == 1)
+    return phdr;
   return SIZE_MAX;
 }
 
