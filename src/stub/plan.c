@@ -544,6 +544,14 @@ choose_hook (struct stub_plan *sp, const struct layout_plan *layout, const struc
   return 0;
 }
 
+/* Whether program header PH covers exactly FILE's program header table.  */
+static bool
+describes_table (const struct elf_file *file, const GElf_Phdr *ph)
+{
+  return ph->p_offset == file->ehdr.e_phoff
+	 && ph->p_filesz == (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
+}
+
 /* Whether old [OFF, OFF + LEN) overlaps the ELF header or a header table.  */
 static bool
 overlaps_headers (const struct elf_file *file, uint64_t off, uint64_t len)
@@ -750,9 +758,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
      does not describe the table (a hostile input) cannot be moved right.  */
   if (sp->table == STUB_TABLE_MOVED)
     for (size_t i = 0; i < file->phnum; i++)
-      if (file->phdrs[i].p_type == PT_PHDR
-	  && (file->phdrs[i].p_offset != file->ehdr.e_phoff
-	      || file->phdrs[i].p_filesz != (uint64_t) file->phnum * elf_phdr_size (file->elfclass)))
+      if (file->phdrs[i].p_type == PT_PHDR && !describes_table (file, &file->phdrs[i]))
 	{
 	  sp->refusal = "PT_PHDR does not describe the program header table, which would have to move";
 	  return 0;
@@ -887,8 +893,7 @@ new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_P
       GElf_Phdr ph = in[i];
       const GElf_Phdr *old = &file->phdrs[i];
       /* Only a PT_PHDR that describes the table follows it.  */
-      bool describes = old->p_type == PT_PHDR && old->p_offset == file->ehdr.e_phoff
-		       && old->p_filesz == (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
+      bool describes = old->p_type == PT_PHDR && describes_table (file, old);
       if (describes && sp->table == STUB_TABLE_MOVED)
 	{
 	  ph.p_offset = sp->seg_offset;
