@@ -96,7 +96,10 @@ check_ident (struct elf_file *file, struct diag *err)
   if (n < 0)
     return diag_set (err, "cannot read: %s", strerror (errno));
   if (n < SELFMAG || memcmp (ident, ELFMAG, SELFMAG) != 0)
-    return diag_set (err, "not an ELF file");
+    {
+      file->skip_kind = SKIP_NOT_ELF;
+      return diag_set (err, "not an ELF file");
+    }
   if (n < EI_NIDENT)
     return diag_set (err, "truncated ELF header");
   if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64)
@@ -301,6 +304,7 @@ check_segments (struct elf_file *file, struct diag *err)
   if (eh->e_phnum == 0)
     {
       file->skip_reason = "no program headers";
+      file->skip_kind = SKIP_NO_PHDRS;
       return 0;
     }
   if (eh->e_phentsize != elf_phdr_size (file->elfclass))
@@ -368,6 +372,7 @@ check_segments (struct elf_file *file, struct diag *err)
       if (check_section_table (file, &ignored) == 0 && is_debug_only_file (file))
 	{
 	  file->skip_reason = "separate debug file: its segments have no contents";
+	  file->skip_kind = SKIP_DEBUG_FILE;
 	  return 0;
 	}
     }
@@ -395,7 +400,10 @@ check_segments (struct elf_file *file, struct diag *err)
   if (file->ehdr.e_type == ET_DYN && !file->has_dynamic)
     file->kind = file->has_interp ? OBJECT_PIE : OBJECT_SHARED;
   if (file->nloads == 0)
-    file->skip_reason = "no PT_LOAD segments";
+    {
+      file->skip_reason = "no PT_LOAD segments";
+      file->skip_kind = SKIP_NO_LOADS;
+    }
   return 0;
 }
 
@@ -449,14 +457,17 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
     case ET_REL:
       file->kind = OBJECT_OTHER;
       file->skip_reason = "relocatable object: nothing is loaded from it";
+      file->skip_kind = SKIP_RELOCATABLE;
       return 0;
     case ET_CORE:
       file->kind = OBJECT_OTHER;
       file->skip_reason = "core file";
+      file->skip_kind = SKIP_CORE;
       return 0;
     default:
       file->kind = OBJECT_OTHER;
       file->skip_reason = "not an executable or shared object";
+      file->skip_kind = SKIP_OTHER_TYPE;
       return 0;
     }
 
@@ -481,6 +492,35 @@ elf_file_open (struct elf_file *file, const char *name, struct diag *err)
 fail:
   elf_file_close (file);
   return -1;
+}
+
+static const struct
+{
+  const char *key, *words;
+} skip_kind_names[SKIP_KINDS] = {
+  [SKIP_NONE] = { "none", "not skipped" },
+  [SKIP_NOT_ELF] = { "not_elf", "not ELF" },
+  [SKIP_RELOCATABLE] = { "relocatable", "relocatable" },
+  [SKIP_CORE] = { "core", "core" },
+  [SKIP_OTHER_TYPE] = { "other_type", "other ELF type" },
+  [SKIP_NO_PHDRS] = { "no_program_headers", "no program headers" },
+  [SKIP_NO_LOADS] = { "no_load_segments", "no PT_LOAD" },
+  [SKIP_DEBUG_FILE] = { "debug_file", "debug file" },
+  [SKIP_SYMLINK] = { "symlink", "symbolic link" },
+  [SKIP_NOT_REGULAR] = { "not_regular", "not a regular file" },
+  [SKIP_EXCLUDED] = { "excluded", "excluded" },
+};
+
+const char *
+skip_kind_key (enum skip_kind kind)
+{
+  return kind < SKIP_KINDS ? skip_kind_names[kind].key : "unknown";
+}
+
+const char *
+skip_kind_words (enum skip_kind kind)
+{
+  return kind < SKIP_KINDS ? skip_kind_names[kind].words : "unknown";
 }
 
 void

@@ -19,6 +19,30 @@ enum object_kind
   OBJECT_OTHER,			/* ET_REL, ET_CORE, ...: nothing elfpmd aligns */
 };
 
+/* Why a file is skipped, whoever finds out: the reader (the first group) or
+   a batch run's walk (the second).  */
+enum skip_kind
+{
+  SKIP_NONE,
+  SKIP_NOT_ELF,			/* no ELF magic: scripts, archives, data */
+  SKIP_RELOCATABLE,		/* ET_REL */
+  SKIP_CORE,			/* ET_CORE */
+  SKIP_OTHER_TYPE,		/* another e_type */
+  SKIP_NO_PHDRS,		/* no program header table */
+  SKIP_NO_LOADS,		/* no PT_LOAD segment */
+  SKIP_DEBUG_FILE,		/* a separate debug file (objcopy --only-keep-debug, eu-strip -f) */
+  SKIP_SYMLINK,			/* a symbolic link met in a batch run */
+  SKIP_NOT_REGULAR,		/* a directory in a list, a device, a FIFO, a socket */
+  SKIP_EXCLUDED,		/* matched --exclude */
+  SKIP_KINDS
+};
+
+/* "not_elf", "relocatable", ...: the key of KIND in the JSON summary.  */
+const char *skip_kind_key (enum skip_kind kind);
+
+/* "not ELF", "relocatable", ...: KIND in the summary line.  */
+const char *skip_kind_words (enum skip_kind kind);
+
 struct elf_file
 {
   const char *name;		/* as given by the user, for messages */
@@ -39,6 +63,7 @@ struct elf_file
   bool has_textrel;		/* DT_TEXTREL, or DF_TEXTREL in DT_FLAGS: ld.so writes text */
   size_t nloads;		/* number of PT_LOADs */
   const char *skip_reason;	/* set when the file is valid but nothing applies */
+  enum skip_kind skip_kind;	/* the same as a kind; SKIP_NOT_ELF also when the open failed */
 
   GElf_Shdr *shdrs;		/* SHNUM section headers in native form */
   size_t shstrndx;		/* the section name table (SHT_STRTAB), 0 if none */

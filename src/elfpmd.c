@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "batch.h"
 #include "process.h"
 #include "stub_params.h"
 #include "sizes.h"
@@ -24,6 +25,8 @@ enum
   OPT_NO_PAD,
   OPT_MADVISE,
   OPT_POPULATE_MAX,
+  OPT_EXCLUDE,
+  OPT_NO_DEFAULT_EXCLUDES,
 };
 
 static const struct argp_option options[] = {
@@ -33,7 +36,25 @@ static const struct argp_option options[] = {
   { "check", 0, NULL, OPTION_ALIAS, NULL, 0 },
   { "no-sync", OPT_NO_SYNC, NULL, 0, "Do not fsync the new file before and after renaming it", 0 },
 
-  { NULL, 0, NULL, 0, "Alignment:", 2 },
+  { "preserve-dates", 'p', NULL, 0,
+    "The rewritten file keeps the input's access and modification times", 0 },
+
+  { NULL, 0, NULL, 0, "Many files:", 2 },
+  { "recursive", 'r', NULL, 0,
+    "Walk each DIR (never following symbolic links), processing the ELF executables and "
+    "shared objects in it and counting the other files as skipped", 0 },
+  { "files-from", 'T', "LIST", 0,
+    "Process the names in LIST ('-': standard input), one per line, as -r treats what it "
+    "finds", 0 },
+  { "null", '0', NULL, 0, "Names in LIST end with a NUL byte, not a newline", 0 },
+  { "exclude", OPT_EXCLUDE, "PATTERN", 0,
+    "Skip files and directories matching the shell PATTERN: its base name, or with a '/' "
+    "in PATTERN its whole path (repeatable)", 0 },
+  { "no-default-excludes", OPT_NO_DEFAULT_EXCLUDES, NULL, 0,
+    "Walk also directories named usr/lib/debug and .build-id, which -r leaves out", 0 },
+  { "jobs", 'j', "N", 0, "Process N files at once (default: the CPUs this process may use)", 0 },
+
+  { NULL, 0, NULL, 0, "Alignment:", 3 },
   { "rule", OPT_RULE, "RULE", 0,
     "Which segments to align: 'relaxed' (default: read-only, congruent, holding a whole PMD chunk) "
     "or 'kernel' (exactly the rule of the Linux patch)", 0 },
@@ -53,7 +74,7 @@ static const struct argp_option options[] = {
     "PMD-sized chunks whole (default 64); larger ranges are sampled, and populated whole "
     "only when the sample finds chunks cached in small pages", 0 },
 
-  { NULL, 0, NULL, 0, "Report:", 3 },
+  { NULL, 0, NULL, 0, "Report:", 4 },
   { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
   { "verbose", 'v', NULL, 0, "Print the full report also when rewriting", 0 },
   { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
@@ -68,6 +89,11 @@ static const char doc[] =
   "written, synced and renamed over it; owner, mode and extended attributes "
   "are kept.  Addresses never change; where a read-only segment's file offset "
   "is not congruent with its address, a hole is inserted before it.\n\n"
+  "With -r or --files-from (a batch run), what is no ELF executable or shared "
+  "object (scripts, archives, relocatable objects, debug files, symbolic links) "
+  "is skipped quietly and counted in a summary line at the end.  In any run, "
+  "names of one file (hard links) are processed once, and afterwards every "
+  "one of them in the run names the rewritten file.\n\n"
   "SIZE is a number (decimal, 0x hexadecimal; a leading 0 is still decimal) "
   "optionally followed by K, M, G, T (powers of 1024), e.g. 4K, 64K, 2M, "
   "0x200000.\n\n"
@@ -86,8 +112,11 @@ static const char doc[] =
 struct cmdline
 {
   struct run_options run;
+  struct batch_options batch;
   bool verbose, quiet, json;
-  bool seen_rule, seen_pmd, seen_page, seen_populate;
+  bool seen_rule, seen_pmd, seen_page, seen_populate, seen_jobs;
+  const char **excludes;
+  size_t nexcludes;
   char **files;
   int nfiles;
 };
@@ -187,6 +216,49 @@ parse_opt (int key, char *arg, struct argp_state *state)
 	c->run.populate_max = v;
       }
       break;
+    case 'p':
+      c->run.preserve_dates = true;
+      break;
+    case 'r':
+      c->batch.recursive = true;
+      break;
+    case 'T':
+      if (c->batch.files_from != NULL)
+	argp_error (state, "--files-from given twice");
+      if (*arg == '\0')
+	argp_error (state, "--files-from needs a file name ('-' for standard input)");
+      c->batch.files_from = arg;
+      break;
+    case '0':
+      c->batch.null = true;
+      break;
+    case OPT_EXCLUDE:
+      {
+	if (*arg == '\0')
+	  argp_error (state, "--exclude needs a pattern");
+	const char **e = realloc (c->excludes, (c->nexcludes + 1) * sizeof *e);
+	if (e == NULL)
+	  argp_failure (state, 1, ENOMEM, "--exclude");
+	e[c->nexcludes++] = arg;
+	c->excludes = e;
+      }
+      break;
+    case OPT_NO_DEFAULT_EXCLUDES:
+      c->batch.default_excludes = false;
+      break;
+    case 'j':
+      {
+	if (c->seen_jobs)
+	  argp_error (state, "--jobs given twice");
+	c->seen_jobs = true;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul (arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || v < 1 || v > 1024)
+	  argp_error (state, "--jobs: '%s' is not a number from 1 to 1024", arg);
+	c->batch.jobs = (unsigned) v;
+      }
+      break;
     case OPT_JSON:
       c->json = true;
       break;
@@ -201,15 +273,24 @@ parse_opt (int key, char *arg, struct argp_state *state)
       c->nfiles = state->argc - state->next;
       break;
     case ARGP_KEY_NO_ARGS:
-      argp_error (state, "no FILE given");
+      if (c->batch.files_from == NULL)
+	argp_error (state, c->batch.recursive ? "no DIR given" : "no FILE given");
       break;
     case ARGP_KEY_SUCCESS:
       if (c->verbose && c->quiet)
 	argp_error (state, "--verbose and --quiet exclude each other");
       if (c->json && c->quiet)
 	argp_error (state, "--json and --quiet exclude each other");
+      if (c->run.output != NULL && (c->batch.recursive || c->batch.files_from != NULL))
+	argp_error (state, "--output takes one input FILE, not -r or --files-from");
       if (c->run.output != NULL && c->nfiles != 1)
 	argp_error (state, "--output takes exactly one input FILE");
+      if (c->batch.null && c->batch.files_from == NULL)
+	argp_error (state, "--null needs --files-from");
+      if (c->nexcludes != 0 && !c->batch.recursive && c->batch.files_from == NULL)
+	argp_error (state, "--exclude needs -r or --files-from");
+      if (!c->batch.default_excludes && !c->batch.recursive)
+	argp_error (state, "--no-default-excludes needs -r");
       if (c->run.output != NULL && c->run.dry_run)
 	argp_error (state, "--output and --dry-run exclude each other");
       if (c->seen_populate && !c->run.madvise)
@@ -230,8 +311,11 @@ main (int argc, char **argv)
 {
   argp_err_exit_status = EX_USAGE;
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
-				  .populate_max = STUB_POPULATE_DEFAULT } };
-  const struct argp argp = { options, parse_opt, "FILE...", doc, NULL, NULL, NULL };
+				  .populate_max = STUB_POPULATE_DEFAULT },
+		       .batch = { .default_excludes = true } };
+  const struct argp argp = { options, parse_opt,
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]", doc,
+			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
 
@@ -239,10 +323,15 @@ main (int argc, char **argv)
 		 : c.quiet ? REPORT_NONE
 		 : (c.verbose || c.run.dry_run) ? REPORT_FULL : REPORT_SUMMARY;
 
+  c.run.batch = c.batch.recursive || c.batch.files_from != NULL;
+  c.batch.excludes = c.excludes;
+  c.batch.nexcludes = c.nexcludes;
+
   elf_version (EV_CURRENT);
-  int status = 0;
-  for (int i = 0; i < c.nfiles; i++)
-    status |= process_file (c.files[i], &c.run, stdout, stderr);
+  struct batch_counts counts;
+  int status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
+			  stdout, stderr, &counts);
+  free (c.excludes);
   if (fflush (stdout) != 0 || ferror (stdout))
     {
       fprintf (stderr, "elfpmd: cannot write the report\n");

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,15 @@ choose_sizes (const struct elf_file *file, const struct run_options *opts, uint6
 int
 process_file (const char *name, const struct run_options *opts, FILE *report, FILE *errors)
 {
+  struct file_job job = { .name = name };
+  return process_job (&job, opts, report, errors, NULL);
+}
+
+int
+process_job (const struct file_job *job, const struct run_options *opts, FILE *report,
+	     FILE *errors, struct file_outcome *out)
+{
+  const char *name = job->name;
   struct diag err = { "" };
   struct elf_file file;
   struct rewrite_plan plan = { 0 };
@@ -62,7 +72,12 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
   struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
 
   if (elf_file_open (&file, name, &err) != 0)
-    goto done;
+    {
+      /* A batch run meets scripts, archives and data among the programs.  */
+      if (opts->batch && file.skip_kind == SKIP_NOT_ELF)
+	diag_clear (&err);
+      goto done;
+    }
   opened = true;
   r.file = &file;
   if (file.skip_reason == NULL)
@@ -84,7 +99,13 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
 
   if (!opts->dry_run && (plan.changed || opts->output != NULL))
     {
-      struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync };
+      struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync,
+				  .preserve_dates = opts->preserve_dates };
+      if (wo.in_place)
+	{
+	  wo.links = job->links;
+	  wo.nlinks = job->nlinks;
+	}
       char *target = NULL;
       if (wo.in_place)
 	{
@@ -104,6 +125,15 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
       r.has_written = true;
       if (r.written.warning[0] != '\0')
 	fprintf (errors, "elfpmd: %s: warning: %s\n", name, r.written.warning);
+      /* The names of the old inode that this run did not name keep the old
+	 contents: harmless, but not what whoever made the links meant.  */
+      if (wo.in_place && file.st.st_nlink > 1 + job->nlinks)
+	{
+	  uint64_t outside = (uint64_t) file.st.st_nlink - 1 - job->nlinks;
+	  fprintf (errors, "elfpmd: %s: warning: %" PRIu64 " other hard link%s of this file %s not "
+		 "in this run and keep%s the old contents\n", name, outside,
+		 outside == 1 ? "" : "s", outside == 1 ? "is" : "are", outside == 1 ? "s" : "");
+	}
     }
 
 done:
@@ -114,7 +144,11 @@ done:
       r.plan = NULL;
       fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
     }
-  switch (opts->format)
+  enum report_format format = opts->format;
+  /* A batch run counts what it skips; it does not list it.  */
+  if (opts->batch && err.msg[0] == '\0' && (r.file == NULL || r.file->skip_reason != NULL))
+    format = REPORT_NONE;
+  switch (format)
     {
     case REPORT_SUMMARY: report_summary (report, &r); break;
     case REPORT_FULL: report_text (report, &r); break;
@@ -122,6 +156,13 @@ done:
     case REPORT_NONE: break;
     }
   fflush (report);
+  if (out != NULL)
+    {
+      out->status = report_file_status (&r);
+      out->skip = opened && file.skip_reason != NULL ? file.skip_kind
+		  : !opened && file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
+      out->relinked = r.has_written ? r.written.relinked : 0;
+    }
   if (planned)
     rewrite_plan_free (&plan);
   if (opened)

@@ -26,8 +26,27 @@ struct run_options
   bool pad;			/* may move file contents (false: --no-pad) */
   bool madvise;			/* inject the startup stub */
   uint64_t populate_max;	/* --populate-max */
+  bool preserve_dates;		/* -p: the output keeps the input's atime and mtime */
+  bool batch;			/* -r, --files-from: skipped files print no report */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
+};
+
+/* One file to process, and the other names of its inode in the same run,
+   which are to name the rewritten file afterwards.  */
+struct file_job
+{
+  const char *name;
+  const char *const *links;	/* NLINKS other names of NAME's inode */
+  size_t nlinks;
+};
+
+/* What became of one file, for a batch run's summary.  */
+struct file_outcome
+{
+  int status;			/* enum file_status (report.h) */
+  int skip;			/* enum skip_kind (elf_file.h) when skipped */
+  size_t relinked;		/* names of JOB->links that now name the new file */
 };
 
 /* Process the file NAME under OPTS, printing the report to REPORT and any
@@ -35,5 +54,9 @@ struct run_options
    is then untouched).  */
 int process_file (const char *name, const struct run_options *opts, FILE *report,
 		  FILE *errors);
+
+/* The same for JOB, filling *OUT (which may be NULL).  */
+int process_job (const struct file_job *job, const struct run_options *opts, FILE *report,
+		 FILE *errors, struct file_outcome *out);
 
 #endif

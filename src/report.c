@@ -8,23 +8,52 @@
 #include "sizes.h"
 #include "utf8.h"
 
+enum file_status
+report_file_status (const struct file_report *r)
+{
+  if (r->error != NULL)
+    return STATUS_ERROR;
+  if (r->file == NULL || r->plan == NULL || r->file->skip_reason != NULL)
+    return STATUS_SKIPPED;
+  if (r->plan->changed)
+    return r->dry_run ? STATUS_WOULD_CHANGE : STATUS_CHANGED;
+  if (r->plan->layout.refused != 0)
+    return STATUS_PADDING_REFUSED;
+  if (r->plan->layout.need_padding != 0)
+    return STATUS_NEEDS_PADDING;
+  for (size_t i = 0; i < r->file->phnum; i++)
+    if (r->file->phdrs[i].p_type == PT_LOAD && r->plan->layout.segs[i].chosen == RULE_ALREADY_ALIGNED)
+      return STATUS_ALREADY_ALIGNED;
+  return STATUS_NOTHING_ELIGIBLE;
+}
+
+static const char *const status_names[STATUS_KINDS][2] = {
+  [STATUS_CHANGED] = { "changed", "changed" },
+  [STATUS_WOULD_CHANGE] = { "would change", "would_change" },
+  [STATUS_ALREADY_ALIGNED] = { "already aligned", "already_aligned" },
+  [STATUS_PADDING_REFUSED] = { "padding refused", "padding_refused" },
+  [STATUS_NEEDS_PADDING] = { "needs padding", "needs_padding" },
+  [STATUS_NOTHING_ELIGIBLE] = { "nothing eligible", "nothing_eligible" },
+  [STATUS_SKIPPED] = { "skipped", "skipped" },
+  [STATUS_ERROR] = { "error", "failed" },
+};
+
+const char *
+file_status_name (enum file_status status)
+{
+  return status < STATUS_KINDS ? status_names[status][0] : "unknown";
+}
+
+const char *
+file_status_key (enum file_status status)
+{
+  return status < STATUS_KINDS ? status_names[status][1] : "unknown";
+}
+
 const char *
 report_status (const struct file_report *r)
 {
-  if (r->error != NULL)
-    return "error";
-  if (r->file == NULL || r->plan == NULL || r->file->skip_reason != NULL)
-    return "skipped";
-  if (r->plan->changed)
-    return r->dry_run ? "would change" : "changed";
-  if (r->plan->layout.refused != 0)
-    return "padding refused";
-  if (r->plan->layout.need_padding != 0)
-    return "needs padding";
-  for (size_t i = 0; i < r->file->phnum; i++)
-    if (r->file->phdrs[i].p_type == PT_LOAD && r->plan->layout.segs[i].chosen == RULE_ALREADY_ALIGNED)
-      return "already aligned";
-  return "nothing eligible";
+  return file_status_name (report_file_status (r));
 }
 
 static const char *

@@ -25,9 +25,31 @@ struct file_report
   struct write_result written;
 };
 
-/* The outcome in a few words: "changed", "would change", "already aligned",
-   "padding refused", "needs padding" (--no-pad), "nothing eligible",
-   "skipped" or "error".  */
+/* The outcome of one file.  */
+enum file_status
+{
+  STATUS_CHANGED,
+  STATUS_WOULD_CHANGE,		/* --dry-run */
+  STATUS_ALREADY_ALIGNED,
+  STATUS_PADDING_REFUSED,
+  STATUS_NEEDS_PADDING,		/* --no-pad */
+  STATUS_NOTHING_ELIGIBLE,
+  STATUS_SKIPPED,
+  STATUS_ERROR,
+  STATUS_KINDS
+};
+
+enum file_status report_file_status (const struct file_report *r);
+
+/* STATUS in a few words: "changed", "would change", "already aligned",
+   "padding refused", "needs padding", "nothing eligible", "skipped" or
+   "error".  */
+const char *file_status_name (enum file_status status);
+
+/* STATUS as a JSON key: "changed", "would_change", "already_aligned", ...  */
+const char *file_status_key (enum file_status status);
+
+/* file_status_name of the outcome of R.  */
 const char *report_status (const struct file_report *r);
 
 /* The full report: header lines and one table row per PT_LOAD.  */

@@ -13,6 +13,8 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -356,6 +358,12 @@ write_to_temp (const struct elf_file *file, const struct rewrite_plan *plan,
     return -1;
   if ((opts->in_place ? keep_metadata (file, o->fd, err) : new_file_mode (file, o->fd, err)) != 0)
     return -1;
+  if (opts->preserve_dates)
+    {
+      const struct timespec times[2] = { file->st.st_atim, file->st.st_mtim };
+      if (futimens (o->fd, times) != 0)
+	return diag_set (err, "cannot keep the dates: %s", strerror (errno));
+    }
   if (opts->sync && fsync (o->fd) != 0)
     return diag_set (err, "cannot sync the output: %s", strerror (errno));
   struct stat st;
@@ -410,11 +418,104 @@ guard_temporary (char *tmp, struct sigaction *old)
   pending_tmp = NULL;
 }
 
+/* Add a warning to RES, after any there already is.  */
+static void __attribute__ ((format (printf, 2, 3)))
+add_warning (struct write_result *res, const char *fmt, ...)
+{
+  size_t used = strlen (res->warning);
+  if (used != 0 && used + 2 < sizeof res->warning)
+    {
+      memcpy (res->warning + used, "; ", 3);
+      used += 2;
+    }
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (res->warning + used, sizeof res->warning - used, fmt, ap);
+  va_end (ap);
+}
+
+/* Make NAME, another name of FILE's inode, name TARGET (the rewritten file)
+   instead: a new hard link beside NAME renamed over it, so that NAME names
+   one of the two files at every moment.  BLOCK holds the signals that must
+   not interrupt the rename.  Problems go to RES as warnings: TARGET is
+   already in place, and NAME still names the input's contents.  */
+static void
+relink_name (const struct elf_file *file, const char *target, const char *name, bool sync,
+	     const sigset_t *block, struct write_result *res)
+{
+  static unsigned serial;
+  struct stat st, now;
+  /* A name given twice (a/b and a//b) names the new file already.  */
+  if (lstat (name, &st) == 0 && stat (target, &now) == 0 && st.st_dev == now.st_dev
+      && st.st_ino == now.st_ino)
+    {
+      res->relinked++;
+      return;
+    }
+  if (lstat (name, &st) != 0 || st.st_dev != file->st.st_dev || st.st_ino != file->st.st_ino)
+    {
+      add_warning (res, "hard link %s no longer names the input: left alone", name);
+      return;
+    }
+  char *namecopy = strdup (name);
+  char *tmp = NULL;
+  if (namecopy == NULL)
+    {
+      add_warning (res, "hard link %s: out of memory", name);
+      return;
+    }
+  const char *dir = dirname (namecopy);
+  int linked = -1;
+  for (int attempt = 0; attempt < 100 && linked != 0; attempt++)
+    {
+      free (tmp);
+      tmp = NULL;
+      if (asprintf (&tmp, "%s/.elfpmd-link.%ld.%u", dir, (long) getpid (), serial++) < 0)
+	{
+	  tmp = NULL;
+	  break;
+	}
+      linked = link (target, tmp);
+      if (linked != 0 && errno != EEXIST)
+	break;
+    }
+  if (linked != 0)
+    {
+      add_warning (res, "hard link %s keeps the old contents: cannot link in %s: %s", name, dir,
+		   tmp == NULL ? "out of memory" : strerror (errno));
+      goto out;
+    }
+  sigset_t saved;
+  struct sigaction old[NFATAL];
+  sigprocmask (SIG_BLOCK, block, &saved);
+  guard_temporary (tmp, old);
+  int renamed = rename (tmp, name);
+  int rename_errno = errno;
+  if (renamed != 0)
+    unlink (tmp);
+  guard_temporary (NULL, old);
+  sigprocmask (SIG_SETMASK, &saved, NULL);
+  if (renamed != 0)
+    {
+      add_warning (res, "hard link %s keeps the old contents: cannot replace it: %s", name,
+		   strerror (rename_errno));
+      goto out;
+    }
+  res->relinked++;
+  struct diag dir_err = { "" };
+  if (sync && sync_directory (dir, &dir_err) != 0)
+    add_warning (res, "%s", dir_err.msg);
+out:
+  free (tmp);
+  free (namecopy);
+}
+
 int
 write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
 	    const char *target, const struct write_options *opts, struct write_result *res,
 	    struct diag *err)
 {
+  memset (res, 0, sizeof *res);
   char *dircopy = strdup (target);
   if (dircopy == NULL)
     return diag_set (err, "out of memory");
@@ -477,7 +578,9 @@ write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
      promises the file untouched).  */
   struct diag dir_err = { "" };
   if (opts->sync && sync_directory (dir, &dir_err) != 0)
-    snprintf (res->warning, sizeof res->warning, "%s", dir_err.msg);
+    add_warning (res, "%s", dir_err.msg);
+  for (size_t i = 0; opts->in_place && i < opts->nlinks; i++)
+    relink_name (file, target, opts->links[i], opts->sync, &block, res);
   goto out;
 
 cleanup:

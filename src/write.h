@@ -12,6 +12,9 @@ struct write_options
 {
   bool in_place;		/* TARGET replaces the input: keep owner, mode, xattrs */
   bool sync;			/* fsync the new file and its directory before and after rename */
+  bool preserve_dates;		/* the new file keeps the input's atime and mtime */
+  const char *const *links;	/* with IN_PLACE: other names of the input's inode, */
+  size_t nlinks;		/* to name the new file once it is in place */
 };
 
 /* What the write produced, for the report.  */
@@ -19,14 +22,17 @@ struct write_result
 {
   uint64_t allocated_before;	/* disk space of the input, in bytes */
   uint64_t allocated_after;	/* disk space of the output */
+  size_t relinked;		/* names of OPTS->links that now name the new file */
   char warning[512];		/* what went wrong after the file was replaced, or "" */
 };
 
 /* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to
    a temporary file beside TARGET, which is verified, then renamed over TARGET.
-   Fill *RES.  On failure nothing but the temporary file (removed again) was
-   touched; a failure after the rename (syncing the directory) is only a
-   warning in RES->warning.
+   Then each of OPTS->links is replaced, atomically too, by a hard link to
+   TARGET, if it still names the input's inode.  Fill *RES.  On failure
+   nothing but the temporary file (removed again) was touched; a failure
+   after the rename (syncing a directory, replacing a link) is only a warning
+   in RES->warning.
    Return 0, or -1 with the reason in *ERR.  */
 int write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
 		const char *target, const struct write_options *opts,

@@ -67,7 +67,8 @@ check "usage errors leave the file alone" test "$sig" = "$(file_signature "$work
 
 # --help and friends.
 expect_status 0 "--help" "$ELFPMD" --help
-for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --madvise --populate-max --verbose --quiet "Exit status" " 64 "; do
+for word in --output --dry-run --check --json --rule --pmd-size --page-size --no-sync --no-pad --madvise --populate-max --verbose --quiet \
+		--recursive --files-from --null --exclude --jobs --preserve-dates "Exit status" " 64 "; do
 	grep -q -- "$word" "$work/out" && pass "--help mentions '$word'" || fail "--help lacks '$word'"
 done
 # --help's exit statuses are the man page's, and its status 0 lists every
@@ -167,15 +168,20 @@ done < "$work/help-options"
 cp "$work/sample" "$work/k-stub" && "$ELFPMD" -q --madvise "$work/k-stub" || fail "cannot prepare a file with the stub"
 printf 'int f(void){return 1;}\n' > "$work/k.c" && cc -c -o "$work/k.o" "$work/k.c" || fail "cannot compile an object"
 printf 'not elf\n' > "$work/k-notelf"
+mkdir -p "$work/k-tree" && cp "$work/sample" "$work/k-tree/a" && ln "$work/k-tree/a" "$work/k-tree/b" \
+	&& cp "$work/k.o" "$work/k-notelf" "$work/k-tree/" && ln -s a "$work/k-tree/c" \
+	|| fail "cannot prepare a tree"
 {
 	"$ELFPMD" -n --json "$work/sample" "$work/small" "$work/k.o" "$work/k-notelf"
 	"$ELFPMD" -n --json --madvise "$work/sample" "$work/small" "$work/k-stub"
 	"$ELFPMD" --json -o "$work/k-out" "$work/sample"
+	"$ELFPMD" -r -n --json "$work/k-tree"
 } > "$work/keys.json" 2> /dev/null
 grep -oE '"[A-Za-z0-9_]+":' "$work/keys.json" | tr -d '":' | sort -u > "$work/json-keys"
 [ "$(wc -l < "$work/json-keys")" -ge 60 ] && pass "$(wc -l < "$work/json-keys") distinct JSON keys printed" \
 	|| fail "too few JSON keys: $(tr '\n' ' ' < "$work/json-keys")"
-for want in skip_reason error stub present allocated_after sampled_chunks; do
+for want in skip_reason error stub present allocated_after sampled_chunks summary same_file_as \
+		skipped_by_reason not_elf symlink; do
 	grep -qx "$want" "$work/json-keys" || fail "the JSON inputs no longer reach '$want'"
 done
 while IFS= read -r key; do

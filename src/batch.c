@@ -1,0 +1,730 @@
+/* A run over many files, in four passes:
+
+   1. gather: the names of the command line, of directory walks (sorted by
+      name, symbolic links never followed) and of a --files-from list, each
+      with what lstat says of it, in the order met;
+   2. link: names of one inode are grouped; the first is processed, the
+      others follow it (they are to name the rewritten file afterwards);
+   3. process: each first name by process_job, in this process or in N
+      worker processes that take the next name from a shared counter and
+      send their report back through a pipe;
+   4. report: the reports in the order of the names, whatever finished
+      first, then the summary.  */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "batch.h"
+
+/* One name met by the run.  */
+struct entry
+{
+  char *name;
+  enum skip_kind skip;		/* decided by the walk, or SKIP_NONE */
+  char *error;			/* the walk could not read it (a directory) */
+  bool have_stat;
+  dev_t dev;
+  ino_t ino;
+  size_t leader;		/* the entry processed for this inode: itself or an earlier one */
+  size_t unit;			/* a leader's index among the processed names */
+};
+
+/* The result of processing one name, as a worker sends it back.  */
+struct result
+{
+  bool done;
+  int rc;
+  struct file_outcome out;
+  char *report;
+  size_t report_len;
+  char *errors;
+  size_t errors_len;
+};
+
+struct gather
+{
+  struct entry *e;
+  size_t n, cap;
+  const struct batch_options *bo;
+  bool batch;			/* skip what is no ELF file quietly (-r, --files-from) */
+};
+
+static int
+add_entry (struct gather *g, char *name, enum skip_kind skip, const struct stat *st,
+	   char *error)
+{
+  if (g->n == g->cap)
+    {
+      size_t cap = g->cap == 0 ? 256 : g->cap * 2;
+      struct entry *e = realloc (g->e, cap * sizeof *e);
+      if (e == NULL)
+	{
+	  free (name);
+	  free (error);
+	  return -1;
+	}
+      g->e = e;
+      g->cap = cap;
+    }
+  g->e[g->n] = (struct entry) { .name = name, .skip = skip, .error = error,
+				.have_stat = st != NULL, .leader = g->n, .unit = SIZE_MAX };
+  if (st != NULL)
+    {
+      g->e[g->n].dev = st->st_dev;
+      g->e[g->n].ino = st->st_ino;
+    }
+  g->n++;
+  return 0;
+}
+
+/* Whether PATH, whose last component is BASE, matches an --exclude pattern:
+   one without '/' is matched against BASE, one with '/' against PATH.  */
+static bool
+excluded (const struct batch_options *bo, const char *path, const char *base)
+{
+  for (size_t i = 0; i < bo->nexcludes; i++)
+    {
+      const char *pat = bo->excludes[i];
+      if (fnmatch (pat, strchr (pat, '/') != NULL ? path : base, 0) == 0)
+	return true;
+    }
+  return false;
+}
+
+/* Whether the directory PATH (last component BASE) is one a walk leaves out
+   by default: separate debug files live there, and they are skipped anyway.  */
+static bool
+pruned_by_default (const char *path, const char *base)
+{
+  static const char debug_dir[] = "usr/lib/debug";
+  size_t len = strlen (path), dlen = sizeof debug_dir - 1;
+  if (strcmp (base, ".build-id") == 0)
+    return true;
+  return len >= dlen && strcmp (path + len - dlen, debug_dir) == 0
+	 && (len == dlen || path[len - dlen - 1] == '/');
+}
+
+static char *
+join (const char *dir, const char *name)
+{
+  char *path;
+  size_t len = strlen (dir);
+  bool slash = len > 0 && dir[len - 1] == '/';
+  return asprintf (&path, "%s%s%s", dir, slash ? "" : "/", name) < 0 ? NULL : path;
+}
+
+static int
+by_name (const struct dirent **a, const struct dirent **b)
+{
+  return strcmp ((*a)->d_name, (*b)->d_name);
+}
+
+static const char *
+base_name (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  return slash == NULL ? path : slash + 1;
+}
+
+static int add_name (struct gather *g, char *path, bool follow);
+
+/* Add what the directory DIR holds, in the order of the names' bytes.  */
+static int
+walk (struct gather *g, const char *dir)
+{
+  struct dirent **list;
+  int n = scandir (dir, &list, NULL, by_name);
+  if (n < 0)
+    {
+      char *name = strdup (dir), *why = NULL;
+      if (name == NULL || asprintf (&why, "cannot read the directory: %s", strerror (errno)) < 0)
+	{
+	  free (name);
+	  return -1;
+	}
+      return add_entry (g, name, SKIP_NONE, NULL, why);
+    }
+  int ret = 0;
+  for (int i = 0; i < n; i++)
+    {
+      const char *d = list[i]->d_name;
+      if (ret == 0 && strcmp (d, ".") != 0 && strcmp (d, "..") != 0)
+	{
+	  char *path = join (dir, d);
+	  ret = path == NULL ? -1 : add_name (g, path, false);
+	}
+      free (list[i]);
+    }
+  free (list);
+  return ret;
+}
+
+/* Add PATH (which the gather takes over), looked at with stat when FOLLOW
+   (a name the user gave), else with lstat; walk it if it is a directory
+   and the run walks.  */
+static int
+add_name (struct gather *g, char *path, bool follow)
+{
+  const struct batch_options *bo = g->bo;
+  struct stat st;
+  int r = follow ? stat (path, &st) : lstat (path, &st);
+  if (r != 0)
+    /* process_job says why it cannot open it.  */
+    return add_entry (g, path, SKIP_NONE, NULL, NULL);
+  /* A name given outside a batch run is processed whatever it is, so that
+     the error says why it cannot be.  */
+  if (!g->batch)
+    return add_entry (g, path, SKIP_NONE, S_ISREG (st.st_mode) ? &st : NULL, NULL);
+  const char *base = base_name (path);
+  if (S_ISDIR (st.st_mode) && bo->recursive)
+    {
+      if (!follow && ((bo->default_excludes && pruned_by_default (path, base))
+		      || excluded (bo, path, base)))
+	{
+	  free (path);
+	  return 0;
+	}
+      int ret = walk (g, path);
+      free (path);
+      return ret;
+    }
+  if (!follow && excluded (bo, path, base))
+    return add_entry (g, path, SKIP_EXCLUDED, &st, NULL);
+  if (S_ISLNK (st.st_mode))
+    return add_entry (g, path, SKIP_SYMLINK, &st, NULL);
+  if (!S_ISREG (st.st_mode))
+    return add_entry (g, path, SKIP_NOT_REGULAR, &st, NULL);
+  return add_entry (g, path, SKIP_NONE, &st, NULL);
+}
+
+/* Add the names of the list LIST ("-": standard input), one per line or
+   with BO->null one per NUL.  */
+static int
+add_list (struct gather *g, const char *list, FILE *errors)
+{
+  FILE *in = strcmp (list, "-") == 0 ? stdin : fopen (list, "r");
+  if (in == NULL)
+    {
+      fprintf (errors, "elfpmd: %s: cannot open the list: %s\n", list, strerror (errno));
+      return 1;
+    }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int ret = 0;
+  int delim = g->bo->null ? '\0' : '\n';
+  while (ret == 0 && (len = getdelim (&line, &cap, delim, in)) >= 0)
+    {
+      if (len > 0 && line[len - 1] == delim)
+	line[--len] = '\0';
+      if (len == 0)
+	continue;
+      /* A name with a NUL inside, from a newline list, cannot be a path.  */
+      if (strlen (line) != (size_t) len)
+	{
+	  fprintf (errors, "elfpmd: %s: a name in the list holds a NUL byte (use -0)\n", list);
+	  ret = 1;
+	  break;
+	}
+      char *name = strdup (line);
+      ret = name == NULL || add_name (g, name, false) != 0 ? -1 : 0;
+    }
+  if (ret == 0 && ferror (in))
+    {
+      fprintf (errors, "elfpmd: %s: cannot read the list: %s\n", list, strerror (errno));
+      ret = 1;
+    }
+  free (line);
+  if (in != stdin)
+    fclose (in);
+  return ret;
+}
+
+/* Order of entry indices by inode, then by index.  */
+static const struct entry *sort_entries;
+
+static int
+by_inode (const void *a, const void *b)
+{
+  const struct entry *x = &sort_entries[*(const size_t *) a];
+  const struct entry *y = &sort_entries[*(const size_t *) b];
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  if (x->ino != y->ino)
+    return x->ino < y->ino ? -1 : 1;
+  return *(const size_t *) a < *(const size_t *) b ? -1 : 1;
+}
+
+/* Point each entry at the first entry of its inode.  */
+static int
+find_links (struct entry *e, size_t n)
+{
+  size_t *idx = malloc ((n ? n : 1) * sizeof *idx);
+  if (idx == NULL)
+    return -1;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (e[i].have_stat && e[i].skip == SKIP_NONE && e[i].error == NULL)
+      idx[m++] = i;
+  sort_entries = e;
+  qsort (idx, m, sizeof *idx, by_inode);
+  for (size_t k = 1; k < m; k++)
+    {
+      const struct entry *prev = &e[idx[k - 1]];
+      struct entry *cur = &e[idx[k]];
+      if (cur->dev == prev->dev && cur->ino == prev->ino)
+	cur->leader = prev->leader;
+    }
+  free (idx);
+  return 0;
+}
+
+unsigned
+batch_cpus (void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
+    return (unsigned) CPU_COUNT (&set);
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned) n : 1;
+}
+
+static int
+write_all (int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+  while (len > 0)
+    {
+      ssize_t w = write (fd, p, len);
+      if (w < 0 && errno == EINTR)
+	continue;
+      if (w <= 0)
+	return -1;
+      p += w;
+      len -= (size_t) w;
+    }
+  return 0;
+}
+
+/* Read LEN bytes: 0, 1 at end of file before the first byte, -1 on error
+   or a short message.  */
+static int
+read_all (int fd, void *buf, size_t len)
+{
+  char *p = buf;
+  size_t got = 0;
+  while (got < len)
+    {
+      ssize_t r = read (fd, p + got, len - got);
+      if (r < 0 && errno == EINTR)
+	continue;
+      if (r < 0)
+	return -1;
+      if (r == 0)
+	return got == 0 ? 1 : -1;
+      got += (size_t) r;
+    }
+  return 0;
+}
+
+/* A worker's message: this header, then the report and the errors.  */
+struct message
+{
+  uint64_t unit;
+  int32_t rc;
+  struct file_outcome out;
+  uint64_t report_len, errors_len;
+};
+
+/* Process JOB into RES, the report and errors kept in memory.  */
+static void
+process_to_memory (const struct file_job *job, const struct run_options *ro, struct result *res)
+{
+  FILE *rep = open_memstream (&res->report, &res->report_len);
+  FILE *err = open_memstream (&res->errors, &res->errors_len);
+  if (rep == NULL || err == NULL)
+    {
+      if (rep != NULL)
+	fclose (rep);
+      if (err != NULL)
+	fclose (err);
+      res->report = res->errors = NULL;
+      res->report_len = res->errors_len = 0;
+      res->rc = 1;
+      res->out.status = STATUS_ERROR;
+      return;
+    }
+  res->rc = process_job (job, ro, rep, err, &res->out);
+  fclose (rep);
+  fclose (err);
+}
+
+/* A worker: take the next unit from *NEXT until none is left, send each
+   result to FD.  */
+static void __attribute__ ((noreturn))
+worker (const struct file_job *jobs, size_t njobs, uint64_t *next, const struct run_options *ro,
+	int fd)
+{
+  for (;;)
+    {
+      uint64_t u = __atomic_fetch_add (next, 1, __ATOMIC_RELAXED);
+      if (u >= njobs)
+	break;
+      struct result res = { 0 };
+      process_to_memory (&jobs[u], ro, &res);
+      struct message m = { .unit = u, .rc = res.rc, .out = res.out,
+			   .report_len = res.report_len, .errors_len = res.errors_len };
+      if (write_all (fd, &m, sizeof m) != 0
+	  || write_all (fd, res.report, res.report_len) != 0
+	  || write_all (fd, res.errors, res.errors_len) != 0)
+	_exit (2);
+      free (res.report);
+      free (res.errors);
+    }
+  _exit (0);
+}
+
+/* Read one message from FD into RESULTS.  Return 0, 1 at end of file, -1 on
+   a broken message.  */
+static int
+receive (int fd, struct result *results, size_t njobs)
+{
+  struct message m;
+  int r = read_all (fd, &m, sizeof m);
+  if (r != 0)
+    return r;
+  if (m.unit >= njobs || results[m.unit].done || m.report_len > SIZE_MAX / 2
+      || m.errors_len > SIZE_MAX / 2)
+    return -1;
+  struct result *res = &results[m.unit];
+  res->report = malloc (m.report_len + 1);
+  res->errors = malloc (m.errors_len + 1);
+  if (res->report == NULL || res->errors == NULL
+      || read_all (fd, res->report, m.report_len) != 0
+      || read_all (fd, res->errors, m.errors_len) != 0)
+    return -1;
+  res->report_len = m.report_len;
+  res->errors_len = m.errors_len;
+  res->rc = m.rc;
+  res->out = m.out;
+  res->done = true;
+  return 0;
+}
+
+/* Process the NJOBS jobs in NWORKERS worker processes, filling RESULTS.
+   Results that never arrived (a worker died) stay not done.  */
+static void
+run_workers (const struct file_job *jobs, size_t njobs, unsigned nworkers,
+	     const struct run_options *ro, struct result *results, FILE *errors)
+{
+  uint64_t *next = mmap (NULL, sizeof *next, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  struct pollfd *fds = calloc (nworkers, sizeof *fds);
+  pid_t *pids = calloc (nworkers, sizeof *pids);
+  if (next == MAP_FAILED || fds == NULL || pids == NULL)
+    {
+      fprintf (errors, "elfpmd: cannot start worker processes: out of memory\n");
+      goto out;
+    }
+  *next = 0;
+  fflush (NULL);
+  unsigned started = 0;
+  for (; started < nworkers; started++)
+    {
+      int p[2];
+      if (pipe2 (p, O_CLOEXEC) != 0)
+	break;
+      pid_t pid = fork ();
+      if (pid < 0)
+	{
+	  close (p[0]);
+	  close (p[1]);
+	  break;
+	}
+      if (pid == 0)
+	{
+	  close (p[0]);
+	  for (unsigned k = 0; k < started; k++)
+	    close (fds[k].fd);
+	  worker (jobs, njobs, next, ro, p[1]);
+	}
+      close (p[1]);
+      fds[started] = (struct pollfd) { .fd = p[0], .events = POLLIN };
+      pids[started] = pid;
+    }
+  if (started == 0)
+    {
+      /* No worker could start: do the work here.  */
+      for (size_t u = 0; u < njobs; u++)
+	{
+	  process_to_memory (&jobs[u], ro, &results[u]);
+	  results[u].done = true;
+	}
+      goto out;
+    }
+  for (unsigned open_fds = started; open_fds > 0;)
+    {
+      if (poll (fds, started, -1) < 0)
+	{
+	  if (errno == EINTR)
+	    continue;
+	  break;
+	}
+      for (unsigned k = 0; k < started; k++)
+	if (fds[k].fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+	  if (receive (fds[k].fd, results, njobs) != 0)
+	    {
+	      close (fds[k].fd);
+	      fds[k].fd = -1;
+	      open_fds--;
+	    }
+    }
+  for (unsigned k = 0; k < started; k++)
+    {
+      if (fds[k].fd >= 0)
+	close (fds[k].fd);
+      int st;
+      while (waitpid (pids[k], &st, 0) < 0 && errno == EINTR)
+	;
+    }
+out:
+  if (next != MAP_FAILED)
+    munmap (next, sizeof *next);
+  free (fds);
+  free (pids);
+}
+
+static void
+count_and_print (const struct entry *e, size_t i, const struct result *results,
+		 const struct run_options *ro, FILE *report, FILE *errors,
+		 struct batch_counts *c, int *status)
+{
+  c->files++;
+  if (e[i].error != NULL)
+    {
+      fprintf (errors, "elfpmd: %s: %s\n", e[i].name, e[i].error);
+      c->status[STATUS_ERROR]++;
+      *status = 1;
+      return;
+    }
+  if (e[i].skip != SKIP_NONE)
+    {
+      c->status[STATUS_SKIPPED]++;
+      c->skipped[e[i].skip]++;
+      return;
+    }
+  if (e[i].leader != i)
+    {
+      /* Another name of a file processed before.  */
+      const struct entry *lead = &e[e[i].leader];
+      const struct result *lr = &results[lead->unit];
+      c->hard_links++;
+      if (!lr->done || ro->format == REPORT_NONE || lr->out.status == STATUS_SKIPPED
+	  || lr->out.status == STATUS_ERROR)
+	return;
+      if (ro->format == REPORT_JSON)
+	{
+	  fputs ("{\"file\":", report);
+	  json_string (report, e[i].name);
+	  fputs (",\"same_file_as\":", report);
+	  json_string (report, lead->name);
+	  fprintf (report, ",\"status\":\"%s\"}\n", file_status_name (lr->out.status));
+	}
+      else
+	fprintf (report, "%s: same file as %s: %s\n", e[i].name, lead->name,
+		 file_status_name (lr->out.status));
+      return;
+    }
+  const struct result *r = &results[e[i].unit];
+  if (!r->done)
+    {
+      fprintf (errors, "elfpmd: %s: internal error: the worker process processing it died\n",
+	       e[i].name);
+      c->status[STATUS_ERROR]++;
+      *status = 1;
+      return;
+    }
+  fwrite (r->report, 1, r->report_len, report);
+  fwrite (r->errors, 1, r->errors_len, errors);
+  if (r->rc != 0)
+    *status = 1;
+  int st = r->out.status >= 0 && r->out.status < STATUS_KINDS ? r->out.status : STATUS_ERROR;
+  c->status[st]++;
+  if (st == STATUS_SKIPPED)
+    {
+      int sk = r->out.skip > SKIP_NONE && r->out.skip < SKIP_KINDS ? r->out.skip : SKIP_OTHER_TYPE;
+      c->skipped[sk]++;
+    }
+}
+
+static void
+print_summary (FILE *out, const struct batch_counts *c, const struct run_options *ro)
+{
+  if (ro->format == REPORT_NONE)
+    return;
+  if (ro->format == REPORT_JSON)
+    {
+      fprintf (out, "{\"summary\":{\"files\":%" PRIu64, c->files);
+      for (int s = 0; s < STATUS_KINDS; s++)
+	fprintf (out, ",\"%s\":%" PRIu64, file_status_key (s), c->status[s]);
+      fprintf (out, ",\"hard_links\":%" PRIu64 ",\"skipped_by_reason\":{", c->hard_links);
+      bool first = true;
+      for (int k = SKIP_NONE + 1; k < SKIP_KINDS; k++)
+	if (c->skipped[k] != 0)
+	  {
+	    fprintf (out, "%s\"%s\":%" PRIu64, first ? "" : ",", skip_kind_key (k), c->skipped[k]);
+	    first = false;
+	  }
+      fputs ("}}}\n", out);
+      return;
+    }
+  fprintf (out, "elfpmd: %" PRIu64 " file%s: ", c->files, c->files == 1 ? "" : "s");
+  /* The usual outcomes always, the rarer ones when they happened.  */
+  static const int order[] = { STATUS_CHANGED, STATUS_WOULD_CHANGE, STATUS_ALREADY_ALIGNED,
+			       STATUS_NOTHING_ELIGIBLE, STATUS_PADDING_REFUSED,
+			       STATUS_NEEDS_PADDING };
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+    {
+      int s = order[k];
+      bool usual = s == (ro->dry_run ? STATUS_WOULD_CHANGE : STATUS_CHANGED)
+		   || s == STATUS_ALREADY_ALIGNED || s == STATUS_NOTHING_ELIGIBLE;
+      if (usual || c->status[s] != 0)
+	fprintf (out, "%" PRIu64 " %s, ", c->status[s], file_status_name (s));
+    }
+  if (c->hard_links != 0)
+    fprintf (out, "%" PRIu64 " further hard link%s, ", c->hard_links,
+	     c->hard_links == 1 ? "" : "s");
+  fprintf (out, "%" PRIu64 " skipped", c->status[STATUS_SKIPPED]);
+  const char *sep = " (";
+  for (int k = SKIP_NONE + 1; k < SKIP_KINDS; k++)
+    if (c->skipped[k] != 0)
+      {
+	fprintf (out, "%s%" PRIu64 " %s", sep, c->skipped[k], skip_kind_words (k));
+	sep = ", ";
+      }
+  fprintf (out, "%s, %" PRIu64 " failed\n", *sep == ',' ? ")" : "", c->status[STATUS_ERROR]);
+}
+
+int
+batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
+	   const struct run_options *ro, FILE *report, FILE *errors, struct batch_counts *counts)
+{
+  struct gather g = { .bo = bo, .batch = ro->batch };
+  int status = 0;
+  struct file_job *jobs = NULL;
+  struct result *results = NULL;
+  const char **links = NULL;
+  size_t njobs = 0, nfollow = 0;
+  memset (counts, 0, sizeof *counts);
+
+  for (size_t i = 0; i < nargs; i++)
+    {
+      char *name = strdup (args[i]);
+      if (name == NULL || add_name (&g, name, true) != 0)
+	goto oom;
+    }
+  if (bo->files_from != NULL)
+    {
+      int r = add_list (&g, bo->files_from, errors);
+      if (r < 0)
+	goto oom;
+      if (r > 0)
+	status = 1;
+    }
+  if (find_links (g.e, g.n) != 0)
+    goto oom;
+
+  /* One job per first name of an inode; its further names ride along.  */
+  for (size_t i = 0; i < g.n; i++)
+    if (g.e[i].skip == SKIP_NONE && g.e[i].error == NULL)
+      {
+	if (g.e[i].leader == i)
+	  g.e[i].unit = njobs++;
+	else
+	  nfollow++;
+      }
+  jobs = calloc (njobs ? njobs : 1, sizeof *jobs);
+  results = calloc (njobs ? njobs : 1, sizeof *results);
+  links = calloc (nfollow ? nfollow : 1, sizeof *links);
+  if (jobs == NULL || results == NULL || links == NULL)
+    goto oom;
+  size_t used = 0;
+  for (size_t i = 0; i < g.n; i++)
+    if (g.e[i].unit != SIZE_MAX)
+      {
+	struct file_job *j = &jobs[g.e[i].unit];
+	j->name = g.e[i].name;
+	j->links = links + used;
+	for (size_t k = i + 1; k < g.n; k++)
+	  if (g.e[k].leader == i && k != i && g.e[k].skip == SKIP_NONE)
+	    links[used + j->nlinks++] = g.e[k].name;
+	used += j->nlinks;
+      }
+
+  unsigned nworkers = bo->jobs != 0 ? bo->jobs : batch_cpus ();
+  if (nworkers > njobs)
+    nworkers = (unsigned) njobs;
+  if (nworkers <= 1)
+    {
+      /* One at a time, straight to the streams: the order is the order of
+	 the names already.  */
+      for (size_t i = 0; i < g.n; i++)
+	{
+	  if (g.e[i].unit != SIZE_MAX)
+	    {
+	      process_to_memory (&jobs[g.e[i].unit], ro, &results[g.e[i].unit]);
+	      results[g.e[i].unit].done = true;
+	    }
+	  count_and_print (g.e, i, results, ro, report, errors, counts, &status);
+	  if (g.e[i].unit != SIZE_MAX)
+	    {
+	      struct result *r = &results[g.e[i].unit];
+	      free (r->report);
+	      free (r->errors);
+	      r->report = r->errors = NULL;
+	    }
+	}
+    }
+  else
+    {
+      run_workers (jobs, njobs, nworkers, ro, results, errors);
+      for (size_t i = 0; i < g.n; i++)
+	count_and_print (g.e, i, results, ro, report, errors, counts, &status);
+    }
+  if (ro->batch)
+    print_summary (report, counts, ro);
+  goto out;
+
+oom:
+  fprintf (errors, "elfpmd: out of memory\n");
+  status = 1;
+out:
+  for (size_t u = 0; results != NULL && u < njobs; u++)
+    {
+      free (results[u].report);
+      free (results[u].errors);
+    }
+  for (size_t i = 0; i < g.n; i++)
+    {
+      free (g.e[i].name);
+      free (g.e[i].error);
+    }
+  free (g.e);
+  free (jobs);
+  free (results);
+  free (links);
+  return status;
+}
