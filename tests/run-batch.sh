@@ -1,0 +1,239 @@
+#!/bin/bash
+# run-batch.sh: runs over many files (-r, --files-from, -j, --exclude, -p)
+# and hard links.  A staging tree is built from two programs and a library
+# with 4.5 MiB of text each, hard links (inside and outside the run), a
+# symbolic link, a script, an object file, a separate debug file inside and
+# outside usr/lib/debug, a FIFO and a name with a newline in it; then:
+#   - the summary's counts equal counts made by find and by file contents;
+#   - every ELF file that should change is aligned (phdr-dump, independent of
+#     elfpmd), passes eu-elflint and runs; the others are byte-identical;
+#   - the names of one inode in the run name one new file; a name outside
+#     the run keeps the old one and a warning says so;
+#   - -j1 and -j2 print the same bytes and write the same bytes; a second run
+#     changes nothing; -p keeps the dates;
+#   - --files-from with -0 and with newlines, --exclude, and usage errors.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+require_elfpmd
+
+work=$TESTS_BUILDDIR/batch-work
+[ -n "$KEEP" ] || rm -rf "$work"
+mkdir -p "$work" || hard_error "cannot create $work"
+require_phdr_dump "$work"
+cc=${CC:-cc}
+have "$cc" || { skip "no C compiler ($cc)"; finish; }
+
+# --- fixtures ---------------------------------------------------------------
+src=$work/src
+mkdir -p "$src"
+printf '\t.text\n\t.globl big\nbig:\n\t.fill 0x480000,1,0xc3\n\t.section .note.GNU-stack,"",@progbits\n' > "$src/big.S"
+cat > "$src/main.c" <<'EOF'
+#include <stdio.h>
+extern char big[];
+int lib_answer (void);
+int main (void)
+{
+  for (long off = 0; off < 0x480000; off += 0x100000)
+    ((void (*) (void)) (big + off)) ();
+  printf ("batch ok %d\n", lib_answer ());
+  return 0;
+}
+EOF
+printf 'extern char big[];\nint lib_answer (void) { ((void (*) (void)) big) (); return 42; }\n' > "$src/lib.c"
+"$cc" -O2 -g -fPIC -shared -Wl,-soname,libbatch.so.1 -o "$src/libbatch.so.1" "$src/lib.c" "$src/big.S" \
+	&& "$cc" -O2 -g -fPIE -pie -o "$src/prog" "$src/main.c" "$src/big.S" -L"$src" -l:libbatch.so.1 \
+	&& "$cc" -O2 -c -o "$src/obj.o" "$src/lib.c" \
+	&& objcopy --only-keep-debug "$src/prog" "$src/prog.debug" \
+	|| hard_error "cannot build the fixtures"
+
+# make_tree DIR: the staging tree.
+make_tree () {
+	local t=$1
+	mkdir -p "$t/usr/bin" "$t/usr/lib" "$t/usr/libexec/batch" "$t/usr/lib/debug/.build-id/aa" \
+		"$t/usr/share/doc" "$t/opt/skipme"
+	cp "$src/prog" "$t/usr/bin/prog"
+	ln "$t/usr/bin/prog" "$t/usr/bin/prog-link"
+	ln "$t/usr/bin/prog" "$t/usr/libexec/batch/prog-other-dir"
+	ln -s prog "$t/usr/bin/prog-alias"
+	cp "$src/prog" "$t/usr/libexec/batch/helper"
+	cp "$src/libbatch.so.1" "$t/usr/lib/libbatch.so.1"
+	ln -s libbatch.so.1 "$t/usr/lib/libbatch.so"
+	printf '#!/bin/sh\necho script\n' > "$t/usr/bin/script"
+	chmod 755 "$t/usr/bin/script"
+	cp "$src/obj.o" "$t/usr/lib/obj.o"
+	cp "$src/prog.debug" "$t/usr/lib/debug/.build-id/aa/bbcc.debug"
+	cp "$src/prog.debug" "$t/usr/lib/debug/prog.debug"
+	cp "$src/prog.debug" "$t/usr/share/doc/prog.debug"
+	printf 'text\n' > "$t/usr/share/doc/README"
+	cp "$src/prog" "$t/opt/skipme/prog"
+	cp "$src/prog" "$t/usr/bin/excluded-prog"
+	cp "$src/prog" "$t/usr/bin/name with
+newline"
+	mkfifo "$t/usr/bin/fifo"
+	chmod 4755 "$t/usr/libexec/batch/helper"
+}
+
+# --- one walk over the tree -------------------------------------------------
+tree=$work/tree
+make_tree "$tree"
+ln "$tree/usr/bin/prog" "$work/outside-link"
+cp -a "$tree" "$work/orig"
+touch -d '2001-02-03 04:05:06' "$tree/usr/lib/libbatch.so.1"
+"$ELFPMD" -r -j2 -p --exclude='skipme' --exclude='*/usr/bin/excluded-*' "$tree" > "$work/out" 2> "$work/err"
+status=$?
+check "-r exits 0" test "$status" -eq 0
+note "$(tail -1 "$work/out")"
+
+# The independent count: find's view of the tree, less the pruned
+# directories and the excluded names, and each regular file's first bytes.
+indep_files=0 indep_links=0 indep_other=0 indep_notelf=0 indep_elf=0
+while IFS= read -r -d '' f; do
+	case $f in
+	*/usr/lib/debug|*/usr/lib/debug/*|*/.build-id|*/.build-id/*|*/skipme|*/skipme/*) continue ;;
+	*/usr/bin/excluded-*) indep_files=$((indep_files + 1)); continue ;;
+	esac
+	indep_files=$((indep_files + 1))
+	if [ -L "$f" ]; then indep_links=$((indep_links + 1))
+	elif [ ! -f "$f" ]; then indep_other=$((indep_other + 1))
+	elif [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ]; then indep_elf=$((indep_elf + 1))
+	else indep_notelf=$((indep_notelf + 1))
+	fi
+done < <(find "$work/orig" ! -type d -print0)
+# Of the ELF files: obj.o is relocatable, usr/share/doc/prog.debug a debug
+# file, prog's three names one file; the rest (prog, helper, the library,
+# the name with a newline) change.
+changed=0
+while IFS= read -r -d '' f; do
+	rel=${f#"$work/orig"}
+	[ -f "$tree$rel" ] && [ ! -L "$f" ] || continue
+	cmp -s "$f" "$tree$rel" || changed=$((changed + 1))
+done < <(find "$work/orig" -type f -print0)
+python3 - "$work/out" "$indep_files" "$indep_links" "$indep_other" "$indep_notelf" "$changed" <<'EOF' \
+	&& pass "summary line matches find's count ($indep_files files, $indep_links symlinks, $indep_notelf not ELF)" \
+	|| fail "summary line: $(tail -1 "$work/out")"
+import re, sys
+line = open(sys.argv[1]).read().splitlines()[-1]
+files, links, other, notelf, changed = map(int, sys.argv[2:])
+m = re.match(r"elfpmd: (\d+) files: (.*)$", line)
+assert m, line
+assert int(m.group(1)) == files, (m.group(1), files)
+counts = dict((k.strip(), int(n)) for n, k in re.findall(r"(\d+) ([a-zA-Z ]+?)(?=[,()]|$)", m.group(2)))
+# "changed" counts inodes under their first name; the two further names of
+# prog's inode in the run changed with it.
+assert counts["changed"] + counts["further hard links"] == changed, (counts, changed)
+assert counts["symbolic link"] == links, counts
+assert counts["not a regular file"] == other, counts
+assert counts["not ELF"] == notelf, counts
+assert counts["relocatable"] == 1 and counts["debug file"] == 1, counts
+assert counts["excluded"] == 1, counts
+assert counts["further hard links"] == 2, counts
+assert counts["failed"] == 0, counts
+total = sum(v for k, v in counts.items() if k in ("changed", "already aligned", "nothing eligible",
+        "further hard links", "skipped", "failed"))
+assert total == files, (total, files)
+EOF
+
+# Every changed ELF file is aligned by an independent reader, passes
+# eu-elflint and runs; the names of prog's inode in the run are one new file.
+for f in usr/bin/prog usr/libexec/batch/helper usr/lib/libbatch.so.1 "usr/bin/name with
+newline"; do
+	what=${f//$'\n'/\\n}
+	"$PHDR_DUMP" --expect-relaxed 0x200000 "$tree/$f" > /dev/null 2>&1 \
+		&& "$PHDR_DUMP" "$tree/$f" | awk '$2 == "LOAD" && $3 ~ /X/ && $8 != "0x200000" { exit 1 }' \
+		&& pass "$what: text aligned to 2 MiB (phdr-dump)" || fail "$what: not aligned"
+	if have eu-elflint; then
+		eu-elflint --gnu-ld "$tree/$f" > "$work/lint" 2>&1 && pass "$what: eu-elflint" || fail "$what: eu-elflint: $(head -3 "$work/lint")"
+	fi
+done
+run_out=$(LD_LIBRARY_PATH=$tree/usr/lib "$tree/usr/bin/prog" 2>&1)
+check "the rewritten program runs with the rewritten library" test "$run_out" = "batch ok 42"
+ino=$(stat -c %i "$tree/usr/bin/prog")
+check "hard links in the run name the rewritten file" \
+	test "$(stat -c %i "$tree/usr/bin/prog-link")" = "$ino" -a "$(stat -c %i "$tree/usr/libexec/batch/prog-other-dir")" = "$ino"
+check "the rewritten file has the three names of the run" test "$(stat -c %h "$tree/usr/bin/prog")" -eq 3
+check "the name outside the run keeps the old contents" cmp -s "$work/outside-link" "$src/prog"
+grep -q "outside-link\|1 other hard link of this file is not in this run" "$work/err" \
+	&& pass "a warning names the hard link outside the run" || fail "no warning about the outside link: $(cat "$work/err")"
+check "the symbolic link is left alone" test "$(readlink "$tree/usr/bin/prog-alias")" = prog
+for f in usr/bin/script usr/lib/obj.o usr/share/doc/prog.debug usr/lib/debug/prog.debug \
+	usr/lib/debug/.build-id/aa/bbcc.debug opt/skipme/prog usr/bin/excluded-prog; do
+	cmp -s "$work/orig/$f" "$tree/$f" && pass "$f: untouched" || fail "$f: changed"
+done
+check "-p keeps the modification time" test "$(stat -c %Y "$tree/usr/lib/libbatch.so.1")" = "$(date -d '2001-02-03 04:05:06' +%s)"
+check "the set-user-ID bit survives" test "$(stat -c %a "$tree/usr/libexec/batch/helper")" = 4755
+if grep -q 'same file as' "$work/out" && [ "$(grep -c ': same file as .*/usr/bin/prog: changed' "$work/out")" -eq 2 ]; then
+	pass "the report lists the further names as the same file"
+else
+	fail "report of the hard links: $(grep 'same file' "$work/out")"
+fi
+
+# A second run changes nothing.
+"$ELFPMD" -r -j2 --exclude='skipme' --exclude='*/usr/bin/excluded-*' "$tree" > "$work/out2" 2>&1
+tail -1 "$work/out2" | grep -q ': 0 changed, 4 already aligned, ' \
+	&& pass "second run: nothing changed, 4 already aligned" || fail "second run: $(tail -1 "$work/out2")"
+
+# -j1 and -j2: the same report bytes and the same output bytes.
+for j in 1 2; do
+	rm -rf "$work/tree-j$j" && cp -a "$work/orig" "$work/tree-j$j"
+	"$ELFPMD" -r -j$j --json "$work/tree-j$j" 2>&1 | sed "s|tree-j$j|tree-J|g" > "$work/out-j$j"
+done
+check "-j1 and -j2 print the same" cmp -s "$work/out-j1" "$work/out-j2"
+diff -r -x fifo "$work/tree-j1" "$work/tree-j2" > /dev/null 2>&1 && pass "-j1 and -j2 write the same bytes" \
+	|| fail "-j1 and -j2 outputs differ"
+python3 - "$work/out-j1" <<'EOF' && pass "JSON lines parse; the summary object adds up" || fail "JSON summary"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+s = rows[-1]["summary"]
+parts = ("changed", "would_change", "already_aligned", "padding_refused", "needs_padding",
+         "nothing_eligible", "skipped", "failed", "hard_links")
+assert sum(s[k] for k in parts) == s["files"], s
+assert sum(s["skipped_by_reason"].values()) == s["skipped"], s
+assert len(rows) - 1 == s["changed"] + s["hard_links"], (len(rows), s)
+EOF
+
+# --files-from: NUL-separated names (one with a newline), then newline-separated.
+rm -rf "$work/list" && cp -a "$work/orig" "$work/list"
+(cd "$work/list" && find . ! -type d -print0) > "$work/names0"
+(cd "$work/list" && "$ELFPMD" --files-from="$work/names0" -0 -j2) > "$work/out-list" 2>&1
+# Six: listed names are never pruned or excluded (opt/skipme/prog,
+# excluded-prog), and debug files are skipped as such.
+tail -1 "$work/out-list" | grep -q ': 6 changed, .*2 further hard links, 9 skipped (2 not ELF, 1 relocatable, 3 debug file, 2 symbolic link, 1 not a regular file)' \
+	&& pass "--files-from -0: 6 changed, the debug files skipped as such" \
+	|| fail "--files-from -0: $(tail -1 "$work/out-list")"
+"$PHDR_DUMP" --expect-relaxed 0x200000 "$work/list/usr/bin/name with
+newline" > /dev/null 2>&1
+check "--files-from -0: the name with a newline changed" test $? -eq 0
+rm -rf "$work/list" && cp -a "$work/orig" "$work/list"
+printf '%s\n' "$work/list/usr/bin/prog" "" "$work/list/usr/bin/prog-link" "$work/list/usr/bin/script" \
+	| "$ELFPMD" -T - > "$work/out-list" 2>&1
+tail -1 "$work/out-list" | grep -q '^elfpmd: 3 files: 1 changed, .*1 further hard link, 1 skipped (1 not ELF), 0 failed$' \
+	&& pass "--files-from - with newlines: empty lines ignored, script skipped" \
+	|| fail "--files-from -: $(tail -1 "$work/out-list")"
+
+# Without a batch option: two names of one inode give one new file; a
+# script is an error, as it always was.
+cp "$src/prog" "$work/a" && ln -f "$work/a" "$work/b"
+"$ELFPMD" -q "$work/a" "$work/b"
+check "elfpmd a b on hard links: one inode" test "$(stat -c %i "$work/a")" = "$(stat -c %i "$work/b")" -a "$(stat -c %h "$work/a")" -eq 2
+"$PHDR_DUMP" --expect-relaxed 0x200000 "$work/b" > /dev/null 2>&1
+check "elfpmd a b: rewritten" test $? -eq 0
+"$ELFPMD" -q "$tree/usr/bin/script" 2> "$work/err"
+check "a script named outside a batch run is an error" test $? -eq 1
+grep -q 'not an ELF file' "$work/err" && pass "... saying it is not ELF" || fail "error: $(cat "$work/err")"
+
+# A directory that cannot be walked is a failure; so is a missing list.
+"$ELFPMD" -r "$work/does-not-exist" > /dev/null 2> "$work/err"
+check "-r on a missing directory exits 1" test $? -eq 1
+"$ELFPMD" --files-from="$work/no-list" > /dev/null 2> "$work/err"
+check "a missing list exits 1" test $? -eq 1
+grep -q 'no-list: cannot open the list' "$work/err" && pass "... naming the list" || fail "list error: $(cat "$work/err")"
+
+# Usage errors.
+for args in "--null $tree" "--exclude=x $tree/usr/bin/prog" "-j0 -r $tree" "-j x -r $tree" \
+	"-r -o $work/x $tree" "--no-default-excludes $tree/usr/bin/prog" "-r" "-j1 -j2 -r $tree"; do
+	# shellcheck disable=SC2086  # the arguments are words
+	"$ELFPMD" $args > /dev/null 2>&1
+	check "usage error: $args" test $? -eq 64
+done
+
+[ -n "$KEEP" ] || rm -rf "$work"
+finish
