@@ -667,6 +667,9 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
       {
 	struct file_job *j = &jobs[g.e[i].unit];
 	j->name = g.e[i].name;
+	j->expect_inode = g.e[i].have_stat;
+	j->dev = g.e[i].dev;
+	j->ino = g.e[i].ino;
 	j->links = links + used;
 	for (size_t k = i + 1; k < g.n; k++)
 	  if (g.e[k].leader == i && k != i && g.e[k].skip == SKIP_NONE)

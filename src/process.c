@@ -80,6 +80,13 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
     }
   opened = true;
   r.file = &file;
+  /* What a walk saw must be what is rewritten: not a file, or a symbolic
+     link, put at the name since.  */
+  if (job->expect_inode && (file.st.st_dev != job->dev || file.st.st_ino != job->ino))
+    {
+      diag_set (&err, "the file was replaced while the run was under way");
+      goto done;
+    }
   if (file.skip_reason == NULL)
     {
       if (choose_sizes (&file, opts, &r.pmd, &r.page, source, sizeof source, &err) != 0)

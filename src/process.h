@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "phdr_align.h"
 
@@ -39,6 +40,9 @@ struct file_job
   const char *name;
   const char *const *links;	/* NLINKS other names of NAME's inode */
   size_t nlinks;
+  bool expect_inode;		/* NAME must still be the file DEV, INO that a */
+  dev_t dev;			/* batch run's walk saw */
+  ino_t ino;
 };
 
 /* What became of one file, for a batch run's summary.  */
