@@ -26,7 +26,7 @@ def pruned(path, name):
 
 def elf_kind(path):
     """'not_elf', 'relocatable', 'core', 'other_type', 'no_program_headers',
-    'no_load_segments', 'debug_file' or 'object' (an executable or shared
+    'no_load_segments', 'debug_file', 'no_pmd_size' or 'object' (an executable or shared
     object to process)."""
     with open(path, "rb") as f:
         ident = f.read(16)
@@ -37,10 +37,10 @@ def elf_kind(path):
         f.seek(0)
         ehdr = f.read(64 if is64 else 52)
         if is64:
-            (e_type, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum,
+            (e_type, e_machine, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum,
              shentsize, shnum, _shstrndx) = struct.unpack(end + "HHIQQQIHHHHHH", ehdr[16:64])
         else:
-            (e_type, _m, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum,
+            (e_type, e_machine, _v, _entry, phoff, shoff, _fl, _eh, phentsize, phnum,
              shentsize, shnum, _shstrndx) = struct.unpack(end + "HHIIIIIHHHHHH", ehdr[16:52])
         if e_type == 1:
             return "relocatable"
@@ -73,6 +73,10 @@ def elf_kind(path):
                     nobits += sh_type == 8
             if alloc > 0 and alloc == nobits:
                 return "debug_file"
+        # The machines with a PMD size (x86-64 and x32, i386, arm, aarch64,
+        # ppc64; riscv64, s390x and loongarch64 in 64 bits only).
+        if e_machine not in (62, 3, 40, 183, 21) and not (is64 and e_machine in (243, 22, 258)):
+            return "no_pmd_size"
         return "object"
 
 

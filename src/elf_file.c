@@ -506,6 +506,7 @@ static const struct
   [SKIP_NO_PHDRS] = { "no_program_headers", "no program headers" },
   [SKIP_NO_LOADS] = { "no_load_segments", "no PT_LOAD" },
   [SKIP_DEBUG_FILE] = { "debug_file", "debug file" },
+  [SKIP_NO_PMD_SIZE] = { "no_pmd_size", "machine without PMD size" },
   [SKIP_SYMLINK] = { "symlink", "symbolic link" },
   [SKIP_NOT_REGULAR] = { "not_regular", "not a regular file" },
   [SKIP_EXCLUDED] = { "excluded", "excluded" },

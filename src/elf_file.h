@@ -31,6 +31,7 @@ enum skip_kind
   SKIP_NO_PHDRS,		/* no program header table */
   SKIP_NO_LOADS,		/* no PT_LOAD segment */
   SKIP_DEBUG_FILE,		/* a separate debug file (objcopy --only-keep-debug, eu-strip -f) */
+  SKIP_NO_PMD_SIZE,		/* in a batch run: a machine without a known PMD size */
   SKIP_SYMLINK,			/* a symbolic link met in a batch run */
   SKIP_NOT_REGULAR,		/* a directory in a list, a device, a FIFO, a socket */
   SKIP_EXCLUDED,		/* matched --exclude */

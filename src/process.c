@@ -70,6 +70,7 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   bool opened = false, planned = false;
   char source[128] = "";
   struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
+  enum skip_kind batch_skip = SKIP_NONE;
 
   if (elf_file_open (&file, name, &err) != 0)
     {
@@ -90,7 +91,19 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   if (file.skip_reason == NULL)
     {
       if (choose_sizes (&file, opts, &r.pmd, &r.page, source, sizeof source, &err) != 0)
-	goto done;
+	{
+	  /* A package holds firmware and files for other machines too: a batch
+	     run skips a machine elfpmd knows no PMD size for, unless the
+	     options (--page-size) are what does not fit.  */
+	  struct machine_info known;
+	  if (opts->batch && opts->pmd_size == 0
+	      && machine_pmd_size (file.ehdr.e_machine, file.elfclass, 0, &known) != NULL)
+	    {
+	      diag_clear (&err);
+	      batch_skip = SKIP_NO_PMD_SIZE;
+	    }
+	  goto done;
+	}
       r.pmd_source = source;
     }
   struct plan_options po = {
@@ -153,7 +166,9 @@ done:
     }
   enum report_format format = opts->format;
   /* A batch run counts what it skips; it does not list it.  */
-  if (opts->batch && err.msg[0] == '\0' && (r.file == NULL || r.file->skip_reason != NULL))
+  if (batch_skip != SKIP_NONE)
+    r.plan = NULL;
+  if (opts->batch && err.msg[0] == '\0' && (r.file == NULL || r.plan == NULL || r.file->skip_reason != NULL))
     format = REPORT_NONE;
   switch (format)
     {
@@ -166,7 +181,8 @@ done:
   if (out != NULL)
     {
       out->status = report_file_status (&r);
-      out->skip = opened && file.skip_reason != NULL ? file.skip_kind
+      out->skip = batch_skip != SKIP_NONE ? batch_skip
+		  : opened && file.skip_reason != NULL ? file.skip_kind
 		  : !opened && file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
       out->relinked = r.has_written ? r.written.relinked : 0;
     }

@@ -69,6 +69,9 @@ make_tree () {
 	cp "$src/prog" "$t/usr/bin/name with
 newline"
 	mkfifo "$t/usr/bin/fifo"
+	# A MIPS copy (e_machine 8): a machine without a PMD size, skipped.
+	cp "$src/prog" "$t/usr/lib/firmware-mips"
+	printf '\010\000' | dd of="$t/usr/lib/firmware-mips" bs=1 seek=18 conv=notrunc 2> /dev/null
 	chmod 4755 "$t/usr/libexec/batch/helper"
 }
 
@@ -124,6 +127,7 @@ assert counts["symbolic link"] == links, counts
 assert counts["not a regular file"] == other, counts
 assert counts["not ELF"] == notelf, counts
 assert counts["relocatable"] == 1 and counts["debug file"] == 1, counts
+assert counts["machine without PMD size"] == 1, counts
 assert counts["excluded"] == 1, counts
 assert counts["further hard links"] == 2, counts
 assert counts["failed"] == 0, counts
@@ -155,7 +159,7 @@ grep -q "outside-link\|1 other hard link of this file is not in this run" "$work
 	&& pass "a warning names the hard link outside the run" || fail "no warning about the outside link: $(cat "$work/err")"
 check "the symbolic link is left alone" test "$(readlink "$tree/usr/bin/prog-alias")" = prog
 for f in usr/bin/script usr/lib/obj.o usr/share/doc/prog.debug usr/lib/debug/prog.debug \
-	usr/lib/debug/.build-id/aa/bbcc.debug opt/skipme/prog usr/bin/excluded-prog; do
+	usr/lib/debug/.build-id/aa/bbcc.debug opt/skipme/prog usr/bin/excluded-prog usr/lib/firmware-mips; do
 	cmp -s "$work/orig/$f" "$tree/$f" && pass "$f: untouched" || fail "$f: changed"
 done
 check "-p keeps the modification time" test "$(stat -c %Y "$tree/usr/lib/libbatch.so.1")" = "$(date -d '2001-02-03 04:05:06' +%s)"
@@ -196,7 +200,7 @@ rm -rf "$work/list" && cp -a "$work/orig" "$work/list"
 (cd "$work/list" && "$ELFPMD" --files-from="$work/names0" -0 -j2) > "$work/out-list" 2>&1
 # Six: listed names are never pruned or excluded (opt/skipme/prog,
 # excluded-prog), and debug files are skipped as such.
-tail -1 "$work/out-list" | grep -q ': 6 changed, .*2 further hard links, 9 skipped (2 not ELF, 1 relocatable, 3 debug file, 2 symbolic link, 1 not a regular file)' \
+tail -1 "$work/out-list" | grep -q ': 6 changed, .*2 further hard links, 10 skipped (2 not ELF, 1 relocatable, 3 debug file, 1 machine without PMD size, 2 symbolic link, 1 not a regular file)' \
 	&& pass "--files-from -0: 6 changed, the debug files skipped as such" \
 	|| fail "--files-from -0: $(tail -1 "$work/out-list")"
 "$PHDR_DUMP" --expect-relaxed 0x200000 "$work/list/usr/bin/name with
