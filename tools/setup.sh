@@ -18,6 +18,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
 	clang lld gcc-multilib attr libcap2-bin python3 e2fsprogs gdb strace"
+# The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
+# perl), and tests/run-deb.sh's package builds (no fakeroot: its test
+# package says Rules-Requires-Root: no).
+PACKAGES="$PACKAGES debhelper dpkg-dev perl"
 # The VM harness (tests/run-vm.sh, bench/vm-kernels.sh), installed without
 # the recommended packages (qemu's would add a desktop stack, ~140 packages);
 # optional: run-vm.sh skips without them.

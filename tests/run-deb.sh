@@ -1,0 +1,459 @@
+#!/bin/bash
+# The debhelper integration (dist/debhelper/): dh_elfpmd and the elfpmd
+# sequence add-on, used as a package uses them, straight from the source
+# tree: PATH and PERL5LIB point at copies of dh_elfpmd and elfpmd.pm, and
+# ELFPMD at a wrapper that logs its arguments and the names it reads, then
+# runs the built elfpmd.  Nothing needs to be installed.
+#
+#  1. The add-on puts dh_elfpmd right after dh_strip (dh --no-act), also
+#     through DH_EXTRA_ADDONS; --without takes it out.
+#  2. dpkg-buildpackage builds tests/pkg/upstream (a PIE and a shared library
+#     with 4.5 MiB of text each, a hard link, a symlink, a script) twice in
+#     the same directory: with the add-on (DEB_BUILD_OPTIONS=parallel=2) and
+#     with noelfpmd.  In the .debs: the ELF files of the first are aligned
+#     (phdr-dump: text p_align 2 MiB, offset congruent with address; the
+#     bytes are the second build's with holes), the second's are not;
+#     eu-elflint; the program runs and prints the same; hard link, symlinks,
+#     script, modes (set-user-ID) and md5sums kept; the -dbgsym package's
+#     build-id files match the rewritten binaries.
+#  3. dh_elfpmd by hand in the second build's tree: --no-act, -X (one name of
+#     a hard link), -- --madvise, parallel=N, nostrip, noelfpmd, a file
+#     elfpmd fails on, an elfpmd that cannot run, and what is left alone:
+#     usr/lib/debug, .build-id, another machine's ELF file, a FIFO,
+#     Architecture: all and udeb packages.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+require_elfpmd
+
+have dpkg-buildpackage || skip_all "dpkg-buildpackage not found (Debian: package dpkg-dev)"
+have dpkg-checkbuilddeps || skip_all "dpkg-checkbuilddeps not found (Debian: package dpkg-dev)"
+have dpkg-deb || skip_all "dpkg-deb not found (Debian: package dpkg)"
+have dh || skip_all "dh not found (Debian: package debhelper)"
+have make || skip_all "make not found"
+have cc || skip_all "no C compiler (cc)"
+
+dist=$TESTS_SRCDIR/../dist/debhelper
+upstream=$TESTS_SRCDIR/pkg/upstream
+work=$TESTS_BUILDDIR/deb-work
+rm -rf "$work"
+mkdir -p "$work" || hard_error "cannot create $work"
+# The work directory is kept when something failed, for a look at the logs.
+trap '[ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
+require_phdr_dump "$work/tools"
+
+# The in-tree add-on, where dh and PERL5LIB find it.
+mkdir -p "$work/bin" "$work/perl5/Debian/Debhelper/Sequence" \
+	&& cp "$dist/dh_elfpmd" "$work/bin/dh_elfpmd" && chmod 755 "$work/bin/dh_elfpmd" \
+	&& cp "$dist/elfpmd.pm" "$work/perl5/Debian/Debhelper/Sequence/elfpmd.pm" \
+	|| hard_error "cannot copy $dist/dh_elfpmd and elfpmd.pm"
+cat > "$work/bin/elfpmd-logged" <<'EOF'
+#!/bin/sh
+# Log the arguments (one line per run) and the names read from standard
+# input, then run the real elfpmd on them.
+printf '%s\n' "$*" >> "$ELFPMD_LOG.args"
+tee -a "$ELFPMD_LOG.list" | "$ELFPMD_REAL" "$@"
+EOF
+chmod 755 "$work/bin/elfpmd-logged"
+
+# pkg_env [VAR=VALUE...] COMMAND...: COMMAND with the add-on found, the
+# logging elfpmd, and none of the caller's settings that would change a
+# package build (make check's MAKEFLAGS, compiler flags, dh variables).
+pkg_env () {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS \
+		-u DEB_BUILD_OPTIONS -u DEB_BUILD_PROFILES -u DH_EXTRA_ADDONS -u DH_ALWAYS_EXCLUDE \
+		-u DH_OPTIONS -u DH_VERBOSE -u DH_QUIET -u DH_INTERNAL_OPTIONS \
+		PATH="$work/bin:$PATH" PERL5LIB="$work/perl5${PERL5LIB:+:$PERL5LIB}" \
+		ELFPMD="$work/bin/elfpmd-logged" ELFPMD_REAL="$ELFPMD" ELFPMD_LOG="$work/elfpmd" "$@"
+}
+
+# logged_args / logged_names: what the logging elfpmd was given since the
+# last reset_log (arguments one run a line; names one a line, as given).
+reset_log () { rm -f "$work/elfpmd.args" "$work/elfpmd.list"; }
+logged_args () { cat "$work/elfpmd.args" 2>/dev/null; }
+logged_names () { [ -f "$work/elfpmd.list" ] && tr '\0' '\n' < "$work/elfpmd.list"; }
+
+# The source package: the upstream tree plus a debian/ directory.
+pkg=elfpmd-pkgtest
+src=$work/build/$pkg-1.0
+make_source () {
+	rm -rf "$work/build"
+	mkdir -p "$src/debian/source" && cp "$upstream"/* "$src/" && chmod -R u+w "$src" || return 1
+	echo '3.0 (native)' > "$src/debian/source/format"
+	cat > "$src/debian/control" <<EOF
+Source: $pkg
+Section: misc
+Priority: optional
+Maintainer: elfpmd tests <elfpmd-tests@localhost>
+Build-Depends: debhelper-compat (= 13)
+Standards-Version: 4.6.2
+Rules-Requires-Root: no
+
+Package: $pkg
+Architecture: any
+Depends: \${shlibs:Depends}, \${misc:Depends}
+Description: elfpmd packaging test
+ A program and a library with 4.5 MiB of text each.
+EOF
+	cat > "$src/debian/changelog" <<EOF
+$pkg (1.0) unstable; urgency=medium
+
+  * Test package of elfpmd's tests/run-deb.sh.
+
+ -- elfpmd tests <elfpmd-tests@localhost>  Mon, 01 Jan 2024 00:00:00 +0000
+EOF
+	# An unusual mode (set-user-ID, not executable by others) that both the
+	# rewrite and the hard link must keep.
+	cat > "$src/debian/rules" <<'EOF'
+#!/usr/bin/make -f
+%:
+	dh $@ --with elfpmd
+
+override_dh_auto_install:
+	$(MAKE) install DESTDIR=$(CURDIR)/debian/elfpmd-pkgtest prefix=/usr
+
+override_dh_fixperms:
+	dh_fixperms
+	chmod 4754 debian/elfpmd-pkgtest/usr/bin/elfpmd-pkgtest
+EOF
+	chmod 755 "$src/debian/rules"
+}
+make_source || hard_error "cannot create the source package in $src"
+(cd "$src" && dpkg-checkbuilddeps) > "$work/builddeps.out" 2>&1 \
+	|| skip_all "build dependencies missing: $(tr '\n' ' ' < "$work/builddeps.out")"
+
+# ---------------------------------------------------------------------------
+# 1. The place in the sequence.
+
+# next_after COMMAND FILE: the dh command that follows COMMAND in the
+# command lines of dh output FILE.
+next_after () { awk -v c="$1" '$1 ~ /^dh_/ { if (prev == c) { print $1; exit } prev = $1 }' "$2"; }
+(cd "$src" && pkg_env dh binary --no-act --with elfpmd) > "$work/seq.out" 2>&1
+check "dh binary --with elfpmd: dh_elfpmd right after dh_strip" test "$(next_after dh_strip "$work/seq.out")" = dh_elfpmd
+check "dh binary --with elfpmd: dh_dwz before dh_strip" test "$(next_after dh_dwz "$work/seq.out")" = dh_strip
+check "dh binary --with elfpmd: dh_makeshlibs right after dh_elfpmd" test "$(next_after dh_elfpmd "$work/seq.out")" = dh_makeshlibs
+(cd "$src" && pkg_env DH_EXTRA_ADDONS=elfpmd dh binary --no-act) > "$work/seq-extra.out" 2>&1
+check "DH_EXTRA_ADDONS=elfpmd: dh_elfpmd right after dh_strip" test "$(next_after dh_strip "$work/seq-extra.out")" = dh_elfpmd
+(cd "$src" && pkg_env DH_EXTRA_ADDONS=elfpmd dh binary --no-act --without elfpmd) > "$work/seq-without.out" 2>&1
+(cd "$src" && pkg_env dh binary --no-act) > "$work/seq-plain.out" 2>&1
+if grep -q '^ *dh_strip' "$work/seq-without.out" && ! grep -q dh_elfpmd "$work/seq-without.out" \
+	&& grep -q '^ *dh_strip' "$work/seq-plain.out" && ! grep -q dh_elfpmd "$work/seq-plain.out"; then
+	pass "without the add-on, or with --without elfpmd, no dh_elfpmd"
+else
+	fail "dh_elfpmd in a sequence without the add-on"
+	cat "$work/seq-without.out" "$work/seq-plain.out" | grep -E 'strip|elfpmd|rror' | sed 's/^/      /'
+fi
+
+# ---------------------------------------------------------------------------
+# 2. Two package builds, with and without elfpmd.
+
+# build_package NAME DEB_BUILD_OPTIONS: build the package in $src into
+# $work/NAME (.debs, NAME.log, the logged elfpmd runs), unpack it into
+# $work/NAME/x (the package), $work/NAME/dbg (the -dbgsym package) and
+# $work/NAME/control, and list it into $work/NAME/contents.  The source tree
+# stays for part 3.
+build_package () {
+	local name=$1 out=$work/$1 deb dbg start
+	make_source || return 1
+	reset_log
+	mkdir -p "$out"
+	start=$(date +%s)
+	if ! (cd "$src" && pkg_env DEB_BUILD_OPTIONS="$2" DH_VERBOSE=1 dpkg-buildpackage -b -uc -us) > "$out.log" 2>&1; then
+		fail "$name: dpkg-buildpackage failed (DEB_BUILD_OPTIONS=$2)"
+		tail -15 "$out.log" | sed 's/^/      /'
+		return 1
+	fi
+	pass "$name: dpkg-buildpackage -b with DEB_BUILD_OPTIONS=$2 ($(( $(date +%s) - start )) s)"
+	mv "$work/build/"*.deb "$out/" && { mv "$work/build/"*.ddeb "$out/" 2>/dev/null; true; } \
+		&& cp -p "$work/elfpmd.args" "$work/elfpmd.list" "$out/" 2>/dev/null
+	deb=$(ls "$out/${pkg}_"*.deb 2>/dev/null | head -1)
+	dbg=$(ls "$out/$pkg-dbgsym_"*.deb "$out/$pkg-dbgsym_"*.ddeb 2>/dev/null | head -1)
+	[ -n "$deb" ] || { fail "$name: no ${pkg}_*.deb built: $(ls "$out")"; return 1; }
+	dpkg-deb -x "$deb" "$out/x" && dpkg-deb -e "$deb" "$out/control" && dpkg-deb -c "$deb" > "$out/contents" \
+		|| { fail "$name: cannot unpack $deb"; return 1; }
+	if [ -n "$dbg" ]; then
+		dpkg-deb -x "$dbg" "$out/dbg" && dpkg-deb -f "$dbg" Build-Ids > "$out/build-ids" \
+			|| fail "$name: cannot unpack $dbg"
+	fi
+}
+
+# text_load FILE: "ALIGN OFFSET VADDR" (decimal) of FILE's largest executable
+# PT_LOAD, the text, as phdr-dump reads it.
+text_load () {
+	"$PHDR_DUMP" "$1" | awk '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && $3 ~ /X/ && hex($6) > best { best = hex($6); t = sprintf("%.0f %.0f %.0f", hex($8), hex($4), hex($5)) }
+		END { if (best) print t }'
+}
+# text_aligned FILE: the text PT_LOAD has p_align 2 MiB and p_offset
+# congruent with p_vaddr modulo 2 MiB.
+text_aligned () {
+	local a o v
+	read -r a o v < <(text_load "$1")
+	[ -n "$a" ] && [ "$a" -eq 2097152 ] && [ $(( (v - o) % 2097152 )) -eq 0 ]
+}
+# describe_text FILE: the text PT_LOAD in words, for the PASS/FAIL lines.
+describe_text () {
+	local a o v
+	read -r a o v < <(text_load "$1")
+	printf 'p_align 0x%x, p_offset 0x%x, p_vaddr 0x%x' "$a" "$o" "$v"
+}
+
+# build_id FILE: FILE's build-id, from its note.
+build_id () {
+	if have readelf; then readelf -n "$1"; else eu-readelf -n "$1"; fi 2>/dev/null \
+		| awk '/Build ID:/ { print $NF; exit }'
+}
+
+# run_prog DIR: run the unpacked program of DIR with its library; prints its
+# output and exit status.
+run_prog () {
+	LD_LIBRARY_PATH=$1/usr/lib timeout 60 "$1/usr/bin/$pkg" 2>&1
+	echo "exit status $?"
+}
+
+# listing FILE: dpkg-deb -c output without sizes and dates: modes, owners,
+# names and link targets.
+listing () { awk '{ $3 = ""; $4 = ""; $5 = ""; print }' "$1"; }
+
+elfs="usr/bin/$pkg usr/lib/lib$pkg.so.1"
+A=$work/aligned
+B=$work/noelfpmd
+built=true
+build_package aligned "parallel=2" || built=false
+$built && { build_package noelfpmd "parallel=2 noelfpmd" || built=false; }
+if ! $built; then
+	finish
+fi
+
+# What dh_elfpmd ran: one elfpmd for the package, with the options, on all
+# names of the ELF files (symlinks, the script, debug files left out).
+check "aligned: one elfpmd run with -q --files-from=- -0 -j 2" test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "-q --files-from=- -0 -j 2"
+printf '%s\n' "debian/$pkg/usr/bin/$pkg" "debian/$pkg/usr/bin/$pkg-link" "debian/$pkg/usr/lib/lib$pkg.so.1" > "$work/want.list"
+if [ -f "$A/elfpmd.list" ] && tr '\0' '\n' < "$A/elfpmd.list" | cmp -s - "$work/want.list"; then
+	pass "aligned: elfpmd was given the three names of the two ELF files, sorted, NUL-terminated"
+else
+	fail "aligned: elfpmd was given: $( [ -f "$A/elfpmd.list" ] && tr '\0' ' ' < "$A/elfpmd.list")"
+fi
+grep -qF -- "| $work/bin/elfpmd-logged -q --files-from=- -0 -j 2" "$A.log" \
+	&& pass "aligned: DH_VERBOSE shows the elfpmd command" || fail "aligned: no elfpmd command line in $A.log"
+grep -E '^   dh_[a-z_]+( |$)' "$A.log" > "$work/ran"
+check "aligned: dh_elfpmd ran right after dh_strip" test "$(next_after dh_strip "$work/ran")" = dh_elfpmd
+check "noelfpmd: dh_elfpmd ran" grep -qE '^   dh_elfpmd( |$)' "$B.log"
+check "noelfpmd: dh_elfpmd did not run elfpmd" test ! -e "$B/elfpmd.args"
+
+# The ELF files.
+have_elflint=false
+have eu-elflint && have_elflint=true || skip "eu-elflint not found (package elfutils): lint not checked"
+for f in $elfs; do
+	if text_aligned "$A/x/$f"; then
+		pass "aligned: $f: text $(describe_text "$A/x/$f")"
+	else
+		fail "aligned: $f: text not aligned: $(describe_text "$A/x/$f")"
+	fi
+	if text_aligned "$B/x/$f"; then
+		fail "noelfpmd: $f: text aligned all the same: $(describe_text "$B/x/$f")"
+	else
+		pass "noelfpmd: $f: text not aligned: $(describe_text "$B/x/$f")"
+	fi
+	if "$PHDR_DUMP" --bytemap "$B/x/$f" "$A/x/$f" > "$work/bytemap.out" 2>&1; then
+		pass "aligned: $f is the noelfpmd build's with holes: $(head -1 "$work/bytemap.out")"
+	else
+		fail "aligned: $f is not the noelfpmd build's with holes"
+		head -5 "$work/bytemap.out" | sed 's/^/      /'
+	fi
+	if $have_elflint; then
+		la=$(elflint_count "$A/x/$f")
+		lb=$(elflint_count "$B/x/$f")
+		if [ "$la" -le "$lb" ]; then
+			pass "aligned: $f: eu-elflint --gnu-ld messages $la <= noelfpmd build's $lb"
+		else
+			fail "aligned: $f: eu-elflint --gnu-ld messages $la > noelfpmd build's $lb"
+			diff <(elflint_messages "$B/x/$f") <(elflint_messages "$A/x/$f") | head -10 | sed 's/^/      /'
+		fi
+	fi
+done
+
+# The program runs and prints what the unrewritten one prints.
+run_prog "$A/x" > "$work/a.run"
+run_prog "$B/x" > "$work/b.run"
+if grep -qE "^$pkg: ok [0-9]+\$" "$work/b.run" && grep -qx 'exit status 0' "$work/b.run"; then
+	pass "noelfpmd: the program runs: $(head -1 "$work/b.run")"
+	cmp -s "$work/a.run" "$work/b.run" && pass "aligned: the program prints the same and exits 0" \
+		|| fail "aligned: the program prints $(tr '\n' ' ' < "$work/a.run")"
+else
+	skip "the unrewritten program does not run here: $(tr '\n' ' ' < "$work/b.run")"
+fi
+
+# Hard link, symlinks, script, modes, md5sums.
+read -r ino1 n1 < <(stat -c '%i %h' "$A/x/usr/bin/$pkg")
+read -r ino2 n2 < <(stat -c '%i %h' "$A/x/usr/bin/$pkg-link")
+[ "$ino1" = "$ino2" ] && [ "$n1" = 2 ] && pass "aligned: $pkg-link is still a hard link of $pkg (inode $ino1, 2 links)" \
+	|| fail "aligned: hard link lost: inodes $ino1 $ino2, links $n1 $n2"
+grep -q "^h.* \./usr/bin/$pkg-link link to \./usr/bin/$pkg\$" "$A/contents" \
+	&& pass "aligned: the .deb stores $pkg-link as a hard link" || fail "aligned: no hard link in $(grep "$pkg-link" "$A/contents")"
+check "aligned: $pkg-alias is still a symlink to $pkg" test "$(readlink "$A/x/usr/bin/$pkg-alias")" = "$pkg"
+check "aligned: lib$pkg.so is still a symlink" test "$(readlink "$A/x/usr/lib/lib$pkg.so")" = "lib$pkg.so.1"
+printf '#!/bin/sh\nexec elfpmd-pkgtest "$@"\n' > "$work/want.script"
+check "aligned: the script is unchanged" cmp -s "$work/want.script" "$A/x/usr/bin/$pkg-script"
+if diff <(listing "$B/contents") <(listing "$A/contents") > "$work/listing.diff"; then
+	pass "aligned: modes, owners, names and links as in the noelfpmd build"
+else
+	fail "aligned: the .deb's listing differs from the noelfpmd build's"
+	sed 's/^/      /' "$work/listing.diff" | head -10
+fi
+check "noelfpmd: $pkg is -rwsr-xr-- (the mode check can fail)" grep -q "^-rwsr-xr-- .* \./usr/bin/$pkg\$" "$B/contents"
+check "aligned: $pkg is -rwsr-xr--" grep -q "^-rwsr-xr-- .* \./usr/bin/$pkg\$" "$A/contents"
+(cd "$A/x" && md5sum --quiet -c "$A/control/md5sums") > "$work/md5.out" 2>&1 \
+	&& pass "aligned: DEBIAN/md5sums matches the rewritten files" || fail "aligned: md5sums: $(head -3 "$work/md5.out")"
+
+# The -dbgsym package: its build-id files match the rewritten binaries.
+if ! have readelf && ! have eu-readelf; then
+	skip "neither readelf nor eu-readelf: build-ids not checked"
+elif [ ! -d "$A/dbg" ]; then
+	fail "aligned: no $pkg-dbgsym package: $(ls "$A")"
+else
+	for f in $elfs; do
+		id=$(build_id "$A/x/$f")
+		if [ -z "$id" ]; then
+			fail "aligned: $f has no build-id note"
+			continue
+		fi
+		check "aligned: $f keeps the build-id of the noelfpmd build's ($id)" test "$id" = "$(build_id "$B/x/$f")"
+		d=usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+		if [ -f "$A/dbg/$d" ] && [ "$(build_id "$A/dbg/$d")" = "$id" ]; then
+			pass "aligned: $f: the -dbgsym package has $d with that build-id"
+		else
+			fail "aligned: $f: no $d with build-id $id in the -dbgsym package"
+		fi
+		check "aligned: $f: the -dbgsym package's Build-Ids lists $id" grep -qw "$id" "$A/build-ids"
+	done
+fi
+
+# ---------------------------------------------------------------------------
+# 3. dh_elfpmd by hand, in the noelfpmd build's tree (its files as dh_strip
+# left them, not aligned).
+tree=$src/debian/$pkg
+mkdir -p "$work/orig"
+cp -p "$tree/usr/bin/$pkg" "$tree/usr/lib/lib$pkg.so.1" "$work/orig/" \
+	|| hard_error "the noelfpmd build left no $tree"
+text_aligned "$tree/usr/bin/$pkg" && fail "the noelfpmd build's tree has an aligned $pkg"
+
+# dh_elfpmd_run NAME [VAR=VALUE...] -- ARG...: run dh_elfpmd ARG... in $src
+# (output in $work/NAME.out, status in rc), under a timeout: a FIFO opened
+# for reading would block.
+dh_elfpmd_run () {
+	local name=$1 envs=()
+	shift
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	reset_log
+	(cd "$src" && pkg_env "${envs[@]}" timeout 120 dh_elfpmd "$@") > "$work/$name.out" 2>&1
+	rc=$?
+}
+sig_prog=$(file_signature "$tree/usr/bin/$pkg")
+sig_link=$(file_signature "$tree/usr/bin/$pkg-link")
+sig_lib=$(file_signature "$tree/usr/lib/lib$pkg.so.1")
+
+dh_elfpmd_run noact -- --no-act -v -- --madvise
+if [ "$rc" -eq 0 ] && grep -qF -- "| $work/bin/elfpmd-logged -q --files-from=- -0 -j 1 --madvise" "$work/noact.out"; then
+	pass "--no-act -v -- --madvise: prints the command, -j 1 without parallel=, --madvise last"
+else
+	fail "--no-act -v -- --madvise: exit $rc: $(cat "$work/noact.out")"
+fi
+check "--no-act: elfpmd not run" test ! -e "$work/elfpmd.args"
+check "--no-act: files untouched" test "$sig_prog $sig_lib" = "$(file_signature "$tree/usr/bin/$pkg") $(file_signature "$tree/usr/lib/lib$pkg.so.1")"
+
+# -X one name of the hard-linked program, --madvise, parallel=3.
+dh_elfpmd_run exclude DEB_BUILD_OPTIONS=parallel=3 -- -X"$pkg-link" -- --madvise
+check "-X$pkg-link -- --madvise: exit 0" test "$rc" -eq 0
+check "-X$pkg-link -- --madvise: elfpmd run with -j 3 --madvise" test "$(logged_args)" = "-q --files-from=- -0 -j 3 --madvise"
+check "-X$pkg-link: only the library given (the hard link stays whole)" test "$(logged_names)" = "debian/$pkg/usr/lib/lib$pkg.so.1"
+check "-X$pkg-link: $pkg untouched" test "$sig_prog" = "$(file_signature "$tree/usr/bin/$pkg")"
+check "-X$pkg-link: $pkg-link untouched" test "$sig_link" = "$(file_signature "$tree/usr/bin/$pkg-link")"
+if text_aligned "$tree/usr/lib/lib$pkg.so.1" && "$ELFPMD" -n --json --madvise "$tree/usr/lib/lib$pkg.so.1" | grep -q '"present":true'; then
+	pass "-- --madvise: the library is aligned and has the stub"
+else
+	fail "-- --madvise: library $(describe_text "$tree/usr/lib/lib$pkg.so.1"), stub: $("$ELFPMD" -n --json --madvise "$tree/usr/lib/lib$pkg.so.1" | grep -o '"stub":{[^}]*}')"
+fi
+"$PHDR_DUMP" --bytemap "$work/orig/lib$pkg.so.1" "$tree/usr/lib/lib$pkg.so.1" > "$work/bytemap.out" 2>&1 \
+	&& pass "-- --madvise: the library is the original with holes and the stub" \
+	|| fail "-- --madvise: bytemap: $(head -3 "$work/bytemap.out")"
+sig_lib_stub=$(file_signature "$tree/usr/lib/lib$pkg.so.1")
+
+# A file elfpmd fails on: noelfpmd does nothing, otherwise the build fails
+# and says which file.
+head -c 8192 "$work/orig/lib$pkg.so.1" > "$tree/usr/lib/libbroken.so.1"
+dh_elfpmd_run noelfpmd DEB_BUILD_OPTIONS="parallel=2 noelfpmd" --
+check "noelfpmd: exit 0 with a broken file" test "$rc" -eq 0
+check "noelfpmd: elfpmd not run" test ! -e "$work/elfpmd.args"
+dh_elfpmd_run broken --
+if [ "$rc" -ne 0 ] && grep -q "libbroken.so.1" "$work/broken.out" && grep -q 'dh_elfpmd: error: .*elfpmd.* returned exit code 1' "$work/broken.out"; then
+	pass "a truncated library fails dh_elfpmd (exit $rc), named: $(grep libbroken "$work/broken.out" | head -1)"
+else
+	fail "a truncated library: exit $rc: $(head -5 "$work/broken.out")"
+fi
+rm -f "$tree/usr/lib/libbroken.so.1"
+(cd "$src" && pkg_env ELFPMD="$work/no-such-elfpmd" timeout 120 dh_elfpmd) > "$work/missing.out" 2>&1
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "cannot run $work/no-such-elfpmd" "$work/missing.out" \
+	&& pass "an elfpmd that cannot run fails dh_elfpmd (exit $rc)" || fail "missing elfpmd: exit $rc: $(cat "$work/missing.out")"
+
+# What is left alone: usr/lib/debug, .build-id, another machine's ELF file
+# (elfpmd itself fails on it: no PMD size for MIPS), a FIFO, and the
+# packages of Architecture: all and udeb (added to debian/control now).
+mkdir -p "$tree/usr/lib/debug/usr/bin" "$tree/usr/share/$pkg/.build-id/ab" "$tree/usr/lib/firmware"
+cp "$work/orig/$pkg" "$tree/usr/lib/debug/usr/bin/$pkg"
+cp "$work/orig/$pkg" "$tree/usr/share/$pkg/.build-id/ab/cdef"
+cp "$work/orig/$pkg" "$tree/usr/lib/firmware/mips.elf"
+printf '\010\000' | dd of="$tree/usr/lib/firmware/mips.elf" bs=1 seek=18 conv=notrunc status=none
+"$ELFPMD" -n "$tree/usr/lib/firmware/mips.elf" > /dev/null 2>&1
+check "elfpmd itself fails on the MIPS copy (exit 1)" test $? -eq 1
+mkfifo "$tree/usr/share/$pkg/fifo"
+cat >> "$src/debian/control" <<EOF
+
+Package: $pkg-data
+Architecture: all
+Description: elfpmd packaging test, Architecture: all
+ Nothing.
+
+Package: $pkg-udeb
+Package-Type: udeb
+Section: debian-installer
+Architecture: any
+Description: elfpmd packaging test, udeb
+ Nothing.
+EOF
+mkdir -p "$src/debian/$pkg-data/usr/bin" "$src/debian/$pkg-udeb/usr/bin"
+cp "$work/orig/$pkg" "$src/debian/$pkg-data/usr/bin/$pkg"
+cp "$work/orig/$pkg" "$src/debian/$pkg-udeb/usr/bin/$pkg"
+left_alone="$tree/usr/lib/debug/usr/bin/$pkg $tree/usr/share/$pkg/.build-id/ab/cdef $tree/usr/lib/firmware/mips.elf
+	$src/debian/$pkg-data/usr/bin/$pkg $src/debian/$pkg-udeb/usr/bin/$pkg"
+sigs_before=$(for f in $left_alone; do file_signature "$f"; done)
+
+# nostrip does not stop dh_elfpmd.
+dh_elfpmd_run all DEB_BUILD_OPTIONS=nostrip --
+check "nostrip, with debug files, another machine's file, a FIFO, two more packages: exit 0" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || sed 's/^/      /' "$work/all.out" | head -10
+check "nostrip: elfpmd run once, -j 1" test "$(logged_args)" = "-q --files-from=- -0 -j 1"
+if logged_names | cmp -s - "$work/want.list"; then
+	pass "only the package's three names given"
+else
+	fail "names given: $(logged_names | tr '\n' ' ')"
+fi
+check "debug files, .build-id, the MIPS file, Architecture: all and udeb left alone" \
+	test "$sigs_before" = "$(for f in $left_alone; do file_signature "$f"; done)"
+if text_aligned "$tree/usr/bin/$pkg"; then
+	pass "$pkg aligned: $(describe_text "$tree/usr/bin/$pkg")"
+else
+	fail "$pkg not aligned: $(describe_text "$tree/usr/bin/$pkg")"
+fi
+read -r ino1 n1 m1 < <(stat -c '%i %h %a' "$tree/usr/bin/$pkg")
+read -r ino2 n2 < <(stat -c '%i %h' "$tree/usr/bin/$pkg-link")
+[ "$ino1" = "$ino2" ] && [ "$n1" = 2 ] && pass "$pkg-link is still a hard link of $pkg" \
+	|| fail "hard link lost: inodes $ino1 $ino2, links $n1 $n2"
+check "$pkg keeps mode 4754" test "$m1" = 4754
+check "the library (aligned with the stub before) is not rewritten again" test "$sig_lib_stub" = "$(file_signature "$tree/usr/lib/lib$pkg.so.1")"
+
+finish
