@@ -1,0 +1,11 @@
+/* The shared library: calls into every MiB of its own 4.5 MiB of text.  */
+extern char big_text[];
+
+int
+big_lib_walk (void)
+{
+  int n = 0;
+  for (long off = 0; off < 0x480000; off += 0x100000, n++)
+    ((void (*) (void)) (big_text + off)) ();
+  return n;
+}
