@@ -22,6 +22,9 @@ PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
 # perl), and tests/run-deb.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
 PACKAGES="$PACKAGES debhelper dpkg-dev perl"
+# The build systems whose recipes tests/run-buildsys.sh runs (doc/integration.md);
+# cargo brings rustc (about 60 MB to download, 9 s to install here).
+PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # The VM harness (tests/run-vm.sh, bench/vm-kernels.sh), installed without
 # the recommended packages (qemu's would add a desktop stack, ~140 packages);
 # optional: run-vm.sh skips without them.
