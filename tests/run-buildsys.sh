@@ -185,6 +185,7 @@ locate () {
 in_dir () { (cd "$1" && shift && exec "$@"); }
 
 ran_any=false
+ip='' il=''	# set by locate
 
 # ---------------------------------------------------------------------------
 # doc: the recipes in doc/integration.md are the files, byte for byte.
@@ -211,8 +212,8 @@ if want_part doc; then
 			else fail "doc: the block of tests/buildsys/$r differs from the file:"
 				diff "$BS/$r" "$O/doc/$r" | head -10 | sed 's/^/      /'; fi
 		done
-		extra=$(cd "$O/doc" 2>/dev/null && find . -type f | sed 's|^\./||' | while read -r f; do
-			case " $(echo $RECIPES) " in *" $f "*) ;; *) echo "$f" ;; esac; done)
+		# shellcheck disable=SC2086  # the list is words
+		extra=$(cd "$O/doc" 2>/dev/null && find . -type f | sed 's|^\./||' | grep -vxF -f <(printf '%s\n' $RECIPES))
 		[ -z "$extra" ] && pass "doc: no marker names a file the test does not run" \
 			|| fail "doc: markers for files this test does not know: $extra"
 	fi
@@ -453,7 +454,7 @@ if want_part make; then
 	if ! have make; then skip "make: not installed"
 	else
 		ran_any=true
-		L=make
+		L='make'
 		project make src make
 		P=$O/make
 		n0=$(calls)
