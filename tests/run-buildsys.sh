@@ -20,7 +20,12 @@
 #       * the program runs and prints what it should;
 #       * a second build without changes runs no elfpmd and fails nothing,
 #         a changed source runs it again on what was relinked, and elfpmd on
-#         an already aligned file says so, exits 0 and leaves it alone.
+#         an already aligned file says so, exits 0 and leaves it alone;
+#   - staging: batch mode (elfpmd -r) on a staging tree that also holds a
+#     hard link, a symbolic link, a script, an object file, a separate debug
+#     file and a program with nothing to align: the program and the library
+#     aligned, the rest untouched, the summary line; a second run changes
+#     nothing.
 # Every recipe is given a logging wrapper around $ELFPMD (buildsys-work/bin/
 # elfpmd, by each build system's own way of choosing the tool), so that the
 # test sees which files elfpmd was run on and when.  A part whose build
@@ -29,7 +34,7 @@
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
 # set, or by hand from the source tree: bash tests/run-buildsys.sh (see
 # tests/lib.sh).  BUILDSYS_PARTS chooses the parts (default: all): doc
-# pipeline cmake meson automake make cargo.
+# pipeline cmake meson automake make cargo staging.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -43,9 +48,9 @@ EXPECT_RUST="bigtext: program 5"
 # The recipe files the doc must show, relative to tests/buildsys.
 RECIPES="cmake/CMakeLists.txt meson/meson.build meson-custom/meson.build
 	automake/configure.ac automake/Makefile.am make/Makefile
-	cargo/.cargo/config.toml cargo/elfpmd-link cargo/post-build.sh"
+	cargo/.cargo/config.toml cargo/elfpmd-link cargo/post-build.sh staging/align.sh"
 
-BUILDSYS_PARTS=${BUILDSYS_PARTS:-doc pipeline cmake meson automake make cargo}
+BUILDSYS_PARTS=${BUILDSYS_PARTS:-doc pipeline cmake meson automake make cargo staging}
 want_part () { case " $BUILDSYS_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 require_elfpmd
@@ -541,6 +546,66 @@ if want_part cargo; then
 				fi
 			fi
 		fi
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# staging: batch mode on a staging tree filled by hand with what packages
+# hold besides programs and libraries.
+if want_part staging; then
+	L=staging
+	P=$O/staging
+	D=$P/dest
+	if ! "$ELFPMD" --help 2>/dev/null | grep -q -- '--recursive'; then
+		skip "$L: this elfpmd has no batch mode (-r)"
+	elif ! have objcopy; then skip "$L: objcopy missing"
+	else
+		ran_any=true
+		mkdir -p "$D/usr/bin" "$D/usr/lib/debug/.build-id/ab"
+		if cc -O2 -g -shared -fPIC -o "$D/usr/lib/libbig.so" "$BS/src/lib.c" "$BS/src/bigtext.S" >"$P.log" 2>&1 \
+			&& cc -O2 -g -o "$D/usr/bin/prog" "$BS/src/prog.c" "$BS/src/bigtext.S" -L"$D/usr/lib" -lbig >>"$P.log" 2>&1 \
+			&& printf 'int main (void) { return 0; }\n' >"$P/small.c" && cc -O2 -o "$D/usr/bin/small" "$P/small.c" >>"$P.log" 2>&1 \
+			&& cc -O2 -c -o "$D/usr/lib/lib.o" "$BS/src/lib.c" >>"$P.log" 2>&1 \
+			&& objcopy --only-keep-debug "$D/usr/bin/prog" "$D/usr/lib/debug/.build-id/ab/cdef.debug" >>"$P.log" 2>&1; then
+			ln "$D/usr/bin/prog" "$D/usr/bin/prog-link"
+			ln -s prog "$D/usr/bin/prog-alias"
+			printf '#!/bin/sh\nexec prog "$@"\n' >"$D/usr/bin/script"
+			untouched=("$D/usr/bin/small" "$D/usr/lib/lib.o" "$D/usr/lib/debug/.build-id/ab/cdef.debug" "$D/usr/bin/script")
+			sigs=$(for f in "${untouched[@]}"; do file_signature "$f"; done)
+			for round in 1 2; do
+				n1=$(calls)
+				if ! step $L "$P/align$round.log" env PATH="$O/bin:$PATH" DESTDIR="$D" sh "$BS/staging/align.sh"; then break; fi
+				[ "$(calls_since "$n1" | wc -l)" -eq 1 ] && pass "$L ($round): one elfpmd run" \
+					|| fail "$L ($round): elfpmd runs: $(calls_since "$n1" | tr '\n' ';')"
+				summary=$(tail -1 "$P/align$round.log")
+				changed=$([ $round = 1 ] && echo 2 || echo 0)
+				case $summary in
+				"elfpmd: 7 files: $changed changed, "*", 0 failed") pass "$L ($round): summary: $summary" ;;
+				*) fail "$L ($round): summary '$summary', expected 7 files, $changed changed, 0 failed" ;;
+				esac
+				if [ $round = 1 ]; then
+					# The doc shows this summary line as its example.
+					grep -qxF "    $summary" "$DOC" && pass "$L: the doc's example summary line is this one" \
+						|| fail "$L: the doc has no example summary line '    $summary'"
+				fi
+				aligned "$L ($round)" "$D/usr/bin/prog" "$REF/prog"
+				aligned "$L ($round)" "$D/usr/lib/libbig.so" "$REF/libbig.so"
+				[ "$(stat -c %i "$D/usr/bin/prog")" = "$(stat -c %i "$D/usr/bin/prog-link")" ] \
+					&& pass "$L ($round): the hard link names the rewritten file" || fail "$L ($round): prog-link is another file than prog"
+				[ "$(readlink "$D/usr/bin/prog-alias")" = prog ] && pass "$L ($round): the symbolic link is left as it was" \
+					|| fail "$L ($round): prog-alias is no longer a symbolic link to prog"
+				[ "$sigs" = "$(for f in "${untouched[@]}"; do file_signature "$f"; done)" ] \
+					&& pass "$L ($round): the small program, the object, the debug file and the script are untouched" \
+					|| fail "$L ($round): one of ${untouched[*]#"$O"/} was changed"
+				runs "$L ($round)" "$EXPECT_C" "$D/usr/lib" "$D/usr/bin/prog"
+				if [ $round = 2 ]; then
+					[ "$aligned_sigs" = "$(file_signature "$D/usr/bin/prog"; file_signature "$D/usr/lib/libbig.so")" ] \
+						&& pass "$L (2): the aligned program and library are not rewritten" \
+						|| fail "$L (2): the second run rewrote the aligned program or library"
+				fi
+				aligned_sigs=$(file_signature "$D/usr/bin/prog"; file_signature "$D/usr/lib/libbig.so")
+			done
+		else skip "$L: cannot build the staging tree's files ($(tail -1 "$P.log"))"; fi
 	fi
 fi
 
