@@ -111,6 +111,21 @@ check "macros.d form, spec's %define __os_install_post %{__elfpmd_os_install_pos
 	hooked --macros "$dotd_path" --define '__os_install_post %{__elfpmd_os_install_post}'
 check "/etc/rpm form and the spec's %define too: brp-elfpmd once" \
 	hooked --macros "$etc_path" --define '__os_install_post %{__elfpmd_os_install_post}'
+# The hook puts its definition back as it was, a body with more than the
+# hook in it too (a backslash, lines after it), and expands the same twice.
+body_after_expansion () {
+	rpm "$@" --eval '%__os_install_post' --eval '@@@' --eval '%{macrobody:__os_install_post}' 2>&1 | sed '1,/^@@@$/d'
+}
+check "/etc/rpm form: %__os_install_post's definition unchanged by an expansion" \
+	test "$(body_after_expansion --macros "$etc_path")" = '%{__elfpmd_os_install_post}'
+printf '%s\n' '%__os_install_post %{__elfpmd_os_install_post}\' 'echo "a \\ b"\' '%{nil}' > "$work/spec-like.macros"
+got=$(body_after_expansion --macros "$etc_path" --load "$work/spec-like.macros")
+check "a body around the hook: definition unchanged by an expansion" \
+	test "$got" = "$(rpm --macros "$etc_path" --load "$work/spec-like.macros" --eval '%{macrobody:__os_install_post}')"
+got=$(rpm --macros "$etc_path" --load "$work/spec-like.macros" --eval '%__os_install_post' --eval '%__os_install_post' 2>&1 \
+	| grep -e brp-elfpmd -e '^echo' | tr -s ' ' | tr '\n' '|')
+check "a body around the hook: brp-elfpmd, then the body's own line, twice: $got" \
+	test "$got" = "$brp_line|echo \"a \\ b\"|$brp_line|echo \"a \\ b\"|"
 check "opt-out (%__brp_elfpmd %{nil}): the platform's alone" plain_again --macros "$etc_path" --define '__brp_elfpmd %{nil}'
 got=$(rpm --load "$macros" --define "__elfpmd_brp_script $brp" --define "_elfpmd_options --madvise -p" --define '_elfpmd_paths /opt/x' --eval '%__brp_elfpmd')
 check "%_elfpmd_options and %_elfpmd_paths reach the script's command line ($got)" \
