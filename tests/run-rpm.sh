@@ -16,7 +16,7 @@
 #     prints; the hard link, symbolic links, script, modes (set-user-ID from
 #     the buildroot, %attr) and file capabilities (%caps) are as in the
 #     package built without the hook; the debuginfo package's build-id files
-#     match the rewritten binaries;
+#     and .gnu_debuglink CRCs match the rewritten binaries;
 #   - the same package with %global __brp_elfpmd %{nil} in the spec: nothing
 #     aligned (which also shows the checks above can fail);
 #   - an elfpmd failure fails the build.
@@ -399,7 +399,32 @@ else
 	sed 's/^/      /' "$work/dump.diff" | head -20
 fi
 
-# The debuginfo package's build-id files are the rewritten binaries'.
+# The debuginfo package's build-id files are the rewritten binaries', and
+# their .gnu_debuglink names a file of the package with the right CRC.
+# debuglink_check FILE: FILE's .gnu_debuglink (name, CRC-32) names a file
+# in usr/lib/debug/DIR-OF-FILE of the debuginfo package with that CRC.
+debuglink_check () {
+	local f=$1 got
+	if ! have objcopy || ! have python3; then
+		skip "$f: objcopy or python3 not found: .gnu_debuglink check skipped"
+		return
+	fi
+	objcopy --dump-section .gnu_debuglink="$work/debuglink" "$work/x-hook/$f" "$work/debuglink.o" 2>/dev/null \
+		|| { fail "$f: no .gnu_debuglink section"; return; }
+	got=$(python3 - "$work/debuglink" "$work/x-debug/usr/lib/debug/${f%/*}" <<'EOF'
+import os, struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+name, crc = d.split(b"\0")[0].decode(), struct.unpack("<I", d[-4:])[0]
+p = os.path.join(sys.argv[2], name)
+real = zlib.crc32(open(p, "rb").read()) if os.path.isfile(p) else None
+print(name, "CRC", "matches" if real == crc else "0x%08x, the file's %s" % (crc, real))
+EOF
+)
+	case $got in
+	*" CRC matches") pass "$f: .gnu_debuglink: $got" ;;
+	*) fail "$f: .gnu_debuglink: $got" ;;
+	esac
+}
 build_id () { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -1; }
 if ! $debuginfo; then
 	:
@@ -423,6 +448,7 @@ else
 			fi
 			check "$f: rpm provides debuginfo(build-id) = $id" \
 				grep -q "^debuginfo(build-id) = $id\$" <(rpm -qp --provides "$dbg_rpm")
+			debuglink_check "$f"
 		done
 	fi
 fi
