@@ -66,14 +66,20 @@ note "macro path: $macro_path"
 mkdir -p "$work/etc-rpm" "$work/macros.d"
 sed "s|^%__elfpmd_brp_script[[:space:]].*|%__elfpmd_brp_script	$brp|" "$macros" > "$work/etc-rpm/macros.elfpmd"
 cp "$work/etc-rpm/macros.elfpmd" "$work/macros.d/macros.elfpmd"
-etc_path=$(printf '%s' "$macro_path" | sed "s|/etc/rpm/macros\\.\\*|$work/etc-rpm/macros.*|")
-dotd_path=$(printf '%s' "$macro_path" | sed "s|\\(/usr/lib/rpm/macros\\.d/macros\\.\\*\\)|\\1:$work/macros.d/macros.*|")
-[ "$etc_path" != "$macro_path" ] || hard_error "no /etc/rpm/macros.* in the macro path"
-[ "$dotd_path" != "$macro_path" ] || hard_error "no /usr/lib/rpm/macros.d/macros.* in the macro path"
+# base_path: the macro path without this machine's /etc/rpm/macros.*, where
+# an installed macros.elfpmd (the /etc/rpm form) would be, and without
+# ~/.rpmmacros: every rpm and rpmbuild below reads base_path or one of the two
+# made from it.
+mkdir -p "$work/no-etc-rpm"
+base_path=$(printf '%s' "$macro_path" | sed -e "s|/etc/rpm/macros\\.\\*|$work/no-etc-rpm/macros.*|" -e 's|:~/\.rpmmacros||')
+etc_path=$(printf '%s' "$base_path" | sed "s|$work/no-etc-rpm/macros\\.\\*|$work/etc-rpm/macros.*|")
+dotd_path=$(printf '%s' "$base_path" | sed "s|\\(/usr/lib/rpm/macros\\.d/macros\\.\\*\\)|\\1:$work/macros.d/macros.*|")
+[ "$base_path" != "$macro_path" ] || hard_error "no /etc/rpm/macros.* in the macro path"
+[ "$dotd_path" != "$base_path" ] || hard_error "no /usr/lib/rpm/macros.d/macros.* in the macro path"
 
-plain=$(eval_post)
+plain=$(eval_post --macros "$base_path")
 # (rpm leaves two blanks where the empty %_elfpmd_options was.)
-brp_line=$(rpm --load "$macros" --define "__elfpmd_brp_script $brp" --eval '%__brp_elfpmd' | tr -s ' ')
+brp_line=$(rpm --macros "$base_path" --load "$macros" --define "__elfpmd_brp_script $brp" --eval '%__brp_elfpmd' | tr -s ' ')
 case $brp_line in
 "$brp -- /usr/bin "*) pass "%__brp_elfpmd is the script with -- and the paths: $brp_line" ;;
 *) fail "%__brp_elfpmd: '$brp_line'" ;;
@@ -102,7 +108,7 @@ case $plain in
 *) fail "the platform's %__os_install_post has no brp-strip: $plain" ;;
 esac
 check "/etc/rpm form: %__os_install_post is the platform's, then brp-elfpmd" hooked --macros "$etc_path"
-check "--load: the same" hooked --load "$macros" --define "__elfpmd_brp_script $brp"
+check "--load: the same" hooked --macros "$base_path" --load "$macros" --define "__elfpmd_brp_script $brp"
 check "expanded twice: the same both times" test "$(rpm --macros "$etc_path" --eval '%__os_install_post' --eval '%__os_install_post' 2>&1 | grep -c brp-elfpmd)" = 2
 check "read twice (/etc/rpm and --load): brp-elfpmd once" hooked --macros "$etc_path" --load "$work/etc-rpm/macros.elfpmd"
 check "macros.d form: the platform's %__os_install_post hides the hook" plain_again --macros "$dotd_path"
@@ -127,7 +133,7 @@ got=$(rpm --macros "$etc_path" --load "$work/spec-like.macros" --eval '%__os_ins
 check "a body around the hook: brp-elfpmd, then the body's own line, twice: $got" \
 	test "$got" = "$brp_line|echo \"a \\ b\"|$brp_line|echo \"a \\ b\"|"
 check "opt-out (%__brp_elfpmd %{nil}): the platform's alone" plain_again --macros "$etc_path" --define '__brp_elfpmd %{nil}'
-got=$(rpm --load "$macros" --define "__elfpmd_brp_script $brp" --define "_elfpmd_options --madvise -p" --define '_elfpmd_paths /opt/x' --eval '%__brp_elfpmd')
+got=$(rpm --macros "$base_path" --load "$macros" --define "__elfpmd_brp_script $brp" --define "_elfpmd_options --madvise -p" --define '_elfpmd_paths /opt/x' --eval '%__brp_elfpmd')
 check "%_elfpmd_options and %_elfpmd_paths reach the script's command line ($got)" \
 	test "$got" = "$dist/brp-elfpmd --madvise -p -- /opt/x"
 # In %__spec_install_post: debuginfo extraction, then the platform's brp
@@ -259,7 +265,7 @@ build () {
 	shift 2
 	rm -rf "$top"
 	ELFPMD=$ELFPMD rpmbuild -bb --nodeps --define "_topdir $top" --define "_tmppath $work/tmp" \
-		--define "_sourcedir $upstream" --load "$macros" --define "__elfpmd_brp_script $brp" \
+		--define "_sourcedir $upstream" --macros "$base_path" --load "$macros" --define "__elfpmd_brp_script $brp" \
 		"$@" "$spec" > "$work/$name.log" 2>&1
 	rc=$?
 	mkdir -p "$work/$name"
