@@ -19,6 +19,8 @@
 #     and .gnu_debuglink CRCs match the rewritten binaries;
 #   - the same package with %global __brp_elfpmd %{nil} in the spec: nothing
 #     aligned (which also shows the checks above can fail);
+#   - with %_elfpmd_options --madvise: the startup stub's segment is there,
+#     the program runs, eu-elflint and the debuginfo package as above;
 #   - an elfpmd failure fails the build.
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
@@ -407,17 +409,18 @@ fi
 
 # The debuginfo package's build-id files are the rewritten binaries', and
 # their .gnu_debuglink names a file of the package with the right CRC.
-# debuglink_check FILE: FILE's .gnu_debuglink (name, CRC-32) names a file
-# in usr/lib/debug/DIR-OF-FILE of the debuginfo package with that CRC.
+# debuglink_check NAME FILE: FILE's .gnu_debuglink (name, CRC-32) in build
+# NAME names a file in usr/lib/debug/DIR-OF-FILE of its debuginfo package
+# with that CRC.
 debuglink_check () {
-	local f=$1 got
+	local name=$1 f=$2 got
 	if ! have objcopy || ! have python3; then
 		skip "$f: objcopy or python3 not found: .gnu_debuglink check skipped"
 		return
 	fi
-	objcopy --dump-section .gnu_debuglink="$work/debuglink" "$work/x-hook/$f" "$work/debuglink.o" 2>/dev/null \
-		|| { fail "$f: no .gnu_debuglink section"; return; }
-	got=$(python3 - "$work/debuglink" "$work/x-debug/usr/lib/debug/${f%/*}" <<'EOF'
+	objcopy --dump-section .gnu_debuglink="$work/debuglink" "$work/x-$name/$f" "$work/debuglink.o" 2>/dev/null \
+		|| { fail "$name: $f: no .gnu_debuglink section"; return; }
+	got=$(python3 - "$work/debuglink" "$work/xd-$name/usr/lib/debug/${f%/*}" <<'EOF'
 import os, struct, sys, zlib
 d = open(sys.argv[1], "rb").read()
 name, crc = d.split(b"\0")[0].decode(), struct.unpack("<I", d[-4:])[0]
@@ -427,36 +430,67 @@ print(name, "CRC", "matches" if real == crc else "0x%08x, the file's %s" % (crc,
 EOF
 )
 	case $got in
-	*" CRC matches") pass "$f: .gnu_debuglink: $got" ;;
-	*) fail "$f: .gnu_debuglink: $got" ;;
+	*" CRC matches") pass "$name: $f: .gnu_debuglink: $got" ;;
+	*) fail "$name: $f: .gnu_debuglink: $got" ;;
 	esac
 }
 build_id () { readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -1; }
-if ! $debuginfo; then
-	:
-elif ! have readelf; then
-	skip "readelf not found: build-id check skipped"
-else
-	dbg_rpm=$(echo "$work/hook/elfpmd-pkgtest-debuginfo-1.0-1."*.rpm)
-	if [ ! -f "$dbg_rpm" ]; then
-		fail "no debuginfo package: $(ls "$work/hook")"
-	else
-		mkdir -p "$work/x-debug"
-		(cd "$work/x-debug" && rpm2cpio "$dbg_rpm" | cpio -idm --quiet)
-		for f in usr/bin/elfpmd-pkgtest usr/lib64/libelfpmd-pkgtest.so.1; do
-			id=$(build_id "$work/x-hook/$f")
-			if [ -z "$id" ]; then fail "$f: no build-id"; continue; fi
-			link=$work/x-debug/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
-			if [ -f "$link" ] && [ "$(build_id "$link")" = "$id" ]; then
-				pass "$f: the debuginfo package's .build-id/${id:0:2}/${id:2}.debug has build-id $id"
-			else
-				fail "$f: build-id $id: ${link#"$work/x-debug/"} $( [ -e "$link" ] && echo "has build-id $(build_id "$link")" || echo missing)"
-			fi
-			check "$f: rpm provides debuginfo(build-id) = $id" \
-				grep -q "^debuginfo(build-id) = $id\$" <(rpm -qp --provides "$dbg_rpm")
-			debuglink_check "$f"
-		done
+# check_debuginfo NAME: the checks above on build NAME (extracted in
+# $work/x-NAME) and its debuginfo package.
+check_debuginfo () {
+	local name=$1 dbg_rpm f id link
+	$debuginfo || return 0
+	if ! have readelf; then
+		skip "readelf not found: build-id checks skipped"
+		return
 	fi
+	dbg_rpm=$(echo "$work/$name/elfpmd-pkgtest-debuginfo-1.0-1."*.rpm)
+	if [ ! -f "$dbg_rpm" ]; then
+		fail "$name: no debuginfo package: $(ls "$work/$name")"
+		return
+	fi
+	mkdir -p "$work/xd-$name"
+	(cd "$work/xd-$name" && rpm2cpio "$dbg_rpm" | cpio -idm --quiet)
+	for f in usr/bin/elfpmd-pkgtest usr/lib64/libelfpmd-pkgtest.so.1; do
+		id=$(build_id "$work/x-$name/$f")
+		if [ -z "$id" ]; then fail "$name: $f: no build-id"; continue; fi
+		link=$work/xd-$name/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+		if [ -f "$link" ] && [ "$(build_id "$link")" = "$id" ]; then
+			pass "$name: $f: the debuginfo package's .build-id/${id:0:2}/${id:2}.debug has build-id $id"
+		else
+			fail "$name: $f: build-id $id: ${link#"$work/xd-$name/"} $( [ -e "$link" ] && echo "has build-id $(build_id "$link")" || echo missing)"
+		fi
+		check "$name: $f: rpm provides debuginfo(build-id) = $id" \
+			grep -q "^debuginfo(build-id) = $id\$" <(rpm -qp --provides "$dbg_rpm")
+		debuglink_check "$name" "$f"
+	done
+}
+check_debuginfo hook
+
+# %_elfpmd_options in a build: --madvise adds the startup stub in a segment
+# of its own (the build-id note may move into it).
+if build madvise "$work/hook.spec" --define '_elfpmd_options --madvise'; then
+	pass "rpmbuild with %_elfpmd_options --madvise"
+	check "build log: brp-elfpmd --madvise -- ..." grep -q '^+ .*/brp-elfpmd --madvise -- /usr/bin ' "$work/madvise.log"
+	mkdir -p "$work/x-madvise"
+	(cd "$work/x-madvise" && rpm2cpio "$(main_rpm madvise)" | cpio -idm --quiet) || hard_error "cannot extract $(main_rpm madvise)"
+	for f in $elfs; do
+		got=$(text_loads "$work/x-madvise/$f" | tr '\n' ' ')
+		case $got in
+		"0x200000 yes "*" "*" ") pass "$f: text aligned, the stub's executable PT_LOAD after it ($got)" ;;
+		*) fail "$f: with --madvise: executable PT_LOADs $got" ;;
+		esac
+		if $have_elflint; then
+			check "$f: with --madvise: eu-elflint --gnu-ld as for the unhooked build" \
+				test "$(elflint_messages "$work/x-madvise/$f")" = "$(elflint_messages "$work/x-optout/$f")"
+		fi
+	done
+	check "with --madvise: the program prints what the unhooked build's does" \
+		test "$(run_pkg madvise elfpmd-pkgtest)" = "$(run_pkg optout elfpmd-pkgtest)"
+	check_debuginfo madvise
+else
+	fail "rpmbuild with %_elfpmd_options --madvise failed"
+	tail -20 "$work/madvise.log" | sed 's/^/      /'
 fi
 
 # An elfpmd failure fails the build (here: an option elfpmd refuses).
