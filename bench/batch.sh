@@ -4,16 +4,20 @@
 #
 # Copies /usr/lib/x86_64-linux-gnu (or the multiarch directory of this
 # machine) and /usr/bin into a tree (cp -a: hard links, symbolic links and
-# modes kept), then in each of ROUNDS rounds, on a fresh copy of that tree
-# (the copy is not timed; it leaves the tree in the page cache, as a build
-# leaves a staging tree), times side by side:
+# modes kept), then in each of ROUNDS rounds makes two fresh copies of that
+# tree, one for elfpmd and one for the reference (the copies are not timed;
+# they leave the trees in the page cache, as a build leaves a staging tree),
+# and times side by side:
 #
 #   elfpmd -r -j JOBS [OPTS] TREE           the run (default: with fsync)
 #   find TREE -type f -exec cat {} + >/dev/null
 #                                            reading every file once
-#   cp --reflink=never CHANGED... DIR        copying the files the run changed
+#   cp CHANGED... DIR                        copying the files the run changed
+#                                            (coreutils cp: copy_file_range, as elfpmd)
 #
 # and prints the ratio  elfpmd / (find+cat + cp)  per round and the median.
+# Before each timed step the previous step's copies are removed and a
+# global sync writes every dirty page, untimed.
 # The target (issue 10) is at most 1.2.  Rounds alternate which runs first.
 #
 # After the first round it checks the run against an independent count
@@ -27,7 +31,7 @@
 #   -n ROUNDS    timed rounds (default 3)
 #   -j JOBS      elfpmd -j (default 2)
 #   -d WORKDIR   where the trees go (default mktemp -d under /var/tmp); needs
-#                twice the size of the copied directories (about 3 GB here)
+#                four times the size of the copied directories (6 GB here)
 #   -k           keep the work directory
 #   ELFPMD=path  the tool
 # Not a test: it writes several GB.
@@ -77,13 +81,21 @@ t () {
 run_elfpmd () { "$ELFPMD" -r -q -j "$JOBS" ${OPTS[@]+"${OPTS[@]}"} "$1" > /dev/null; }
 run_json () { "$ELFPMD" -r --json -j "$JOBS" ${OPTS[@]+"${OPTS[@]}"} "$1"; }
 read_all () { find "$1" -type f -exec cat {} + > /dev/null; }
-copy_changed () { rm -rf "$2"; mkdir -p "$2"; (cd "$1" && xargs -0 -r cp --reflink=never --parents -t "$2") < "$3"; }
+copy_changed () { (cd "$1" && xargs -0 -r cp --parents -t "$2") < "$3"; }
+# Before each timed step: the previous copies gone, every dirty page
+# written, and a moment for the discards of the freed blocks (a file system
+# mounted -o discard issues them at the journal's next commit), so that no
+# step pays for another's writeback or frees.
+settle () { rm -rf "$WORK/copies"; mkdir -p "$WORK/copies"; sync; sleep 2; sync; }
 
-ratios=()
+ratios=() tes=() tfs=() tcs=()
 for r in $(seq 0 "$ROUNDS"); do
-	tree=$WORK/tree
-	rm -rf "$tree"
+	# Two fresh copies made the same way: one for elfpmd, one that the
+	# reference reads, so that both read files in the same state.
+	tree=$WORK/tree ref=$WORK/ref
+	rm -rf "$tree" "$ref"
 	cp -a "$pristine" "$tree"
+	cp -a "$pristine" "$ref"
 	sync
 	if [ "$r" -eq 0 ]; then
 		# The uncounted round: the independent count, and the list of
@@ -91,6 +103,7 @@ for r in $(seq 0 "$ROUNDS"); do
 		run_json "$tree" > "$WORK/run.json" 2> "$WORK/run.err" || true
 		python3 "$here/batch-count.py" "$tree" / "$WORK/run.json" "$WORK/changed0" \
 			|| bench_die "the run disagrees with the independent count"
+		echo "the changed names hold $(cd "$pristine" && xargs -0 -r du -cb < "$WORK/changed0" | tail -1 | cut -f1) bytes"
 		second=$("$ELFPMD" -r -j "$JOBS" ${OPTS[@]+"${OPTS[@]}"} "$tree" 2>&1 | tail -1)
 		echo "second run: $second"
 		case $second in
@@ -100,17 +113,21 @@ for r in $(seq 0 "$ROUNDS"); do
 		continue
 	fi
 	if [ $((r % 2)) -eq 1 ]; then
-		te=$(t run_elfpmd "$tree")
-		tf=$(t read_all "$pristine")
-		tc=$(t copy_changed "$pristine" "$WORK/copies" "$WORK/changed0")
+		settle; te=$(t run_elfpmd "$tree")
+		settle; tf=$(t read_all "$ref")
+		settle; tc=$(t copy_changed "$ref" "$WORK/copies" "$WORK/changed0")
 	else
-		tf=$(t read_all "$pristine")
-		tc=$(t copy_changed "$pristine" "$WORK/copies" "$WORK/changed0")
-		te=$(t run_elfpmd "$tree")
+		settle; tf=$(t read_all "$ref")
+		settle; tc=$(t copy_changed "$ref" "$WORK/copies" "$WORK/changed0")
+		settle; te=$(t run_elfpmd "$tree")
 	fi
 	ratio=$(echo "$te / ($tf + $tc)" | bc -l)
-	ratios+=("$ratio")
+	ratios+=("$ratio") tes+=("$te") tfs+=("$tf") tcs+=("$tc")
 	printf 'round %d: elfpmd -r -j%s %s %.2f s, find+cat %.2f s, cp changed %.2f s: ratio %.3f\n' \
 		"$r" "$JOBS" "${OPTS[*]:-}" "$te" "$tf" "$tc" "$ratio"
 done
-printf '%s\n' "${ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "median ratio %.3f (min %.3f, max %.3f) over %d rounds\n", a[int((NR + 1) / 2)], a[1], a[NR], NR }'
+median () { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+printf '%s\n' "${ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "median of the per-round ratios %.3f (min %.3f, max %.3f) over %d rounds\n", a[int((NR + 1) / 2)], a[1], a[NR], NR }'
+me=$(median "${tes[@]}") mf=$(median "${tfs[@]}") mc=$(median "${tcs[@]}")
+printf 'medians: elfpmd %.2f s, find+cat %.2f s, cp changed %.2f s: ratio of the medians %.3f\n' \
+	"$me" "$mf" "$mc" "$(echo "$me / ($mf + $mc)" | bc -l)"
