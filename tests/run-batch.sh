@@ -231,6 +231,38 @@ check "-r on a missing directory exits 1" test $? -eq 1
 check "a missing list exits 1" test $? -eq 1
 grep -q 'no-list: cannot open the list' "$work/err" && pass "... naming the list" || fail "list error: $(cat "$work/err")"
 
+# SIGTERM to the whole run (parent and workers) at some moment: whatever
+# the moment, no temporary file or worker is left, and every file is either
+# the original or a whole aligned file.
+sig=$work/sig
+mkdir -p "$sig"
+for i in $(seq 1 40); do cp "$src/prog" "$sig/p$i"; done
+setsid "$ELFPMD" -r -j2 "$sig" > /dev/null 2>&1 &
+pid=$!
+sleep 0.1
+kill -TERM -- "-$pid" 2> /dev/null
+wait "$pid"
+st=$?
+note "SIGTERM: exit status $st"
+# A worker in the middle of an fsync dies when it returns: wait for that.
+for _ in $(seq 1 50); do
+	[ -z "$(pgrep -s "$pid" 2> /dev/null)" ] && break
+	sleep 0.1
+done
+left=$(pgrep -s "$pid" 2> /dev/null)
+check "SIGTERM: no worker left${left:+: $(ps -o pid,stat,wchan:20,cmd -p "$(echo $left | tr ' ' ,)" | tail -n +2)}" test -z "$left"
+check "SIGTERM: no temporary file left" test -z "$(find "$sig" -name '.elfpmd*')"
+whole=0 orig=0
+for i in $(seq 1 40); do
+	if cmp -s "$sig/p$i" "$src/prog"; then
+		orig=$((orig + 1))
+	elif "$PHDR_DUMP" --expect-relaxed 0x200000 "$sig/p$i" > /dev/null 2>&1 \
+		&& LD_LIBRARY_PATH=$src "$sig/p$i" > /dev/null 2>&1; then
+		whole=$((whole + 1))
+	fi
+done
+check "SIGTERM: each file original ($orig) or aligned and running ($whole)" test $((orig + whole)) -eq 40
+
 # Usage errors.
 for args in "--null $tree" "--exclude=x $tree/usr/bin/prog" "-j0 -r $tree" "-j x -r $tree" \
 	"-r -o $work/x $tree" "--no-default-excludes $tree/usr/bin/prog" "-r" "-j1 -j2 -r $tree"; do
