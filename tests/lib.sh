@@ -73,6 +73,17 @@ require_phdr_dump () {
 # FILE, to prove that a command left it alone.
 file_signature () { stat -c '%i %s %y %z' -- "$1"; }
 
+# exec_loads FILE: "ALIGN OFFSET VADDR FILESZ" in decimal, one line per
+# executable PT_LOAD of FILE, as phdr-dump reads it.
+exec_loads () {
+	"$PHDR_DUMP" "$1" | awk '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && $3 ~ /X/ { printf "%.0f %.0f %.0f %.0f\n", hex($8), hex($4), hex($5), hex($6) }'
+}
+
 # phdr_without_align FILE: phdr-dump of FILE with the p_align column blanked,
 # for comparing everything else.
 phdr_without_align () {

@@ -82,15 +82,16 @@ calls_since () { tail -n +"$(($1 + 1))" "$SPY_LOG"; }
 # p_offset congruent with p_vaddr modulo 2 MiB, as phdr-dump reads it; else
 # print the offending program headers and fail.
 text_aligned () {
-	"$PHDR_DUMP" "$1" | awk -v pmd=$PMD '
-		function hex(s,  i, v) {
-			v = 0; s = tolower(s); sub(/^0x/, "", s)
-			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return v }
-		$2 == "LOAD" && $3 ~ /X/ {
-			n++
-			if (hex($8) != pmd || (hex($5) - hex($4)) % pmd != 0) { print "      " $0; bad = 1 } }
-		END { if (!n) print "      no executable PT_LOAD"; exit !(n && !bad) }'
+	local a o v s n=0 bad=0
+	while read -r a o v s; do
+		n=$((n + 1))
+		if [ "$a" -ne "$PMD" ] || [ $(((v - o) % PMD)) -ne 0 ]; then
+			printf '      executable PT_LOAD: p_align %#x, p_offset %#x, p_vaddr %#x\n' "$a" "$o" "$v"
+			bad=1
+		fi
+	done < <(exec_loads "$1")
+	[ "$n" -gt 0 ] || echo "      no executable PT_LOAD"
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
 }
 
 have_elflint=false

@@ -177,15 +177,7 @@ build_package () {
 
 # text_load FILE: "ALIGN OFFSET VADDR" (decimal) of FILE's largest executable
 # PT_LOAD, the text, as phdr-dump reads it.
-text_load () {
-	"$PHDR_DUMP" "$1" | awk '
-		function hex(s,  i, v) {
-			v = 0; s = tolower(s); sub(/^0x/, "", s)
-			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return v }
-		$2 == "LOAD" && $3 ~ /X/ && hex($6) > best { best = hex($6); t = sprintf("%.0f %.0f %.0f", hex($8), hex($4), hex($5)) }
-		END { if (best) print t }'
-}
+text_load () { exec_loads "$1" | sort -n -k4 | tail -1 | cut -d' ' -f1-3; }
 # text_aligned FILE: the text PT_LOAD has p_align 2 MiB and p_offset
 # congruent with p_vaddr modulo 2 MiB.
 text_aligned () {

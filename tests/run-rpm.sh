@@ -317,14 +317,13 @@ done
 
 is_elf () { [ "$(od -An -tx1 -N4 "$1" 2>/dev/null | tr -d ' \n')" = 7f454c46 ]; }
 # text_loads FILE: "ALIGN CONGRUENT" of each executable PT_LOAD of FILE, as
-# phdr-dump reads it; CONGRUENT is yes when p_offset = p_vaddr (mod 2 MiB).
+# phdr-dump reads it (ALIGN in hex); CONGRUENT is yes when p_offset = p_vaddr
+# (mod 2 MiB).
 text_loads () {
-	"$PHDR_DUMP" "$1" | awk -v pmd="$PMD" '
-		function hex(s,  i, v) {
-			v = 0; s = tolower(s); sub(/^0x/, "", s)
-			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return v }
-		$2 == "LOAD" && $3 ~ /X/ { print $8, ((hex($5) - hex($4)) % pmd == 0 ? "yes" : "no") }'
+	local a o v s
+	exec_loads "$1" | while read -r a o v s; do
+		printf '0x%x %s\n' "$a" "$([ $(((v - o) % PMD)) -eq 0 ] && echo yes || echo no)"
+	done
 }
 
 elfs=$(cd "$work/x-hook" && find . -type f | sort | while read -r f; do is_elf "$f" && echo "${f#./}"; done | tr '\n' ' ')
