@@ -746,7 +746,7 @@ END_TEST
 START_TEST (test_stub_refusals)
 {
   struct synth_elf s = stub_pie (true);
-  s.machine = EM_AARCH64;	/* no stub for it yet */
+  s.machine = EM_PPC64;		/* no stub for it yet */
   char *path = synth_temp_path ("stubno");
   ck_assert (synth_write (path, &s) == 0);
   struct elf_file f;

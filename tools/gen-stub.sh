@@ -25,12 +25,16 @@ out=${1:-$top/src/stub_$arch.h}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-common="-Os -fPIC -fno-plt -ffreestanding -fno-builtin -nostdlib -fno-stack-protector
+# Not -fno-plt but on x86-64, where the linker turns the GOT loads it
+# makes into direct calls: elsewhere a compiler-made call to memset would
+# go through a GOT entry holding an absolute address.
+common="-Os -fPIC -ffreestanding -fno-builtin -nostdlib -fno-stack-protector
 	-fno-asynchronous-unwind-tables -fno-unwind-tables"
 case $arch in
 x86_64)
 	tools=
-	flags="$common -fcf-protection=branch
+	flags="-Os -fPIC -fno-plt -ffreestanding -fno-builtin -nostdlib -fno-stack-protector
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fcf-protection=branch
 	-fno-tree-loop-distribute-patterns -mgeneral-regs-only -fvisibility=hidden
 	-fno-jump-tables -Wall -Wextra -Werror"
 	sflags=
@@ -72,6 +76,12 @@ $ld -static -nostdlib -T "$top/stub/stub.ld" --no-dynamic-linker -z noexecstack 
 	-o "$tmp/stub.elf" "$tmp/entry.o" "$tmp/stub.o"
 if ${tools}readelf -r "$tmp/stub.elf" | grep -q 'R_[A-Z0-9]*_'; then
 	echo "gen-stub: the stub needs relocations; it must be position-independent" >&2
+	exit 1
+fi
+# Nothing but the blob is loaded: a GOT would hold absolute addresses.
+others=$(${tools}objdump -h "$tmp/stub.elf" | awk '$1 ~ /^[0-9]+$/ { name = $2 } /ALLOC/ && name != ".stub" { print name }')
+if [ -n "$others" ]; then
+	echo "gen-stub: the stub has loaded sections besides .stub (a GOT?):" $others >&2
 	exit 1
 fi
 if [ "$arch" = aarch64 ] && ${tools}objdump -d "$tmp/stub.elf" | grep -q '[[:space:]]adrp[[:space:]]'; then
