@@ -27,6 +27,10 @@
 /* arm64's own open flag (asm/fcntl.h); the others are the generic ones.  */
 #define O_NOFOLLOW 0100000
 
+/* mmap's protection bit for a BTI-guarded mapping (asm/mman.h): a chunk
+   mapped afresh keeps the guard its mapping had (stub.c, guarded).  */
+#define STUB_PROT_BTI 0x10
+
 /* struct stat as the kernel's fstat fills it (asm-generic/stat.h): st_dev,
    st_ino (64-bit words), then the 32-bit st_mode; 128 bytes in all.  */
 #define STAT_WORDS 16

@@ -194,6 +194,9 @@ struct stub
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   int slept;			/* milliseconds waited for pages to go */
   struct mapping map;		/* filled by find_mapping */
+#ifdef STUB_PROT_BTI
+  long guard;			/* guarded (): -2 not looked at yet */
+#endif
 };
 
 /* The compiler may turn a zeroed structure into a call to memset; there is
@@ -708,6 +711,52 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
   return (long) chunks_count (bad, n);
 }
 
+#ifdef STUB_PROT_BTI
+/* STUB_PROT_BTI if the mapping at ADDR is guarded (arm64 BTI: "bt" among
+   its VmFlags in /proc/self/smaps), else 0; -1 when that cannot be told.
+   The kernel guards a BTI-marked static program, ld.so a BTI-marked
+   program or library (where the CPU has BTI and the C library does it), by
+   mprotect(PROT_BTI); a fresh mapping of a chunk must keep exactly that,
+   neither dropping the guard nor adding one the loader chose not to set.
+   Read once (ST->guard), and only where a chunk is mapped afresh.  */
+static long
+guarded (struct stub *st, uintptr_t addr)
+{
+  if (st->guard != -2)
+    return st->guard;
+  st->guard = -1;
+  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
+    return -1;
+  char line[256];
+  int in = 0;
+  while (next_line (&l, line, sizeof line) >= 0)
+    {
+      const char *s = line;
+      if (s[0] == 'V' && s[1] == 'm' && s[2] == 'F' && s[3] == 'l' && s[4] == 'a' && s[5] == 'g'
+	  && s[6] == 's' && s[7] == ':')
+	{
+	  if (!in)
+	    continue;
+	  st->guard = 0;
+	  for (s += 8; *s != '\0'; s++)
+	    if (s[0] == ' ' && s[1] == 'b' && s[2] == 't' && (s[3] == ' ' || s[3] == '\0'))
+	      st->guard = STUB_PROT_BTI;
+	  break;
+	}
+      /* A mapping's first line: "LO-HI perms ..."; the others are "Name: value".  */
+      uint64_t lo = parse_number (&s, 16);
+      if (*s != '-' || s == line)
+	continue;
+      s++;
+      uint64_t hi = parse_number (&s, 16);
+      in = *s == ' ' && addr >= lo && addr < hi;
+    }
+  sys_close (l.fd);
+  return st->guard;
+}
+
+#endif
 /* Map CHUNK (file offset OFFSET) afresh from the object's file, so that the
    kernel frees the page table that covered it and a fault can map it with
    one PMD entry.  The chunk's pages are all clean file pages, so nothing is
@@ -715,7 +764,14 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
 static int
 remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
 {
-  long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, PROT_READ | PROT_EXEC,
+  long prot = PROT_READ | PROT_EXEC;
+#ifdef STUB_PROT_BTI
+  long guard = guarded (st, chunk);
+  if (guard < 0)
+    return -1;
+  prot |= guard;
+#endif
+  long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, prot,
 		       MAP_PRIVATE | MAP_FIXED, st->file, (long) offset);
   if (got != (long) chunk)
     return -1;
@@ -1135,6 +1191,9 @@ stub_main (uintptr_t self, const struct stub_params *p)
   struct stub st = {
     .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
     .scan = -1, .file = -2,
+#ifdef STUB_PROT_BTI
+    .guard = -2,
+#endif
   };
   /* A chunk is one PMD of the running kernel, or the stub does nothing: a
      file planned for another page size (an arm64 kernel with 16 KiB pages
