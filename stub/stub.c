@@ -212,6 +212,22 @@ memset (void *dest, int c, unsigned long n)
   return dest;
 }
 
+#ifdef STUB_NEED_MEMCPY
+/* And memcpy, where the compiler copies structures with it (SYSCALL_H
+   says so).  */
+HIDDEN void *memcpy (void *dest, const void *src, unsigned long n);
+
+void *
+memcpy (void *dest, const void *src, unsigned long n)
+{
+  unsigned char *d = dest;
+  const unsigned char *s = src;
+  while (n-- > 0)
+    *d++ = *s++;
+  return dest;
+}
+#endif
+
 static long
 sys_madvise (uintptr_t addr, uint64_t len, int advice)
 {

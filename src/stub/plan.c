@@ -717,25 +717,24 @@ no_stub_reason (unsigned e_machine, int elfclass)
   switch (e_machine)
     {
     case EM_PPC64:
-      return "no startup stub for ppc64 yet (x86-64 and aarch64 have one)";
+      return "no startup stub for ppc64 yet (x86-64, aarch64 and riscv64 have one)";
     case EM_S390:
-      return is64 ? "no startup stub for s390x yet (x86-64 and aarch64 have one)"
-		  : "no startup stub for s390 (x86-64 and aarch64 have one)";
+      return is64 ? "no startup stub for s390x yet (x86-64, aarch64 and riscv64 have one)"
+		  : "no startup stub for s390 (x86-64, aarch64 and riscv64 have one)";
     case EM_386:
-      return "no startup stub for i386 (x86-64 and aarch64 have one)";
+      return "no startup stub for i386 (x86-64, aarch64 and riscv64 have one)";
     case EM_ARM:
-      return "no startup stub for 32-bit arm (x86-64 and aarch64 have one)";
+      return "no startup stub for 32-bit arm (x86-64, aarch64 and riscv64 have one)";
     case EM_RISCV:
-      return is64 ? "no startup stub for riscv64 yet (x86-64 and aarch64 have one)"
-		  : "no startup stub for riscv32 (x86-64 and aarch64 have one)";
+      return "no startup stub for riscv32 (x86-64, aarch64 and riscv64 have one)";
     case EM_LOONGARCH:
-      return "no startup stub for loongarch yet (x86-64 and aarch64 have one)";
+      return "no startup stub for loongarch yet (x86-64, aarch64 and riscv64 have one)";
     case EM_X86_64:
-      return "no startup stub for x32 (x86-64 and aarch64 have one)";
+      return "no startup stub for x32 (x86-64, aarch64 and riscv64 have one)";
     case EM_AARCH64:
-      return "no startup stub for aarch64-ilp32 (x86-64 and aarch64 have one)";
+      return "no startup stub for aarch64-ilp32 (x86-64, aarch64 and riscv64 have one)";
     default:
-      return "no startup stub for this machine (x86-64 and aarch64 have one)";
+      return "no startup stub for this machine (x86-64, aarch64 and riscv64 have one)";
     }
 }
 
@@ -786,7 +785,8 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     }
   if (file->kind == OBJECT_SHARED && !sp->stub->init_hook)
     {
-      sp->refusal = "this machine's stub cannot be hooked through DT_INIT";
+      sp->refusal = sp->stub->no_init_hook != NULL ? sp->stub->no_init_hook
+		    : "this machine's stub cannot be hooked through DT_INIT";
       return 0;
     }
   if (choose_hook (sp, layout, file, err) != 0)
