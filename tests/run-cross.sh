@@ -139,7 +139,7 @@ check_layout_cross () {
 	n_out=$(exec_loads "$out" | wc -l)
 	local seg
 	seg=$("$PHDR_DUMP" "$out" | awk '$2 == "LOAD" && $3 ~ /X/ { l = $0 } END { print l }')
-	read -r _ _ _ s_off s_vaddr s_filesz _ <<<"$seg"
+	read -r _ _ _ _ s_vaddr s_filesz _ <<<"$seg"
 	s_vaddr=$(hex "$s_vaddr"); s_filesz=$(hex "$s_filesz")
 	if [ "$hook" = e_entry ]; then
 		entry=$(hex "$("$PHDR_DUMP" "$out" | sed -n 's/.* entry=\(0x[0-9a-f]*\).*/\1/p')")
