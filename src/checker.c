@@ -429,8 +429,11 @@ check_loads (struct checker *c)
   if (x != NULL
       && ((x->p_flags & PF_W) || x->p_vaddr < top || x->p_offset < file_top || x->p_filesz > x->p_memsz
 	  || !inside (x->p_offset, x->p_filesz, c->out.size)
-	  || ((x->p_vaddr - x->p_offset) & (c->page - 1)) != 0 || x->p_align != c->page))
-    return FAIL (c, "the stub's PT_LOAD at %#" PRIx64 " is not a read-only, page-congruent segment "
+	  || (x->p_align & (x->p_align - 1)) != 0 || x->p_align < c->page
+	  || (x->p_align > c->page && x->p_align > ((uint64_t) 64 << 10))
+	  || ((x->p_vaddr - x->p_offset) & (x->p_align - 1)) != 0))
+    return FAIL (c, "the stub's PT_LOAD at %#" PRIx64 " is not a read-only segment congruent "
+		 "modulo its p_align (the page size, or a power of two above it up to 64 KiB), "
 		 "above every other and after every other's contents", (uint64_t) x->p_vaddr);
   return 0;
 }
@@ -605,7 +608,7 @@ check_growth (const struct checker *c)
     return 0;
   if (c->extra != NULL)
     {
-      uint64_t stub = c->pmd + c->extra->p_filesz + c->page
+      uint64_t stub = c->pmd + c->extra->p_filesz + c->extra->p_align
 		      + (uint64_t) c->out.shnum * elf_shdr_size (in->elfclass) + 4096;
       for (size_t i = 0; i < in->shnum; i++)
 	if (in->shdrs[i].sh_type == SHT_STRTAB)

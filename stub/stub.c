@@ -13,6 +13,10 @@
    - Where the kernel cannot give this file PMD-sized page cache folios, the
      stub costs nothing: no eviction, no re-read, no write-back, no wait.
      It decides that first, from what is cheap to know (choose_mode):
+       0. the chunk size elfpmd planned with is not the running kernel's
+          PMD size (its base page size, from SYSCALL_H's stub_page_size,
+          is not the one planned for: an arm64 kernel with 16 KiB pages,
+          or --pmd-size): nothing at all;
        1. kernel (uname) before 5.18: no file system has large folios, only
           khugepaged can collapse text (CONFIG_READ_ONLY_THP_FOR_FS):
           madvise(MADV_HUGEPAGE) and nothing more (MODE_HINT), which has no
@@ -84,7 +88,9 @@
 #define O_RDONLY 0
 #define O_NOCTTY 0400
 #define O_NONBLOCK 04000
+#ifndef O_NOFOLLOW		/* aarch64 has its own (SYSCALL_H) */
 #define O_NOFOLLOW 0400000
+#endif
 #define O_CLOEXEC 02000000
 #define O_PATH 010000000
 #define AT_FDCWD (-100)
@@ -137,7 +143,8 @@ struct pm_scan_arg
   uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
 };
 
-/* Chunks a range may have for the stub to track them: 8 GiB of 2 MiB.  */
+/* Chunks a range may have for the stub to track them: 8 GiB of 2 MiB
+   chunks, 128 GiB of 32 MiB ones.  */
 #define MAX_CHUNKS 4096
 #define SET_WORDS (MAX_CHUNKS / 64)
 
@@ -176,7 +183,8 @@ struct stub
 {
   const struct stub_params *p;
   uintptr_t self;
-  uint64_t pmd;
+  uint64_t pmd;			/* the chunk size: the running kernel's PMD size */
+  uint64_t page;		/* the running kernel's base page size */
   unsigned kernel;		/* KV of the running kernel; 0 if unknown */
   uint64_t fs;			/* f_type of the object's file system; 0 if unknown */
   int pagemap;			/* /proc/self/pagemap; -1 none, -2 not opened yet */
@@ -186,6 +194,9 @@ struct stub
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   int slept;			/* milliseconds waited for pages to go */
   struct mapping map;		/* filled by find_mapping */
+#ifdef STUB_PROT_BTI
+  long guard;			/* guarded (): -2 not looked at yet */
+#endif
 };
 
 /* The compiler may turn a zeroed structure into a call to memset; there is
@@ -200,6 +211,22 @@ memset (void *dest, int c, unsigned long n)
     *d++ = (unsigned char) c;
   return dest;
 }
+
+#ifdef STUB_NEED_MEMCPY
+/* And memcpy, where the compiler copies structures with it (SYSCALL_H
+   says so).  */
+HIDDEN void *memcpy (void *dest, const void *src, unsigned long n);
+
+void *
+memcpy (void *dest, const void *src, unsigned long n)
+{
+  unsigned char *d = dest;
+  const unsigned char *s = src;
+  while (n-- > 0)
+    *d++ = *s++;
+  return dest;
+}
+#endif
 
 static long
 sys_madvise (uintptr_t addr, uint64_t len, int advice)
@@ -504,12 +531,12 @@ chunk_clean (struct stub *st, uintptr_t chunk)
   if (st->pagemap < 0)
     return 0;
   uint64_t entries[128];
-  uint64_t pages = st->pmd / STUB_PAGE_SIZE;
+  uint64_t pages = st->pmd / st->page;
   for (uint64_t done = 0; done < pages; done += 128)
     {
       long want = (long) sizeof entries;
       long got = syscall6 (SYS_pread64, st->pagemap, (long) entries, want,
-			   (long) ((chunk / STUB_PAGE_SIZE + done) * 8), 0, 0);
+			   (long) ((chunk / st->page + done) * 8), 0, 0);
       if (got != want)
 	return 0;
       for (int k = 0; k < 128; k++)
@@ -529,12 +556,12 @@ cached_pages (struct stub *st, uintptr_t chunk)
 {
   unsigned char vec[512];
   long count = 0;
-  uint64_t pages = st->pmd / STUB_PAGE_SIZE;
+  uint64_t pages = st->pmd / st->page;
   for (uint64_t done = 0; done < pages; done += sizeof vec)
     {
       uint64_t n = pages - done < sizeof vec ? pages - done : sizeof vec;
-      if (syscall6 (SYS_mincore, (long) (chunk + done * STUB_PAGE_SIZE),
-		    (long) (n * STUB_PAGE_SIZE), (long) vec, 0, 0, 0) != 0)
+      if (syscall6 (SYS_mincore, (long) (chunk + done * st->page),
+		    (long) (n * st->page), (long) vec, 0, 0, 0) != 0)
 	return -1;
       for (uint64_t k = 0; k < n; k++)
 	count += vec[k] & 1;
@@ -545,10 +572,10 @@ cached_pages (struct stub *st, uintptr_t chunk)
 /* Whether the page at ADDR is in the page cache (or mapped); -1 if it
    cannot be told.  */
 static int
-page_cached (uintptr_t addr)
+page_cached (struct stub *st, uintptr_t addr)
 {
   unsigned char v = 0;
-  if (syscall6 (SYS_mincore, (long) addr, STUB_PAGE_SIZE, (long) &v, 0, 0, 0) != 0)
+  if (syscall6 (SYS_mincore, (long) addr, (long) st->page, (long) &v, 0, 0, 0) != 0)
     return -1;
   return v & 1;
 }
@@ -562,7 +589,7 @@ page_cached (uintptr_t addr)
 static int
 touch_harmless (struct stub *st, uintptr_t chunk)
 {
-  return page_cached (chunk) != 0 || page_cached (chunk + st->pmd - STUB_PAGE_SIZE) == 0;
+  return page_cached (st, chunk) != 0 || page_cached (st, chunk + st->pmd - st->page) == 0;
 }
 
 /* Mark in BAD (one bit per chunk) the chunks of the N at START that are not
@@ -622,12 +649,12 @@ chunk_pmd_mapped (struct stub *st, uintptr_t chunk)
       return scan_small_chunks (st, chunk, 1, bad) == 0;
     }
   pagemap_open (st);
-  uint64_t pages = st->pmd / STUB_PAGE_SIZE;
+  uint64_t pages = st->pmd / st->page;
   for (uint64_t k = pages / 2; k < pages; k += pages / 2 - 1)
     {
       uint64_t e = 0;
       if (syscall6 (SYS_pread64, st->pagemap, (long) &e, 8,
-		    (long) ((chunk / STUB_PAGE_SIZE + k) * 8), 0, 0) != 8 || !(e & PM_PRESENT))
+		    (long) ((chunk / st->page + k) * 8), 0, 0) != 8 || !(e & PM_PRESENT))
 	return 0;
     }
   return 1;
@@ -700,6 +727,52 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
   return (long) chunks_count (bad, n);
 }
 
+#ifdef STUB_PROT_BTI
+/* STUB_PROT_BTI if the mapping at ADDR is guarded (arm64 BTI: "bt" among
+   its VmFlags in /proc/self/smaps), else 0; -1 when that cannot be told.
+   The kernel guards a BTI-marked static program, ld.so a BTI-marked
+   program or library (where the CPU has BTI and the C library does it), by
+   mprotect(PROT_BTI); a fresh mapping of a chunk must keep exactly that,
+   neither dropping the guard nor adding one the loader chose not to set.
+   Read once (ST->guard), and only where a chunk is mapped afresh.  */
+static long
+guarded (struct stub *st, uintptr_t addr)
+{
+  if (st->guard != -2)
+    return st->guard;
+  st->guard = -1;
+  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
+    return -1;
+  char line[256];
+  int in = 0;
+  while (next_line (&l, line, sizeof line) >= 0)
+    {
+      const char *s = line;
+      if (s[0] == 'V' && s[1] == 'm' && s[2] == 'F' && s[3] == 'l' && s[4] == 'a' && s[5] == 'g'
+	  && s[6] == 's' && s[7] == ':')
+	{
+	  if (!in)
+	    continue;
+	  st->guard = 0;
+	  for (s += 8; *s != '\0'; s++)
+	    if (s[0] == ' ' && s[1] == 'b' && s[2] == 't' && (s[3] == ' ' || s[3] == '\0'))
+	      st->guard = STUB_PROT_BTI;
+	  break;
+	}
+      /* A mapping's first line: "LO-HI perms ..."; the others are "Name: value".  */
+      uint64_t lo = parse_number (&s, 16);
+      if (*s != '-' || s == line)
+	continue;
+      s++;
+      uint64_t hi = parse_number (&s, 16);
+      in = *s == ' ' && addr >= lo && addr < hi;
+    }
+  sys_close (l.fd);
+  return st->guard;
+}
+
+#endif
 /* Map CHUNK (file offset OFFSET) afresh from the object's file, so that the
    kernel frees the page table that covered it and a fault can map it with
    one PMD entry.  The chunk's pages are all clean file pages, so nothing is
@@ -707,7 +780,14 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
 static int
 remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
 {
-  long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, PROT_READ | PROT_EXEC,
+  long prot = PROT_READ | PROT_EXEC;
+#ifdef STUB_PROT_BTI
+  long guard = guarded (st, chunk);
+  if (guard < 0)
+    return -1;
+  prot |= guard;
+#endif
+  long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, prot,
 		       MAP_PRIVATE | MAP_FIXED, st->file, (long) offset);
   if (got != (long) chunk)
     return -1;
@@ -731,7 +811,7 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
      maps without reading: one held in part is being evicted by another
      process, or read back by it, and a fault now would read the missing
      pages as small folios, spoiling both processes' work.  */
-  if (!fallback && cached_pages (st, chunk) != (long) (st->pmd / STUB_PAGE_SIZE))
+  if (!fallback && cached_pages (st, chunk) != (long) (st->pmd / st->page))
     return 0;
   int remapped = st->table_stays && remap_chunk (st, chunk, offset) == 0;
   touch (chunk);
@@ -798,8 +878,8 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
 	 folios.  In part: another process faulted it in meanwhile.  (The
 	 touch of the last page waits for the read of the rest: mincore
 	 counts only pages read.)  */
-      touch (chunk + pmd - STUB_PAGE_SIZE);
-      if (cached_pages (st, chunk) == (long) (pmd / STUB_PAGE_SIZE))
+      touch (chunk + pmd - st->page);
+      if (cached_pages (st, chunk) == (long) (pmd / st->page))
 	{
 	  st->stop = 1;
 	  return 1;
@@ -1125,9 +1205,18 @@ void
 stub_main (uintptr_t self, const struct stub_params *p)
 {
   struct stub st = {
-    .p = p, .self = self, .pmd = p->pmd, .pagemap = -2, .scan = -1, .file = -2,
+    .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
+    .scan = -1, .file = -2,
+#ifdef STUB_PROT_BTI
+    .guard = -2,
+#endif
   };
-  if (st.pmd == 0 || (st.pmd & (st.pmd - 1)) != 0 || st.pmd % STUB_PAGE_SIZE != 0)
+  /* A chunk is one PMD of the running kernel, or the stub does nothing: a
+     file planned for another page size (an arm64 kernel with 16 KiB pages
+     running a file planned for 4 KiB, whose PMD is 32 MiB, not 2 MiB), or
+     for another chunk size (--pmd-size), would have the stub populate and
+     evict chunks that can never be PMD-mapped.  */
+  if (st.page == 0 || st.pmd != STUB_KERNEL_PMD (st.page))
     return;
   enum mode mode = choose_mode (&st);
   if (mode == MODE_COLLAPSE)

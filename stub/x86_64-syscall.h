@@ -20,8 +20,15 @@
 #define SYS_openat 257
 #define SYS_sync_file_range 277
 
-/* The base page size: 4 KiB on every x86-64 kernel.  */
-#define STUB_PAGE_SIZE 4096
+/* The running kernel's base page size, 0 if unknown: 4 KiB on every
+   x86-64 kernel; and the PMD size with it.  */
+static inline uint64_t
+stub_page_size (void)
+{
+  return 4096;
+}
+
+#define STUB_KERNEL_PMD(page) ((uint64_t) 2 << 20)
 
 /* struct stat as the kernel's fstat fills it: st_dev, st_ino, st_nlink
    (64-bit words), then st_mode.  */

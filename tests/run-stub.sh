@@ -1,56 +1,75 @@
 #!/bin/bash
-# The committed stub machine code (src/stub_x86_64.h) is what
-# tools/gen-stub.sh makes from stub/: regenerate it and compare byte for byte,
-# so the reviewed source is the code that ships.  Another compiler or linker
-# may emit other bytes for the same source, so the comparison is made only
-# with the versions the header records; elsewhere the test is skipped (77).
+# The committed stub machine code (src/stub_x86_64.h, src/stub_aarch64.h,
+# src/stub_riscv64.h) is what tools/gen-stub.sh makes from stub/:
+# regenerate each and compare byte for byte, so the reviewed source is the
+# code that ships.  Another compiler or linker may emit other bytes for the
+# same source, so the comparison is made only with the versions the header
+# records; elsewhere that architecture is skipped (77 when all are).  The
+# cross-built ones need the Debian cross toolchains (aarch64-linux-gnu-gcc,
+# riscv64-linux-gnu-gcc and their binutils).
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 
 top=$TESTS_SRCDIR/..
-header=$top/src/stub_x86_64.h
-cc=${CC_STUB:-gcc}
-if [ "$(uname -m)" != x86_64 ] || ! have "$cc" || ! have ld || ! have objcopy || ! have nm; then
-	skip "the x86-64 stub needs $cc, ld, objcopy and nm for x86-64 to regenerate"
-	finish
-fi
-made_cc=$(sed -n 's/^   Compiler: //p' "$header")
-made_ld=$(sed -n 's/^   Linker: //p' "$header")
-this_cc=$("$cc" --version 2> /dev/null | head -n 1)
-this_ld=$(ld --version 2> /dev/null | head -n 1)
-if [ -z "$made_cc" ] || [ -z "$made_ld" ]; then
-	fail "src/stub_x86_64.h does not say which compiler and linker made it (regenerate it with tools/gen-stub.sh)"
-	finish
-fi
-if [ "$made_cc" != "$this_cc" ] || [ "$made_ld" != "$this_ld" ]; then
-	skip "src/stub_x86_64.h was made with '$made_cc' and '$made_ld', here are '$this_cc' and '$this_ld': other versions may emit other bytes, so it is not regenerated and compared"
-	finish
-fi
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-out=$work/stub_x86_64.h
-if sh "$top/tools/gen-stub.sh" "$out" > /dev/null; then
-	pass "tools/gen-stub.sh builds the stub"
-	if cmp -s "$out" "$header"; then
-		pass "src/stub_x86_64.h is what stub/ generates"
-	else
-		fail "src/stub_x86_64.h differs from a fresh tools/gen-stub.sh (regenerate and commit it)"
-		diff "$out" "$header" | head -10 | sed 's/^/      /'
+
+# compare ARCH CC LD TOOLS_PREFIX: regenerate src/stub_ARCH.h with CC and
+# LD and compare it with the committed one.
+compare () {
+	local arch=$1 cc=$2 ld=$3 tools=$4 header=$top/src/stub_$1.h upper
+	upper=$(echo "$arch" | tr 'a-z' 'A-Z')
+	if ! have "$cc" || ! have "$ld" || ! have "${tools}objcopy" || ! have "${tools}nm"; then
+		skip "$arch: the stub needs $cc, $ld, ${tools}objcopy and ${tools}nm to regenerate"
+		return
 	fi
+	local made_cc made_ld this_cc this_ld
+	made_cc=$(sed -n 's/^   Compiler: //p' "$header")
+	made_ld=$(sed -n 's/^   Linker: //p' "$header")
+	this_cc=$("$cc" --version 2> /dev/null | head -n 1)
+	this_ld=$("$ld" --version 2> /dev/null | head -n 1)
+	if [ -z "$made_cc" ] || [ -z "$made_ld" ]; then
+		fail "src/stub_$arch.h does not say which compiler and linker made it (regenerate it with tools/gen-stub.sh $arch)"
+		return
+	fi
+	if [ "$made_cc" != "$this_cc" ] || [ "$made_ld" != "$this_ld" ]; then
+		skip "src/stub_$arch.h was made with '$made_cc' and '$made_ld', here are '$this_cc' and '$this_ld': other versions may emit other bytes, so it is not regenerated and compared"
+		return
+	fi
+	local out=$work/stub_$arch.h
+	if sh "$top/tools/gen-stub.sh" "$arch" "$out" > /dev/null; then
+		pass "tools/gen-stub.sh $arch builds the stub"
+		if cmp -s "$out" "$header"; then
+			pass "src/stub_$arch.h is what stub/ generates"
+		else
+			fail "src/stub_$arch.h differs from a fresh tools/gen-stub.sh $arch (regenerate and commit it)"
+			diff "$out" "$header" | head -10 | sed 's/^/      /'
+		fi
+	else
+		fail "tools/gen-stub.sh $arch fails"
+	fi
+	# The generated code must not depend on where it is loaded: no
+	# absolute addresses means the same bytes whatever the link address;
+	# gen-stub.sh refuses relocations, and this checks the entry point is
+	# the first byte.
+	grep -q "^#define STUB_${upper}_ENTRY 0x0*\$" "$header" \
+		&& pass "$arch: the stub's entry point is its first byte" \
+		|| fail "$arch: the stub's entry point moved: $(grep ENTRY "$header")"
+}
+
+if [ "$(uname -m)" = x86_64 ]; then
+	compare x86_64 "${CC_STUB:-gcc}" "${LD_STUB:-ld}" ""
 else
-	fail "tools/gen-stub.sh fails"
+	skip "x86_64: regenerated on x86-64 hosts only"
 fi
-# The generated code must not depend on where it is loaded: no absolute
-# addresses means the same bytes whatever the link address; gen-stub.sh
-# refuses relocations, and this checks the entry point is the first byte.
-grep -q '^#define STUB_X86_64_ENTRY 0x0*$' "$header" \
-	&& pass "the stub's entry point is its first byte" \
-	|| fail "the stub's entry point moved: $(grep ENTRY "$header")"
+for arch in aarch64 riscv64; do
+	[ -f "$top/src/stub_$arch.h" ] || continue
+	compare "$arch" "${CC_STUB:-$arch-linux-gnu-gcc}" "${LD_STUB:-$arch-linux-gnu-ld}" "$arch-linux-gnu-"
+done
 
 # The skip itself: with a compiler that reports another version (the same
 # compiler behind a wrapper), this test must skip with exit 77, not fail.
-if [ -z "${RUN_STUB_INNER:-}" ]; then
-	cc_path=$(command -v "$cc")
+if [ -z "${RUN_STUB_INNER:-}" ] && [ "$(uname -m)" = x86_64 ] && have gcc; then
+	cc_path=$(command -v gcc)
 	printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "gcc (another build) 0.0.0"; exit 0; fi\nexec "%s" "$@"\n' \
 		"$cc_path" > "$work/cc"
 	chmod +x "$work/cc"

@@ -1,51 +1,111 @@
 #!/bin/sh
-# Regenerate src/stub_x86_64.h, the machine code of the x86-64 startup stub,
-# from stub/stub.c and stub/x86_64-entry.S.
+# Regenerate src/stub_ARCH.h, the machine code of one architecture's startup
+# stub, from stub/stub.c, stub/ARCH-entry.S and stub/ARCH-syscall.h.
 #
-#   sh tools/gen-stub.sh [OUTPUT]      (default: src/stub_x86_64.h)
+#   sh tools/gen-stub.sh [ARCH] [OUTPUT]
+#
+# ARCH is x86_64 (the default), aarch64 or riscv64; OUTPUT defaults to
+# src/stub_ARCH.h.  (An OUTPUT alone, the script's older form, means x86_64.)
 #
 # The generated header is committed, so building elfpmd needs no toolchain
 # for the stub's architecture; tests/run-stub.sh checks that this script
 # reproduces it byte for byte, with the compiler and linker versions this
-# records in it (others may emit other bytes).  Needs gcc (or CC_STUB) for
-# x86-64, ld, objcopy, nm.
+# records in it (others may emit other bytes).  Needs, for x86_64, gcc (or
+# CC_STUB), ld (or LD_STUB), objcopy, nm and readelf; for the others the
+# Debian cross tools (aarch64-linux-gnu-gcc, ...-ld and so on: packages
+# gcc-aarch64-linux-gnu, gcc-riscv64-linux-gnu), or CC_STUB and LD_STUB.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$top/src/stub_x86_64.h}
-cc=${CC_STUB:-gcc}
+case ${1:-x86_64} in
+x86_64 | aarch64 | riscv64) arch=${1:-x86_64}; [ $# -gt 0 ] && shift ;;
+-*) echo "gen-stub: unknown option $1 (usage: gen-stub.sh [x86_64|aarch64|riscv64] [OUTPUT])" >&2; exit 2 ;;
+*) arch=x86_64 ;;
+esac
+out=${1:-$top/src/stub_$arch.h}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-flags="-Os -fPIC -fno-plt -ffreestanding -fno-builtin -nostdlib -fno-stack-protector
+# Not -fno-plt but on x86-64, where the linker turns the GOT loads it
+# makes into direct calls: elsewhere a compiler-made call to memset would
+# go through a GOT entry holding an absolute address.
+common="-Os -fPIC -ffreestanding -fno-builtin -nostdlib -fno-stack-protector
+	-fno-asynchronous-unwind-tables -fno-unwind-tables"
+case $arch in
+x86_64)
+	tools=
+	flags="-Os -fPIC -fno-plt -ffreestanding -fno-builtin -nostdlib -fno-stack-protector
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fcf-protection=branch
 	-fno-tree-loop-distribute-patterns -mgeneral-regs-only -fvisibility=hidden
 	-fno-jump-tables -Wall -Wextra -Werror"
+	sflags=
+	ldflags=
+	NAME=X86_64 ;;
+aarch64)
+	# -mcmodel=tiny: every address is formed by adr or a PC-relative
+	# literal load, never by adrp, whose result depends on the 4 KiB page
+	# the code lies in (elfpmd places the stub at any 16-byte boundary).
+	# -mbranch-protection=standard: BTI landing pads and PAC-signed
+	# return addresses inside the C part (NOPs on CPUs without them).
+	tools=aarch64-linux-gnu-
+	flags="$common -mcmodel=tiny -mbranch-protection=standard
+	-fno-tree-loop-distribute-patterns -mgeneral-regs-only -fvisibility=hidden
+	-fno-jump-tables -Wall -Wextra -Werror"
+	sflags=
+	ldflags=
+	NAME=AARCH64 ;;
+riscv64)
+	# rv64imac, lp64: no floating-point register is ever touched (the
+	# stub saves only the integer registers).  No linker relaxation: it
+	# could make addresses relative to gp, which belongs to the program.
+	tools=riscv64-linux-gnu-
+	flags="$common -march=rv64imac -mabi=lp64 -mno-relax -mcmodel=medany
+	-fno-tree-loop-distribute-patterns -fvisibility=hidden
+	-fno-jump-tables -Wall -Wextra -Werror"
+	sflags="-march=rv64imac -mabi=lp64 -mno-relax"
+	ldflags=--no-relax
+	NAME=RISCV64 ;;
+esac
+cc=${CC_STUB:-${tools}gcc}
+ld=${LD_STUB:-${tools}ld}
 # shellcheck disable=SC2086
-$cc $flags -DSYSCALL_H='"x86_64-syscall.h"' -c "$top/stub/stub.c" -o "$tmp/stub.o"
-$cc -c "$top/stub/x86_64-entry.S" -o "$tmp/entry.o"
-ld -static -nostdlib -T "$top/stub/stub.ld" --no-dynamic-linker -z noexecstack \
+$cc $flags -DSYSCALL_H="\"$arch-syscall.h\"" -c "$top/stub/stub.c" -o "$tmp/stub.o"
+# shellcheck disable=SC2086
+$cc $sflags -c "$top/stub/$arch-entry.S" -o "$tmp/entry.o"
+# shellcheck disable=SC2086
+$ld -static -nostdlib -T "$top/stub/stub.ld" --no-dynamic-linker -z noexecstack $ldflags \
 	-o "$tmp/stub.elf" "$tmp/entry.o" "$tmp/stub.o"
-if readelf -r "$tmp/stub.elf" | grep -q 'R_X86_64'; then
+if ${tools}readelf -r "$tmp/stub.elf" | grep -q 'R_[A-Z0-9]*_'; then
 	echo "gen-stub: the stub needs relocations; it must be position-independent" >&2
 	exit 1
 fi
-objcopy -O binary -j .stub "$tmp/stub.elf" "$tmp/stub.bin"
-entry=$(nm "$tmp/stub.elf" | awk '$3 == "stub_entry" { print $1 }')
-params=$(nm "$tmp/stub.elf" | awk '$3 == "stub_params" { print $1 }')
+# Nothing but the blob is loaded: a GOT would hold absolute addresses.
+others=$(${tools}objdump -h "$tmp/stub.elf" | awk '$1 ~ /^[0-9]+$/ { name = $2 } /ALLOC/ && name != ".stub" { print name }')
+if [ -n "$others" ]; then
+	echo "gen-stub: the stub has loaded sections besides .stub (a GOT?):" $others >&2
+	exit 1
+fi
+if [ "$arch" = aarch64 ] && ${tools}objdump -d "$tmp/stub.elf" | grep -q '[[:space:]]adrp[[:space:]]'; then
+	echo "gen-stub: the stub uses adrp, which works only at its link address modulo 4 KiB" >&2
+	exit 1
+fi
+${tools}objcopy -O binary -j .stub "$tmp/stub.elf" "$tmp/stub.bin"
+entry=$(${tools}nm "$tmp/stub.elf" | awk '$3 == "stub_entry" { print $1 }')
+params=$(${tools}nm "$tmp/stub.elf" | awk '$3 == "stub_params" { print $1 }')
 size=$(stat -c %s "$tmp/stub.bin")
 cc_version=$($cc --version | head -n 1)
-ld_version=$(ld --version | head -n 1)
+ld_version=$($ld --version | head -n 1)
+lower=$(echo "$NAME" | tr 'A-Z' 'a-z')
 {
-	echo "/* Generated by tools/gen-stub.sh from stub/stub.c and stub/x86_64-entry.S;"
+	echo "/* Generated by tools/gen-stub.sh from stub/stub.c and stub/$arch-entry.S;"
 	echo "   do not edit.  The source says what the stub does."
 	echo "   Compiler: $cc_version"
 	echo "   Linker: $ld_version"
 	echo "   (tests/run-stub.sh compares a fresh one only where both are the same.)  */"
-	echo "#define STUB_X86_64_ENTRY 0x$entry"
-	echo "#define STUB_X86_64_PARAMS 0x$params"
-	echo "#define STUB_X86_64_SIZE $size"
-	echo "static const unsigned char stub_x86_64_code[STUB_X86_64_SIZE] = {"
+	echo "#define STUB_${NAME}_ENTRY 0x$entry"
+	echo "#define STUB_${NAME}_PARAMS 0x$params"
+	echo "#define STUB_${NAME}_SIZE $size"
+	echo "static const unsigned char stub_${lower}_code[STUB_${NAME}_SIZE] = {"
 	od -An -v -tx1 "$tmp/stub.bin" | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1, /g; s/^/  /; s/, $/,/'
 	echo "};"
 } > "$out"
-echo "gen-stub: $size bytes, entry 0x$entry, parameters at 0x$params -> $out"
+echo "gen-stub: $arch: $size bytes, entry 0x$entry, parameters at 0x$params -> $out"

@@ -33,6 +33,14 @@ PACKAGES="$PACKAGES rpm cpio"
 # the recommended packages (qemu's would add a desktop stack, ~140 packages);
 # optional: run-vm.sh skips without them.
 VM_PACKAGES="qemu-system-x86 busybox-static xfsprogs xz-utils cpio"
+# The aarch64 and riscv64 stubs (tools/gen-stub.sh ARCH, tests/run-stub.sh)
+# and tests/run-cross.sh, which runs cross-built fixtures under qemu-user:
+# the two cross toolchains with their C libraries (about 130 MB installed
+# each) and qemu-user (about 100 MB: every user-mode target), installed
+# without the recommended qemu-user-binfmt, so that the host does not start
+# running foreign binaries by itself; optional: the tests skip without them.
+CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user"
 
 # not_installed PACKAGE...: those of PACKAGE... that dpkg does not list as installed.
 not_installed () {
@@ -46,8 +54,10 @@ install_packages () {
 	missing=$(not_installed $PACKAGES)
 	# shellcheck disable=SC2086
 	vm_missing=$(not_installed $VM_PACKAGES)
-	[ -z "$missing$vm_missing" ] && return 0
-	echo "== installing:$missing$vm_missing"
+	# shellcheck disable=SC2086
+	cross_missing=$(not_installed $CROSS_PACKAGES)
+	[ -z "$missing$vm_missing$cross_missing" ] && return 0
+	echo "== installing:$missing$vm_missing$cross_missing"
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get update -qq
@@ -61,6 +71,11 @@ install_packages () {
 		# shellcheck disable=SC2086
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $vm_missing > /dev/null \
 			|| echo "== could not install$vm_missing: tests/run-vm.sh will skip"
+	fi
+	if [ -n "$cross_missing" ]; then
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $cross_missing > /dev/null \
+			|| echo "== could not install$cross_missing: tests/run-cross.sh and part of tests/run-stub.sh will skip"
 	fi
 }
 

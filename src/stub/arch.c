@@ -4,9 +4,13 @@
 #include "stub/arch.h"
 
 extern const struct stub_arch stub_arch_x86_64;
+extern const struct stub_arch stub_arch_aarch64;
+extern const struct stub_arch stub_arch_riscv64;
 
 static const struct stub_arch *const arches[] = {
   &stub_arch_x86_64,
+  &stub_arch_aarch64,
+  &stub_arch_riscv64,
 };
 
 const struct stub_arch *

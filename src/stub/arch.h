@@ -18,6 +18,7 @@ struct stub_arch
   size_t entry;			/* offset of the entry point in CODE */
   size_t params;		/* offset of struct stub_params in CODE */
   bool init_hook;		/* it may be called as DT_INIT (returns to its caller) */
+  const char *no_init_hook;	/* why not, for the report, when !init_hook */
 };
 
 /* The stub for E_MACHINE and ELFCLASS, or NULL if there is none.  */

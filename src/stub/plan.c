@@ -16,6 +16,10 @@
 #include "sizes.h"
 #include "stub/stub.h"
 
+#ifndef EM_LOONGARCH
+# define EM_LOONGARCH 258
+#endif
+
 /* The largest stub segment: a larger last executable PT_LOAD is not searched
    for a stub.  */
 #define STUB_SEGMENT_MAX ((uint64_t) 64 << 10)
@@ -613,6 +617,38 @@ relocation_reach (const struct elf_file *file)
   return reach;
 }
 
+/* The largest base page size Linux has on the machines with a stub (arm64's
+   64 KiB).  */
+#define STUB_ALIGN_MAX ((uint64_t) 64 << 10)
+
+/* The alignment of the stub's segment: the page size planned with, or more
+   where every PT_LOAD of the output keeps its address congruent with its
+   offset modulo more, up to the largest p_align among them and at most
+   STUB_ALIGN_MAX.  An aarch64 file linked for 64 KiB pages runs on 4, 16
+   and 64 KiB kernels; a stub segment congruent modulo 4 KiB only would not
+   map on the latter two (and could share a page with the segment below
+   it).  */
+static uint64_t
+segment_align (const struct layout_plan *layout, const struct elf_file *file, uint64_t page)
+{
+  uint64_t most = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD && is_power_of_2 (file->phdrs[i].p_align)
+	&& file->phdrs[i].p_align > most)
+      most = file->phdrs[i].p_align;
+  uint64_t align = page;
+  while (align < STUB_ALIGN_MAX && align * 2 <= most)
+    {
+      uint64_t a = align * 2;
+      for (size_t i = 0; i < file->phnum; i++)
+	if (file->phdrs[i].p_type == PT_LOAD
+	    && ((file->phdrs[i].p_vaddr - layout->segs[i].new_offset) & (a - 1)) != 0)
+	  return align;
+      align = a;
+    }
+  return align;
+}
+
 /* Place the new segment: in the file after everything else, in memory above
    every segment and every relocation's reach, page-congruent.  Only a table
    that moves into the segment needs its address minus offset equal to the
@@ -672,6 +708,36 @@ place_segment (struct stub_plan *sp, const struct layout_plan *layout,
   return NULL;
 }
 
+/* Why a file of E_MACHINE and ELFCLASS gets no stub: the machine named,
+   for the report's one line.  */
+static const char *
+no_stub_reason (unsigned e_machine, int elfclass)
+{
+  bool is64 = elfclass == ELFCLASS64;
+  switch (e_machine)
+    {
+    case EM_PPC64:
+      return "no startup stub for ppc64 yet (x86-64, aarch64 and riscv64 have one)";
+    case EM_S390:
+      return is64 ? "no startup stub for s390x yet (x86-64, aarch64 and riscv64 have one)"
+		  : "no startup stub for s390 (x86-64, aarch64 and riscv64 have one)";
+    case EM_386:
+      return "no startup stub for i386 (x86-64, aarch64 and riscv64 have one)";
+    case EM_ARM:
+      return "no startup stub for 32-bit arm (x86-64, aarch64 and riscv64 have one)";
+    case EM_RISCV:
+      return "no startup stub for riscv32 (x86-64, aarch64 and riscv64 have one)";
+    case EM_LOONGARCH:
+      return "no startup stub for loongarch yet (x86-64, aarch64 and riscv64 have one)";
+    case EM_X86_64:
+      return "no startup stub for x32 (x86-64, aarch64 and riscv64 have one)";
+    case EM_AARCH64:
+      return "no startup stub for aarch64-ilp32 (x86-64, aarch64 and riscv64 have one)";
+    default:
+      return "no startup stub for this machine (x86-64, aarch64 and riscv64 have one)";
+    }
+}
+
 int
 stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
@@ -682,7 +748,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
   if (sp->stub == NULL)
     {
-      sp->refusal = "no startup stub for this machine yet";
+      sp->refusal = no_stub_reason (file->ehdr.e_machine, file->elfclass);
       return 0;
     }
   if (stub_present (file))
@@ -719,7 +785,8 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     }
   if (file->kind == OBJECT_SHARED && !sp->stub->init_hook)
     {
-      sp->refusal = "this machine's stub cannot be hooked through DT_INIT";
+      sp->refusal = sp->stub->no_init_hook != NULL ? sp->stub->no_init_hook
+		    : "this machine's stub cannot be hooked through DT_INIT";
       return 0;
     }
   if (choose_hook (sp, layout, file, err) != 0)
@@ -764,7 +831,8 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 	  return 0;
 	}
 
-  const char *why = place_segment (sp, layout, file, page);
+  uint64_t seg_align = segment_align (layout, file, page);
+  const char *why = place_segment (sp, layout, file, seg_align);
   if (why != NULL)
     {
       sp->refusal = why;
@@ -837,7 +905,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   sp->params.populate_max = opts->populate_max;
   for (size_t k = 0; k < sp->params.nranges; k++)
     sp->params.range[k].start = (int64_t) ((uint64_t) sp->params.range[k].start - sp->entry_vaddr);
-  sp->page = page;
+  sp->page = seg_align;
   sp->enabled = true;
   return 0;
 }
