@@ -17,7 +17,7 @@ what=${1:-check}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
-	clang lld gcc-multilib attr libcap2-bin python3 e2fsprogs gdb strace"
+	clang lld attr libcap2-bin python3 e2fsprogs gdb strace"
 # The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
 # perl), and tests/run-deb.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
@@ -42,6 +42,16 @@ VM_PACKAGES="qemu-system-x86 busybox-static xfsprogs xz-utils cpio"
 CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user"
 
+# The 32-bit and x32 C libraries and GCC's support files for them, so that
+# gcc -m32 and -mx32 make test inputs (run-malformed.sh): what gcc-multilib
+# brings, without gcc-multilib itself, which Debian makes conflict with the
+# cross compilers above.  Named for the installed gcc's major version;
+# optional.
+multilib_packages () {
+	v=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+	[ -n "$v" ] && echo "libc6-dev-i386 libc6-dev-x32 lib32gcc-$v-dev libx32gcc-$v-dev"
+}
+
 # not_installed PACKAGE...: those of PACKAGE... that dpkg does not list as installed.
 not_installed () {
 	for p in "$@"; do
@@ -56,16 +66,22 @@ install_packages () {
 	vm_missing=$(not_installed $VM_PACKAGES)
 	# shellcheck disable=SC2086
 	cross_missing=$(not_installed $CROSS_PACKAGES)
-	[ -z "$missing$vm_missing$cross_missing" ] && return 0
-	echo "== installing:$missing$vm_missing$cross_missing"
+	# shellcheck disable=SC2046  # the list is words
+	multi_missing=$(not_installed $(multilib_packages))
+	[ -z "$missing$multi_missing$vm_missing$cross_missing" ] && return 0
+	echo "== installing:$missing$multi_missing$vm_missing$cross_missing"
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get update -qq
-	# gcc-multilib is optional (it adds 32-bit test inputs); the rest is not.
 	if [ -n "$missing" ]; then
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing > /dev/null \
-			|| DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-				$(echo "$missing" | sed 's/gcc-multilib//') > /dev/null
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing > /dev/null
+	fi
+	# shellcheck disable=SC2046  # the list is words
+	multi_missing=$(not_installed $(multilib_packages))
+	if [ -n "$multi_missing" ]; then
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $multi_missing > /dev/null \
+			|| echo "== could not install$multi_missing: no 32-bit test inputs"
 	fi
 	if [ -n "$vm_missing" ]; then
 		# shellcheck disable=SC2086
