@@ -5,34 +5,11 @@
 #ifndef STUB_SYSCALL_H
 #define STUB_SYSCALL_H
 
-#define SYS_fcntl 25
-#define SYS_ioctl 29
-#define SYS_flock 32
-#define SYS_statfs 43
-#define SYS_openat 56
-#define SYS_close 57
-#define SYS_read 63
-#define SYS_pread64 67
-#define SYS_fstat 80
-#define SYS_sync_file_range 84
-#define SYS_clock_nanosleep 115
-#define SYS_uname 160
-#define SYS_prctl 167
-#define SYS_mmap 222
-#define SYS_fadvise64 223
-#define SYS_mincore 232
-#define SYS_madvise 233
+#include "generic-syscall.h"
 
 /* gcc for riscv64 copies some structures with a call to memcpy, which the
    stub defines then (there is no libc).  */
 #define STUB_NEED_MEMCPY 1
-
-/* struct stat as the kernel's fstat fills it (asm-generic/stat.h): st_dev,
-   st_ino (64-bit words), then the 32-bit st_mode; 128 bytes in all.  */
-#define STAT_WORDS 16
-#define STAT_DEV(s) ((s)[0])
-#define STAT_INO(s) ((s)[1])
-#define STAT_MODE(s) ((uint32_t) (s)[2])
 
 static inline long
 syscall6 (long n, long a, long b, long c, long d, long e, long f)
