@@ -7,29 +7,39 @@
 #   DISKS   LABEL:DEVICE:FSTYPE:MOUNTOPTIONS ... (ext4:vda:ext4:defaults ...)
 #   THPS    THP modes to measure in, in order (madvise, always)
 #   STATES  page cache states: cold warm order0 fresh concurrent
-#   PROG    the fixture's file name (mad-pie) under /mnt/LABEL/orig and
-#           /mnt/LABEL/mad (the original and its elfpmd --madvise rewrite)
+#   BINS    the binaries, each a directory /mnt/LABEL/BIN holding PROG
+#           (and EMPTY): orig (the original; always first: the reference),
+#           align (elfpmd's rewrite without stub), mad (elfpmd --madvise),
+#           self (a program that madvises its own text); default "orig mad"
+#   PROG    the fixture's file name (mad-pie) under /mnt/LABEL/BIN
 #   EMPTY   the same text with a main that returns at once (warm-start
 #           timing), or empty for none
+#   CMP     the binary measured against orig for disk reads and timing
+#           (default mad)
 #   PAIRS   timed A/B pairs of warm starts of EMPTY
 #   BATCH   warm starts in each half of a pair (timed together)
 #   READS   warm starts of PROG counted for the disk reads
 #   PROBE   yes: try PAGEMAP_SCAN, MADV_POPULATE_READ and MADV_COLLAPSE
 #
 # Every result is one line "R WHAT key=value ...", for the host to parse:
-#   R thp default=MODE                 the kernel's THP mode at boot
+#   R thp default=MODE pmd=BYTES       the kernel's THP mode at boot, its
+#                                      PMD size (hpage_pmd_size)
 #   R probe fs=L pagemap_scan=.. populate_read=.. collapse=.. collapse_pmd_kb=N
 #   R ref fs=L thp=M status=S md5=SUM  the original's cold output (with
 #                                      its "exit status N" line)
-#   R run fs=L thp=M bin=orig|mad state=S same=yes|no status=S pmd_kb=N
+#   R run fs=L thp=M bin=BIN state=S same=yes|no status=S pmd_kb=N
 #   R diff ...                         the first lines of a differing output
-#   R reads fs=L thp=M runs=N orig_kb=K mad_kb=K  (sectors read from DEVICE
-#                                      during N warm starts of each)
-#   R time fs=L thp=M a_us=.. b_us=.. ratio=..   (vmtime pairs: a orig, b mad)
+#   R reads fs=L thp=M runs=N orig_kb=K mad_kb=K b=CMP  (sectors read from
+#                                      DEVICE during N warm starts of each;
+#                                      mad_kb is CMP's)
+#   R time fs=L thp=M a_us=.. b_us=.. ratio=.. b=CMP  (vmtime pairs: a orig,
+#                                      b CMP)
 #   R error ...                        something that stopped a measurement
 
 # shellcheck source=/dev/null
 . /etc/vm.conf
+BINS=${BINS:-orig mad}
+CMP=${CMP:-mad}
 
 r () { echo "R $*"; }
 drop () { sync; echo 3 >/proc/sys/vm/drop_caches; }
@@ -76,7 +86,7 @@ measure_fs () {
 	start "$d/orig/$PROG" /tmp/ref.out /tmp/smaps
 	r ref fs="$label" thp="$mode" status="$(tail -n 1 /tmp/ref.out | sed 's/exit status //')" \
 		md5="$(md5sum /tmp/ref.out | cut -d ' ' -f 1)"
-	for bin in orig mad; do
+	for bin in $BINS; do
 		p=$d/$bin/$PROG
 		for state in $STATES; do
 			case $state in
@@ -116,23 +126,23 @@ measure_fs () {
 	# Disk reads of warm starts: sectors read from the disk (field 3 of
 	# /sys/block/DEV/stat) during READS starts of each, after one each.
 	sync
-	if [ "${READS:-0}" -gt 0 ]; then
+	if [ "${READS:-0}" -gt 0 ] && [ -x "$d/$CMP/$PROG" ]; then
 		vmtime run 1 "$d/orig/$PROG" >/dev/null
-		vmtime run 1 "$d/mad/$PROG" >/dev/null
+		vmtime run 1 "$d/$CMP/$PROG" >/dev/null
 		s0=$(awk '{ print $3 }' "/sys/block/$dev/stat")
 		vmtime run "$READS" "$d/orig/$PROG" alpha "beta gamma" >/dev/null
 		s1=$(awk '{ print $3 }' "/sys/block/$dev/stat")
-		vmtime run "$READS" "$d/mad/$PROG" alpha "beta gamma" >/dev/null
+		vmtime run "$READS" "$d/$CMP/$PROG" alpha "beta gamma" >/dev/null
 		s2=$(awk '{ print $3 }' "/sys/block/$dev/stat")
-		r reads fs="$label" thp="$mode" runs="$READS" orig_kb=$(((s1 - s0) / 2)) mad_kb=$(((s2 - s1) / 2))
+		r reads fs="$label" thp="$mode" runs="$READS" orig_kb=$(((s1 - s0) / 2)) mad_kb=$(((s2 - s1) / 2)) b="$CMP"
 	fi
 
 	# Warm-start time, the original (a) against the rewrite (b).
-	if [ -n "$EMPTY" ] && [ "${PAIRS:-0}" -gt 0 ]; then
+	if [ -n "$EMPTY" ] && [ "${PAIRS:-0}" -gt 0 ] && [ -x "$d/$CMP/$EMPTY" ]; then
 		vmtime run 2 "$d/orig/$EMPTY" >/dev/null
-		vmtime run 2 "$d/mad/$EMPTY" >/dev/null
+		vmtime run 2 "$d/$CMP/$EMPTY" >/dev/null
 		# shellcheck disable=SC2046  # vmtime prints key=value words
-		r time fs="$label" thp="$mode" $(vmtime pairs "$PAIRS" "${BATCH:-1}" "$d/orig/$EMPTY" "$d/mad/$EMPTY")
+		r time fs="$label" thp="$mode" $(vmtime pairs "$PAIRS" "${BATCH:-1}" "$d/orig/$EMPTY" "$d/$CMP/$EMPTY") b="$CMP"
 	fi
 	r elapsed fs="$label" thp="$mode" seconds=$(($(date +%s) - t0))
 }
@@ -144,7 +154,8 @@ for spec in $DISKS; do
 	while [ ! -b "/dev/$dev" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 done
 
-r thp default="$(sed 's/.*\[\(.*\)\].*/\1/' $thp)"
+r thp default="$(sed 's/.*\[\(.*\)\].*/\1/' $thp)" \
+	pmd="$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size 2>/dev/null || echo unknown)"
 mounted=
 for spec in $DISKS; do
 	label=$(echo "$spec" | cut -d: -f1)

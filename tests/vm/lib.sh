@@ -19,38 +19,85 @@
 #   ELFPMD_VM_ACCEL   kvm or tcg: skip the KVM probe
 #   ELFPMD_VM_MEM     guest memory in MiB (default 1024)
 #   ELFPMD_VM_SMP     guest CPUs (default 2)
+#   ELFPMD_VM_ARCH    the guest's architecture: x86_64 (default), aarch64 or
+#                     riscv64 (vm_set_arch; the callers' --arch)
 
 VM_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# VM_ARCH (vm_set_arch) chooses the guest architecture; the default is the
+# one of ELFPMD_VM_ARCH, else x86_64.
 VM_CACHE=${ELFPMD_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/elfpmd-vm}
 VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 VM_WHY=
 
-# The Debian releases the harness knows: suite and the kernel series.
-vm_series () {
+# vm_set_arch ARCH: the guest architecture, x86_64, aarch64 or riscv64;
+# returns 1 (VM_WHY) for any other.  Sets
+#   VM_ARCH          ARCH
+#   VM_DEB_ARCH      Debian's name of it (amd64, arm64, riscv64): the apt
+#                    architecture of the private apt configurations
+#   VM_QEMU, VM_QEMU_PKG  qemu-system-ARCH and the Debian package with it
+#   VM_CONSOLE       the serial console's device in the guest
+#   VM_CROSS         the cross compiler prefix (empty for x86_64: the host's)
+#   VM_KERNELS       the kernels vm-kernels.sh boots by default (vm_fetch_kernel)
+#   VM_FLAVOUR       the default kernel flavour (linux-image-FLAVOUR)
+vm_set_arch () {
+	VM_ARCH=$1
 	case $1 in
-	bullseye) echo 5.10 ;;
-	bookworm) echo 6.1 ;;
-	trixie) echo 6.12 ;;
-	*) echo "?" ;;
+	x86_64)
+		VM_DEB_ARCH=amd64 VM_QEMU=qemu-system-x86_64 VM_QEMU_PKG=qemu-system-x86
+		VM_CONSOLE=ttyS0 VM_CROSS= VM_KERNELS="bullseye bookworm trixie" ;;
+	aarch64)
+		VM_DEB_ARCH=arm64 VM_QEMU=qemu-system-aarch64 VM_QEMU_PKG=qemu-system-arm
+		VM_CONSOLE=ttyAMA0 VM_CROSS=aarch64-linux-gnu-
+		VM_KERNELS="bookworm trixie trixie:arm64-16k" ;;
+	riscv64)
+		# Debian's riscv64 is an official architecture from trixie on.
+		VM_DEB_ARCH=riscv64 VM_QEMU=qemu-system-riscv64 VM_QEMU_PKG=qemu-system-misc
+		VM_CONSOLE=ttyS0 VM_CROSS=riscv64-linux-gnu- VM_KERNELS="trixie" ;;
+	*)
+		VM_WHY="unknown guest architecture '$1' (x86_64, aarch64 or riscv64)"
+		return 1 ;;
 	esac
+	VM_FLAVOUR=$VM_DEB_ARCH
+	return 0
+}
+vm_set_arch "${ELFPMD_VM_ARCH:-x86_64}" || vm_set_arch x86_64
+
+# vm_series SPEC: the kernel series of a kernel spec (vm_fetch_kernel:
+# SUITE or SUITE:FLAVOUR), with the flavour when it is not the default.
+vm_series () {
+	local s
+	case ${1%%:*} in
+	bullseye) s=5.10 ;;
+	bookworm) s=6.1 ;;
+	trixie) s=6.12 ;;
+	*) s="?" ;;
+	esac
+	case $1 in
+	*:*) [ "${1#*:}" = "$VM_FLAVOUR" ] || s="$s ${1#*:}" ;;
+	esac
+	echo "$s"
 }
 
 # vm_have_tools: qemu, mkfs.ext4, mkfs.xfs, busybox, cpio, dpkg-deb, xz,
 # readelf; else VM_WHY names what is missing (and its Debian package).
 vm_have_tools () {
 	local t pkg missing=
-	for t in qemu-system-x86_64:qemu-system-x86 mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs \
+	for t in "$VM_QEMU:$VM_QEMU_PKG" ${VM_CROSS:+"${VM_CROSS}gcc:gcc-${VM_CROSS%-}"} mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs \
 		cpio:cpio dpkg-deb:dpkg xz:xz-utils readelf:binutils apt-get:apt; do
 		pkg=${t#*:}
 		t=${t%%:*}
 		command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null 2>&1 \
 			|| missing="$missing $t ($pkg)"
 	done
+	# The guest's busybox: the host's for x86_64, else busybox-static of
+	# the guest's architecture, fetched with the kernel (vm_fetch_busybox).
 	VM_BUSYBOX=
-	for t in /bin/busybox /usr/bin/busybox; do
-		[ -x "$t" ] && { VM_BUSYBOX=$t; break; }
-	done
-	[ -n "$VM_BUSYBOX" ] || missing="$missing busybox (busybox-static)"
+	if [ "$VM_ARCH" = x86_64 ]; then
+		for t in /bin/busybox /usr/bin/busybox; do
+			[ -x "$t" ] && { VM_BUSYBOX=$t; break; }
+		done
+		[ -n "$VM_BUSYBOX" ] || missing="$missing busybox (busybox-static)"
+	fi
 	if [ -n "$missing" ]; then
 		VM_WHY="missing:$missing"
 		return 1
@@ -127,17 +174,25 @@ vm_mirrors () {
 	return 0
 }
 
+# vm_aptdir SUITE: the private apt directory of SUITE for the guest's
+# architecture: $VM_CACHE/apt/SUITE for amd64 (as before there were others),
+# $VM_CACHE/apt/SUITE-DEBARCH else.
+vm_aptdir () {
+	if [ "$VM_DEB_ARCH" = amd64 ]; then echo "$VM_CACHE/apt/$1"; else echo "$VM_CACHE/apt/$1-$VM_DEB_ARCH"; fi
+}
+
 # vm_apt SUITE COMMAND ARG...: apt-get or apt-cache (COMMAND) with the
-# private configuration of SUITE under $VM_CACHE/apt/SUITE: its own sources
-# list, lists, archive cache and an empty dpkg status, the machine's apt.conf
-# otherwise (proxies and all).
+# private configuration of SUITE (vm_aptdir): its own sources list, lists,
+# archive cache and an empty dpkg status, the guest's architecture as the
+# only one, the machine's apt.conf otherwise (proxies and all).
 vm_apt () {
-	local suite=$1 cmd=$2 a=$VM_CACHE/apt/$1
+	local suite=$1 cmd=$2 a
+	a=$(vm_aptdir "$1")
 	shift 2
 	local opts=(-o "Dir::Etc::SourceList=$a/sources.list" -o "Dir::Etc::SourceParts=$a/parts"
 		-o "Dir::Etc::Preferences=$a/preferences" -o "Dir::Etc::PreferencesParts=$a/parts"
 		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache" -o "Dir::State::status=$a/status"
-		-o "APT::Architecture=amd64" -o "APT::Architectures::=amd64" -o "Acquire::Languages=none"
+		-o "APT::Architecture=$VM_DEB_ARCH" -o "APT::Architectures::=$VM_DEB_ARCH" -o "Acquire::Languages=none"
 		-o "Debug::NoLocking=1")
 	# As root, apt would download as _apt, who cannot write here.
 	[ "$(id -u)" = 0 ] && opts+=(-o "APT::Sandbox::User=root")
@@ -149,7 +204,8 @@ vm_apt () {
 # keyring) and refresh its lists when older than ELFPMD_VM_REFRESH_DAYS.
 # Returns 1 (VM_WHY) when no lists could be had.
 vm_apt_setup () {
-	local suite=$1 a=$VM_CACHE/apt/$1 days=${ELFPMD_VM_REFRESH_DAYS:-7}
+	local suite=$1 a days=${ELFPMD_VM_REFRESH_DAYS:-7}
+	a=$(vm_aptdir "$1")
 	mkdir -p "$a/parts" "$a/lists/partial" "$a/cache/archives/partial" || { VM_WHY="cannot create $a"; return 1; }
 	: >"$a/status"
 	[ -f "$a/preferences" ] || : >"$a/preferences"
@@ -186,7 +242,9 @@ vm_apt_setup () {
 	return 1
 }
 
-# vm_fetch_kernel SUITE: the kernel of SUITE's linux-image-amd64, fetched
+# vm_fetch_kernel SPEC: the kernel of SUITE's linux-image-FLAVOUR (SPEC is
+# SUITE or SUITE:FLAVOUR; FLAVOUR defaults to VM_FLAVOUR, e.g. amd64, arm64;
+# arm64-16k is trixie's arm64 kernel with 16 KiB pages), fetched
 # and unpacked once into $VM_CACHE/kernels/PACKAGE_VERSION/: vmlinuz, config,
 # release, package, modules/ (the modules the harness needs, decompressed,
 # in load order as listed in modules/order) and builtin (those built in);
@@ -194,12 +252,14 @@ vm_apt_setup () {
 # VM_KDIR; returns 1 (VM_WHY) on failure.
 VM_MODULES="crc32c_generic virtio_pci virtio_blk ext4 xfs"
 vm_fetch_kernel () {
-	local suite=$1 a=$VM_CACHE/apt/$1 pkg ver deb kdir
+	local suite=${1%%:*} flavour=$VM_FLAVOUR a pkg ver deb kdir
+	case $1 in *:*) flavour=${1#*:} ;; esac
+	a=$(vm_aptdir "$suite")
 	vm_apt_setup "$suite" || return 1
-	pkg=$(vm_apt "$suite" apt-cache show --no-all-versions linux-image-amd64 2>/dev/null \
+	pkg=$(vm_apt "$suite" apt-cache show --no-all-versions "linux-image-$flavour" 2>/dev/null \
 		| sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -1)
 	if [ -z "$pkg" ]; then
-		VM_WHY="linux-image-amd64 of $suite not found in the package lists"
+		VM_WHY="linux-image-$flavour ($VM_DEB_ARCH) of $suite not found in the package lists"
 		return 1
 	fi
 	ver=$(vm_apt "$suite" apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
@@ -209,19 +269,53 @@ vm_fetch_kernel () {
 		return 0
 	fi
 	mkdir -p "$a/debs"
-	deb=$(find "$a/debs" -name "${pkg}_*_amd64.deb" | head -1)
+	deb=$(find "$a/debs" -name "${pkg}_*_$VM_DEB_ARCH.deb" | head -1)
 	if [ -z "$deb" ] || ! dpkg-deb -I "$deb" >/dev/null 2>&1; then
 		rm -f "$a/debs/"*.deb
 		if ! (cd "$a/debs" && vm_apt "$suite" apt-get -q download "$pkg") >"$a/download.log" 2>&1; then
 			VM_WHY="cannot download $pkg: $(grep -m1 '^E:' "$a/download.log" || tail -1 "$a/download.log")"
 			return 1
 		fi
-		deb=$(find "$a/debs" -name "${pkg}_*_amd64.deb" | head -1)
+		deb=$(find "$a/debs" -name "${pkg}_*_$VM_DEB_ARCH.deb" | head -1)
 		[ -n "$deb" ] || { VM_WHY="apt-get download $pkg left no .deb"; return 1; }
 	fi
 	vm_unpack_kernel "$deb" "$kdir" || return 1
 	rm -f "$deb"
 	VM_KDIR=$kdir
+}
+
+# vm_fetch_busybox SUITE: for a guest of another architecture than the
+# host's (VM_CROSS set), busybox-static of SUITE for that architecture,
+# fetched with apt-get download through SUITE's private configuration and
+# unpacked (dpkg-deb -x, never installed) once into
+# $VM_CACHE/busybox/PACKAGE_VERSION_ARCH/busybox; sets VM_BUSYBOX to it.  For
+# x86_64 VM_BUSYBOX stays the host's (vm_have_tools).  Returns 1 (VM_WHY)
+# on failure.
+vm_fetch_busybox () {
+	[ -n "$VM_CROSS" ] || return 0
+	local suite=$1 a ver dir deb f
+	a=$(vm_aptdir "$suite")
+	vm_apt_setup "$suite" || return 1
+	ver=$(vm_apt "$suite" apt-cache show --no-all-versions busybox-static 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+	[ -n "$ver" ] || { VM_WHY="busybox-static ($VM_DEB_ARCH) of $suite not found in the package lists"; return 1; }
+	dir=$VM_CACHE/busybox/busybox-static_${ver}_$VM_DEB_ARCH
+	if [ ! -x "$dir/busybox" ]; then
+		mkdir -p "$a/debs" "$dir"
+		rm -f "$a/debs/"busybox-static_*.deb
+		if ! (cd "$a/debs" && vm_apt "$suite" apt-get -q download busybox-static) >"$a/download.log" 2>&1; then
+			VM_WHY="cannot download busybox-static ($VM_DEB_ARCH): $(grep -m1 '^E:' "$a/download.log" || tail -1 "$a/download.log")"
+			return 1
+		fi
+		deb=$(find "$a/debs" -name "busybox-static_*_$VM_DEB_ARCH.deb" | head -1)
+		[ -n "$deb" ] || { VM_WHY="apt-get download busybox-static left no .deb"; return 1; }
+		rm -rf "$dir/x"
+		# bin/busybox before trixie, usr/bin/busybox from trixie on
+		dpkg-deb -x "$deb" "$dir/x" && f=$(find "$dir/x" -path '*bin/busybox' -type f | head -1) \
+			&& [ -n "$f" ] && cp "$f" "$dir/busybox.new" && mv "$dir/busybox.new" "$dir/busybox" \
+			|| { VM_WHY="no bin/busybox in $deb"; return 1; }
+		rm -rf "$dir/x" "$deb"
+	fi
+	VM_BUSYBOX=$dir/busybox
 }
 
 # vm_unpack_kernel DEB KDIR: vmlinuz, config and the needed modules of the
@@ -239,9 +333,10 @@ vm_unpack_kernel () {
 		VM_WHY="cannot unpack $deb: $(head -1 "$kdir/tar.log")"
 		return 1
 	fi
-	rel=$(find "$tmp/boot" -name 'vmlinuz-*' | sed 's/.*\/vmlinuz-//' | head -1)
-	[ -n "$rel" ] || { VM_WHY="no /boot/vmlinuz-* in $deb"; return 1; }
-	cp "$tmp/boot/vmlinuz-$rel" "$kdir/vmlinuz"
+	# riscv64's package names its Image /boot/vmlinux-*, the others vmlinuz-*.
+	rel=$(find "$tmp/boot" -name 'vmlinu[xz]-*' | sed 's/.*\/vmlinu[xz]-//' | head -1)
+	[ -n "$rel" ] || { VM_WHY="no /boot/vmlinuz-* or vmlinux-* in $deb"; return 1; }
+	cp "$tmp/boot/vmlinu"[xz]"-$rel" "$kdir/vmlinuz"
 	cp "$tmp/boot/config-$rel" "$kdir/config"
 	echo "$rel" >"$kdir/release"
 	basename "$deb" >"$kdir/package"
@@ -312,12 +407,15 @@ vm_host_libs () {
 # vm_conf OUT DISKS STATES: the guest's /etc/vm.conf (guest.sh's header
 # says what each line means) into OUT, for mad-pie and mad-empty on the
 # disks DISKS ("label:vdX:fstype:mount options" words) in the states
-# STATES, with THPS, PAIRS, BATCH and READS as the caller set them.
+# STATES, with THPS, PAIRS, BATCH and READS as the caller set them, and
+# the binaries VM_BINS and the timed one VM_CMP as vm_payload set them.
 vm_conf () {
 	cat >"$1" <<EOF
 DISKS="$2"
 THPS="$THPS"
 STATES="$3"
+BINS="${VM_BINS:-orig mad}"
+CMP=${VM_CMP:-mad}
 PROG=mad-pie
 EMPTY=mad-empty
 PAIRS=$PAIRS
@@ -344,10 +442,19 @@ vm_initramfs () {
 	cp "$kdir/modules/"*.ko "$kdir/modules/order" "$root/modules/" 2>/dev/null
 	[ -s "$root/modules/order" ] || : >"$root/modules/order"
 	cp "$@" "$root/bin/"
-	for lib in $(vm_host_libs "$VM_BUSYBOX" "$@"); do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	if [ -z "$VM_CROSS" ]; then
+		for lib in $(vm_host_libs "$VM_BUSYBOX" "$@"); do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	else
+		# The cross C library (the helpers are static; the fixtures on
+		# the disks are not): each "SOURCE:DESTINATION" of VM_GUEST_LIBS.
+		for lib in "${VM_GUEST_LIBS[@]}"; do
+			mkdir -p "$root$(dirname "${lib#*:}")"
+			cp -L "${lib%%:*}" "$root${lib#*:}" || { VM_WHY="cannot copy ${lib%%:*}"; return 1; }
+		done
+	fi
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out" || { VM_WHY="cpio failed"; return 1; }
 	rm -rf "$root"
 }
@@ -401,17 +508,31 @@ vm_qemu () {
 	local args=(-nodefaults -no-reboot -display none -monitor none -serial "file:$log"
 		-m "${ELFPMD_VM_MEM:-1024}" -smp "${ELFPMD_VM_SMP:-2}"
 		-kernel "$kdir/vmlinuz" -initrd "$initrd"
-		-append "console=ttyS0 quiet loglevel=1 panic=-1 elfpmd.mode=$mode")
+		-append "console=$VM_CONSOLE quiet loglevel=1 panic=-1 elfpmd.mode=$mode")
+	case $VM_ARCH in
+	aarch64)
+		# -cpu max: the only TCG CPU with 4K, 16K and 64K granules;
+		# pauth-impdef: QEMU's cheap pointer authentication, not QARMA
+		# (which costs TCG much time).
+		args+=(-M virt -cpu max,pauth-impdef=on) ;;
+	riscv64)
+		# QEMU's own OpenSBI (-bios default) starts the kernel's Image.
+		args+=(-M virt -bios default) ;;
+	esac
 	if [ "$accel" = kvm ]; then
 		args+=(-accel kvm -cpu host)
 	else
 		args+=(-accel tcg)
 	fi
+	# virtio-blk-pci everywhere (the virt machines' PCIe host is built into
+	# Debian's arm64 and riscv64 kernels): vda, vdb, ... in this order.
+	local n=0
 	for d in "$@"; do
-		args+=(-drive "file=$d,if=virtio,format=raw")
+		args+=(-drive "file=$d,if=none,id=d$n,format=raw" -device "virtio-blk-pci,drive=d$n")
+		n=$((n + 1))
 	done
 	rm -f "$log"
-	timeout -k 10 "$limit" qemu-system-x86_64 "${args[@]}" </dev/null >"$log.qemu" 2>&1
+	timeout -k 10 "$limit" "$VM_QEMU" "${args[@]}" </dev/null >"$log.qemu" 2>&1
 }
 
 # vm_accel KDIR INITRD DIR: VM_ACCEL=kvm when /dev/kvm boots this kernel to
@@ -424,6 +545,10 @@ vm_accel () {
 	VM_ACCEL_WHY="ELFPMD_VM_ACCEL=$VM_ACCEL"
 	[ -n "$VM_ACCEL" ] && return 0
 	VM_ACCEL=tcg
+	if [ "$VM_ARCH" != "$(uname -m)" ]; then
+		VM_ACCEL_WHY="a $VM_ARCH guest on a $(uname -m) host"
+		return 0
+	fi
 	VM_ACCEL_WHY="no usable /dev/kvm"
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 0
 	local memo why
@@ -455,13 +580,13 @@ vm_results () {
 # vm_field LINE KEY: the value of KEY=value in LINE (values without spaces).
 vm_field () { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 
-# vm_ideal_kb FILE: whole 2 MiB chunks of FILE's executable, non-writable
-# PT_LOADs whose address is congruent with their offset, in kB, when the
-# load base is PMD-aligned (ET_EXEC, or the largest p_align >= 2 MiB); 0
-# otherwise.  The same count as ideal_chunks in tests/run-madvise.sh, from
-# readelf -lW.
+# vm_ideal_kb FILE [PMD]: whole PMD chunks (PMD bytes, default 2 MiB) of
+# FILE's executable, non-writable PT_LOADs whose address is congruent with
+# their offset, in kB, when the load base is PMD-aligned (ET_EXEC, or the
+# largest p_align >= PMD); 0 otherwise.  The same count as ideal_chunks in
+# tests/run-madvise.sh, from readelf -lW.
 vm_ideal_kb () {
-	LC_ALL=C readelf -lhW "$1" | awk -v pmd=$((0x200000)) '
+	LC_ALL=C readelf -lhW "$1" | awk -v pmd=$((${2:-0x200000})) '
 		function hex(s,  i, v) {
 			v = 0; s = tolower(s); sub(/^0x/, "", s)
 			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
@@ -480,47 +605,136 @@ vm_ideal_kb () {
 		END { print ((exec || maxalign >= pmd) ? chunks + 0 : 0) * pmd / 1024 }'
 }
 
-# vm_payload O STAGE: build what the guest runs, with the host's compilers
-# (the fixtures Makefile's mad-pie and mad-tools into O; mad-empty, the same
-# 17 MiB of text with a main that returns at once; vmtime), and lay out
-# STAGE, the disk images' contents: STAGE/orig/{mad-pie,mad-empty} and
-# STAGE/mad/{mad-pie,mad-empty}, their rewrites by $ELFPMD -q --madvise.
-# Sets VM_GUEST_BINS (the programs for the initramfs' /bin).
+# vm_payload O STAGE [BINS]: build what the guest runs and lay out STAGE,
+# the disk images' contents, one directory per binary of BINS (default
+# "orig mad"), each holding mad-pie (the 17 MiB-text PIE fixture) and
+# mad-empty (the same text, a main that returns at once), except self:
+#   orig   the fixtures as linked
+#   align  their rewrites by $ELFPMD -q (aligned, no stub)
+#   mad    their rewrites by $ELFPMD -q --madvise; left out when elfpmd
+#          injects no stub for this machine (VM_NA_WHY says why)
+#   self   mad-pie only: the same program linked -static -no-pie with
+#          -z max-page-size=0x200000 and tests/vm/selfmad.c, which
+#          madvises its own text before main (no elfpmd)
+# For x86_64 with the host's compilers (the fixtures Makefile's mad-pie and
+# mad-tools into O); for aarch64 and riscv64 with ${VM_CROSS}gcc from
+# tests/vm/bigtext.S and the fixtures' bigcall.c and madmain.c, the helpers
+# static.  Sets VM_GUEST_BINS (the programs for the initramfs' /bin),
+# VM_GUEST_LIBS (cross: the C library, "SOURCE:DESTINATION"), VM_BINS (BINS
+# less what is not available) and VM_CMP (the binary timed against orig:
+# mad, else align).  Returns 1 (VM_WHY) when something cannot be built, 2
+# when elfpmd fails.
 vm_payload () {
-	local o=$1 stage=$2 src=$VM_HERE/../fixtures t
+	local o=$1 stage=$2 bins=${3:-orig mad} src=$VM_HERE/../fixtures t b cc=${VM_CROSS}gcc
 	mkdir -p "$o" || return 1
-	for t in mad-pie mad-tools; do
-		if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
-			make -f "$src/Makefile" SRC="$src" O="$o" "$t" >"$o/$t.log" 2>&1; then
-			VM_WHY="cannot build the fixture $t: $(tail -1 "$o/$t.log")"
+	VM_NA_WHY=
+	VM_GUEST_LIBS=()
+	if [ -z "$VM_CROSS" ]; then
+		for t in mad-pie mad-tools; do
+			if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+				make -f "$src/Makefile" SRC="$src" O="$o" "$t" >"$o/$t.log" 2>&1; then
+				VM_WHY="cannot build the fixture $t: $(tail -1 "$o/$t.log")"
+				return 1
+			fi
+		done
+		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
+		if ! ${GCC:-gcc} -O2 -fPIE -pie -o "$o/mad-empty" "$o/empty.c" "$o/gcc-pie/madbig.o" "$o/gcc-pie/bigcall.o" >"$o/mad-empty.log" 2>&1; then
+			VM_WHY="cannot link mad-empty: $(tail -1 "$o/mad-empty.log")"
 			return 1
 		fi
-	done
-	printf 'int main (void) { return 0; }\n' >"$o/empty.c"
-	if ! ${GCC:-gcc} -O2 -fPIE -pie -o "$o/mad-empty" "$o/empty.c" "$o/gcc-pie/madbig.o" "$o/gcc-pie/bigcall.o" >"$o/mad-empty.log" 2>&1; then
-		VM_WHY="cannot link mad-empty: $(tail -1 "$o/mad-empty.log")"
-		return 1
-	fi
-	if ! ${GCC:-gcc} -O2 -Wall -o "$o/vmtime" "$VM_HERE/vmtime.c" >"$o/vmtime.log" 2>&1; then
-		VM_WHY="cannot build tests/vm/vmtime.c: $(tail -1 "$o/vmtime.log")"
-		return 1
+		if ! ${GCC:-gcc} -O2 -Wall -o "$o/vmtime" "$VM_HERE/vmtime.c" >"$o/vmtime.log" 2>&1; then
+			VM_WHY="cannot build tests/vm/vmtime.c: $(tail -1 "$o/vmtime.log")"
+			return 1
+		fi
+		case " $bins " in
+		*" self "*)
+			${GCC:-gcc} -O2 -static -no-pie -Wl,-z,max-page-size=0x200000 -o "$o/self" \
+				"$o/gcc-pie/madbig.o" "$o/gcc-pie/bigcall.o" "$o/gcc-pie/madmain.o" "$VM_HERE/selfmad.c" >"$o/self.log" 2>&1 \
+				|| { VM_WHY="cannot link self: $(tail -1 "$o/self.log")"; return 1; } ;;
+		esac
+	else
+		local triple=${VM_CROSS%-} interp lib
+		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
+		for t in "mad-pie:-fPIE -pie:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c" \
+			"mad-empty:-fPIE -pie:$VM_HERE/bigtext.S $src/bigcall.c $o/empty.c" \
+			"vmtime:-static -Wall:$VM_HERE/vmtime.c" \
+			"pagecache:-static -Wall:$src/pagecache.c" \
+			"self:-static -no-pie -Wl,-z,max-page-size=0x200000 -Wl,-Ttext-segment=0x400000:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
+			b=${t%%:*}
+			t=${t#*:}
+			# shellcheck disable=SC2086  # flags and sources are words
+			if ! "$cc" -O2 ${t%%:*} -o "$o/$b" ${t#*:} >"$o/$b.log" 2>&1; then
+				VM_WHY="cannot build $b with $cc: $(grep -m1 -i error "$o/$b.log" || tail -1 "$o/$b.log")"
+				return 1
+			fi
+		done
+		# The C library of the dynamically linked fixtures, from the
+		# cross toolchain's: its loader at the PT_INTERP path, libc.so.6
+		# in /lib and in the multiarch directory.
+		interp=$(LC_ALL=C readelf -lW "$o/mad-pie" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+		VM_GUEST_LIBS=("/usr/$triple/lib/${interp##*/}:$interp")
+		for lib in $(LC_ALL=C readelf -dW "$o/mad-pie" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[ -f "/usr/$triple/lib/$lib" ] || { VM_WHY="/usr/$triple/lib/$lib missing (package libc6-${VM_DEB_ARCH}-cross)"; return 1; }
+			VM_GUEST_LIBS+=("/usr/$triple/lib/$lib:/lib/$lib" "/usr/$triple/lib/$lib:/lib/$triple/$lib")
+		done
 	fi
 	rm -rf "$stage"
-	mkdir -p "$stage/orig" "$stage/mad"
-	for t in mad-pie mad-empty; do
-		cp "$o/$t" "$stage/orig/$t"
-		if ! "$ELFPMD" -q --madvise -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
-			VM_WHY="elfpmd -q --madvise $t failed: $(head -1 "$o/rewrite-$t.log")"
-			return 2
-		fi
+	VM_BINS=
+	for b in $bins; do
+		mkdir -p "$stage/$b"
+		case $b in
+		orig)
+			cp "$o/mad-pie" "$o/mad-empty" "$stage/orig/" ;;
+		align)
+			for t in mad-pie mad-empty; do
+				"$ELFPMD" -q -o "$stage/align/$t" "$o/$t" >"$o/align-$t.log" 2>&1 \
+					|| { VM_WHY="elfpmd -q $t failed: $(head -1 "$o/align-$t.log")"; return 2; }
+			done ;;
+		mad)
+			for t in mad-pie mad-empty; do
+				if ! "$ELFPMD" --json --madvise -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
+					VM_WHY="elfpmd --madvise $t failed: $(head -1 "$o/rewrite-$t.log")"
+					return 2
+				fi
+				# elfpmd aligns and reports the stub it could not
+				# inject (an architecture without one yet): not a
+				# failure, "not available" in the table.
+				if ! grep -q '"injected":true' "$o/rewrite-$t.log"; then
+					VM_NA_WHY="elfpmd --madvise injects no stub: $(sed -n 's/.*"stub":{[^}]*"reason":"\([^"]*\)".*/\1/p' "$o/rewrite-$t.log" | head -1)"
+					rm -rf "${stage:?}/mad"
+					continue 2
+				fi
+			done ;;
+		self)
+			cp "$o/self" "$stage/self/mad-pie" ;;
+		*)
+			VM_WHY="unknown binary $b (orig, align, mad, self)"
+			return 1 ;;
+		esac
+		VM_BINS="$VM_BINS $b"
 	done
+	VM_BINS=${VM_BINS# }
+	VM_CMP=
+	case " $VM_BINS " in
+	*" mad "*) VM_CMP=mad ;;
+	*" align "*) VM_CMP=align ;;
+	esac
 	VM_GUEST_BINS=("$o/pagecache" "$o/vmtime")
 }
 
 # vm_reference PROG: what the guest's reference run must match, made on
 # the host: the md5sum of PROG's output with the arguments every guest run
 # gets, and its "exit status N" line.
+# For another architecture it runs PROG under qemu-ARCH (qemu-user) with the
+# cross C library; without qemu-user it prints "none" (the guest's outputs
+# are then compared with the original's in the guest only).
 vm_reference () {
+	if [ -n "$VM_CROSS" ]; then
+		command -v "qemu-$VM_ARCH" >/dev/null 2>&1 || { echo none; return 0; }
+		{ QEMU_LD_PREFIX=/usr/${VM_CROSS%-} "qemu-$VM_ARCH" "$1" alpha "beta gamma" 2>/dev/null; echo "exit status $?"; } \
+			| md5sum | cut -d ' ' -f 1
+		return 0
+	fi
 	{ "$1" alpha "beta gamma" 2>/dev/null; echo "exit status $?"; } | md5sum | cut -d ' ' -f 1
 }
 
@@ -568,4 +782,79 @@ vm_table_rows () {
 				print line
 			}
 		}' "$3"
+}
+
+# vm_table_bins_header STATES: the header of the markdown table
+# vm_table_bins fills, one column per state of STATES.
+vm_table_bins_header () {
+	local st line="| kernel | fs | THP | binary" sep="|---|---|---|---"
+	for st in $1; do
+		case $st in
+		order0) line="$line | small folios" ;;
+		concurrent) line="$line | 3 at once" ;;
+		*) line="$line | $st" ;;
+		esac
+		sep="$sep|---"
+	done
+	echo "$line | outputs identical |"
+	echo "$sep|---|"
+}
+
+# vm_table_bins KERNEL PMD STATES IDEALS RESULTS: one markdown row per file
+# system, THP mode and binary in RESULTS (the guest's R lines): per state
+# of STATES, the PMD-mapped chunks of the binary's text (FilePmdMapped
+# divided by PMD bytes) "of" its ideal (IDEALS: "BIN=KB ..." as
+# vm_ideal_kb counts with this PMD; 3 at once: the lowest of the three);
+# whether every run printed the original's output and exit status.
+vm_table_bins () {
+	awk -v kernel="$1" -v pmd="$2" -v states="$3" -v ideals="$4" '
+		function f(key,  i, kv) {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return substr($i, length(key) + 2) }
+			return "" }
+		BEGIN {
+			n = split(ideals, w, " ")
+			for (i = 1; i <= n; i++) { split(w[i], kv, "="); ideal[kv[1]] = kv[2] }
+		}
+		$2 == "ref" && f("status") != 42 { badfs[f("fs"), f("thp")] = 1 }
+		$2 == "run" {
+			k = f("fs") SUBSEP f("thp") SUBSEP f("bin")
+			if (!(k in seen)) { seen[k] = 1; order[++m] = k }
+			if (f("same") != "yes" || f("status") != 42) bad[k] = 1
+			s = f("state")
+			c = f("pmd_kb") == "none" ? "?" : int(f("pmd_kb") * 1024 / pmd)
+			if (!((k, s) in cov) || c < cov[k, s]) cov[k, s] = c
+		}
+		END {
+			ns = split(states, st, " ")
+			for (i = 1; i <= m; i++) {
+				k = order[i]; split(k, p, SUBSEP)
+				line = "| " kernel " | " p[1] " | " p[2] " | " p[3]
+				for (j = 1; j <= ns; j++)
+					line = line " | " (((k, st[j]) in cov) ? cov[k, st[j]] " of " int(ideal[p[3]] * 1024 / pmd) : "-")
+				line = line " | " ((bad[k] || badfs[p[1], p[2]]) ? "**no**" : "yes") " |"
+				print line
+			}
+		}' "$5"
+}
+
+# vm_cost_rows KERNEL RESULTS: "| kernel | fs | THP | B | warm start B/orig |
+# extra MiB read per warm start |" rows from the guest's time and reads lines.
+vm_cost_rows () {
+	awk -v kernel="$1" '
+		function f(key,  i, kv) {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return substr($i, length(key) + 2) }
+			return "" }
+		$2 == "reads" || $2 == "time" {
+			k = f("fs") SUBSEP f("thp")
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			b[k] = f("b")
+		}
+		$2 == "reads" { extra[k] = sprintf("%.1f", (f("mad_kb") - f("orig_kb")) / f("runs") / 1024) }
+		$2 == "time" { ratio[k] = sprintf("%.2fx", f("ratio")) }
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]; split(k, p, SUBSEP)
+				print "| " kernel " | " p[1] " | " p[2] " | " b[k] " | " ((k in ratio) ? ratio[k] : "-") " | " ((k in extra) ? extra[k] : "-") " |"
+			}
+		}' "$2"
 }
