@@ -28,12 +28,37 @@
 #     during READS warm starts of the rewrite, minus the original's, per
 #     start.
 #
-# Usage: bench/vm-kernels.sh [-s SUITES] [-t THPS] [-n PAIRS] [-b BATCH]
+# With --arch aarch64 or riscv64 (or ELFPMD_VM_ARCH) it boots Debian's arm64
+# or riscv64 kernels in qemu-system-aarch64 / -riscv64 -M virt (TCG) with
+# busybox-static of that architecture (downloaded and unpacked, never
+# installed) and the fixture cross-built with ${ARCH}-linux-gnu-gcc
+# (tests/vm/bigtext.S), and measures by default four binaries (-B): orig,
+# align (elfpmd without --madvise), mad (elfpmd --madvise; "not available"
+# while elfpmd has no stub for the machine) and self (a static program
+# that madvises its own aligned text, tests/vm/selfmad.c), in the states
+# cold, warm and small folios, in THP mode always; its table then counts
+# PMD-mapped chunks of each binary's text against its ideal (the kernel's
+# PMD size: 32 MiB for arm64-16k), and a second table gives the cost
+# (warm start and extra reads of mad, else align, against orig).
+#
+# Usage: bench/vm-kernels.sh [--arch ARCH] [-s KERNELS] [-t THPS] [-B BINS]
+#                            [-S STATES] [-n PAIRS] [-b BATCH]
 #                            [-r READS] [-j] [-d WORKDIR] [-k]
-#   -s SUITES  Debian releases, space-separated (default "bullseye bookworm trixie")
-#   -t THPS    THP modes (default "madvise always"; Debian boots in always)
-#   -n PAIRS   timed warm-start pairs per file system (default 20)
-#   -b BATCH   warm starts timed together in each half of a pair (default 5)
+#   --arch ARCH, -a ARCH  x86_64 (default), aarch64 or riscv64
+#   -s KERNELS Debian releases, space-separated, each SUITE or SUITE:FLAVOUR
+#              (linux-image-FLAVOUR; default x86_64 "bullseye bookworm
+#              trixie", aarch64 "bookworm trixie trixie:arm64-16k",
+#              riscv64 "trixie")
+#   -t THPS    THP modes (default "madvise always" for x86_64, else
+#              "always"; Debian boots in always)
+#   -B BINS    binaries (default "orig mad" for x86_64, else
+#              "orig align mad self"; see tests/vm/lib.sh vm_payload)
+#   -S STATES  page cache states (default "cold warm order0 fresh
+#              concurrent" for x86_64, else "cold warm order0")
+#   -n PAIRS   timed warm-start pairs per file system (default 20; 10
+#              for the other architectures)
+#   -b BATCH   warm starts timed together in each half of a pair (default 5;
+#              3 for the other architectures)
 #   -r READS   warm starts counted for the disk reads (default 3)
 #   -j         a third disk: ext4 mounted data=journal
 #   -d WORKDIR directory to work in (default: mktemp -d under /var/tmp)
@@ -42,25 +67,43 @@
 #   ELFPMD_VM_CACHE, ELFPMD_VM_ACCEL, ...: see tests/vm/lib.sh
 # Needs no root.  Each guest boot holds the benchmark lock
 # ($ELFPMD_BENCH_LOCK, default /tmp/elfpmd-bench.lock) when flock exists.
-# About 1 minute per kernel under TCG here (2 CPUs), plus the downloads the
-# first time (~250 MB) and a 20 s KVM probe per kernel where /dev/kvm exists
-# but does not boot it.
+# About 1 minute per x86-64 kernel under TCG here (2 CPUs), plus the
+# downloads the first time (~250 MB) and a 20 s KVM probe per kernel where
+# /dev/kvm exists but does not boot it; an aarch64 or riscv64 guest takes
+# several minutes (bench/README).
 
 set -u
 export LC_ALL=C
 
-SUITES="bullseye bookworm trixie"
-THPS="madvise always"
-PAIRS=20
-BATCH=5
+ARCH=${ELFPMD_VM_ARCH:-x86_64}
+SUITES=
+THPS=
+BINS=
+STATES=
+PAIRS=
+BATCH=
 READS=3
 JOURNAL=0
 WORK=
 KEEP=0
-while getopts 's:t:n:b:r:jd:kh' opt; do
+# --arch ARCH (the one long option) is -a ARCH.
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch) [ $# -ge 2 ] || { echo "--arch wants x86_64, aarch64 or riscv64" >&2; exit 64; }
+		args+=(-a "$2"); shift 2 ;;
+	--arch=*) args+=(-a "${1#--arch=}"); shift ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]}"
+while getopts 'a:s:t:B:S:n:b:r:jd:kh' opt; do
 	case $opt in
+	a) ARCH=$OPTARG ;;
 	s) SUITES=$OPTARG ;;
 	t) THPS=$OPTARG ;;
+	B) BINS=$OPTARG ;;
+	S) STATES=$OPTARG ;;
 	n) PAIRS=$OPTARG ;;
 	b) BATCH=$OPTARG ;;
 	r) READS=$OPTARG ;;
@@ -72,6 +115,11 @@ while getopts 's:t:n:b:r:jd:kh' opt; do
 done
 shift $((OPTIND - 1))
 [ $# = 0 ] || { echo "no arguments expected; -h for help" >&2; exit 64; }
+if [ "$ARCH" = x86_64 ]; then
+	: "${THPS:=madvise always}" "${BINS:=orig mad}" "${STATES:=cold warm order0 fresh concurrent}" "${PAIRS:=20}" "${BATCH:=5}"
+else
+	: "${THPS:=always}" "${BINS:=orig align mad self}" "${STATES:=cold warm order0}" "${PAIRS:=10}" "${BATCH:=3}"
+fi
 case $PAIRS in '' | *[!0-9]*) echo "-n wants a number" >&2; exit 64 ;; esac
 case $READS in '' | *[!0-9]*) echo "-r wants a number" >&2; exit 64 ;; esac
 case $BATCH in '' | *[!0-9]*) echo "-b wants a number" >&2; exit 64 ;; esac
@@ -84,24 +132,37 @@ case $BATCH in '' | *[!0-9]*) echo "-b wants a number" >&2; exit 64 ;; esac
 bench_find_elfpmd
 LOCK=${ELFPMD_BENCH_LOCK:-/tmp/elfpmd-bench.lock}
 [ "$(uname -m)" = x86_64 ] || bench_die "needs an x86-64 host"
+vm_set_arch "$ARCH" || { echo "$VM_WHY" >&2; exit 64; }
+: "${SUITES:=$VM_KERNELS}"
 vm_have_tools || bench_die "$VM_WHY"
 bench_workdir vm-kernels
 started=$SECONDS
 
 echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
 echo "work dir: $WORK, cache $VM_CACHE"
-echo "host:     $(uname -r), $(nproc) CPUs; THP modes $THPS; $PAIRS timing pairs of $BATCH, $READS counted warm starts"
+echo "host:     $(uname -r), $(nproc) CPUs; guest $VM_ARCH; THP modes $THPS; states $STATES; $PAIRS timing pairs of $BATCH, $READS counted warm starts"
 
-vm_payload "$WORK/build" "$WORK/stage" || bench_die "$VM_WHY"
-ideal=$(vm_ideal_kb "$WORK/stage/mad/mad-pie")
+vm_payload "$WORK/build" "$WORK/stage" "$BINS" || bench_die "$VM_WHY"
+[ -z "$VM_NA_WHY" ] || echo "mad:      not available: $VM_NA_WHY"
+echo "binaries: $VM_BINS (timed against orig: ${VM_CMP:-none})"
+# The x86-64 table of the earlier runs (the rewrite's coverage in %) when
+# the binaries are orig and mad; else one row per binary.
+old_table=0
+[ "$VM_BINS" = "orig mad" ] && old_table=1
+ideal=0
+[ "$old_table" = 1 ] && ideal=$(vm_ideal_kb "$WORK/stage/mad/mad-pie")
 ref=$(vm_reference "$WORK/stage/orig/mad-pie")
-echo "fixture:  mad-pie, ideal $ideal kB ($((ideal / 2048)) whole 2 MiB chunks)"
+for b in $VM_BINS; do
+	echo "fixture:  $b/mad-pie, ideal $(vm_ideal_kb "$WORK/stage/$b/mad-pie") kB (whole 2 MiB chunks)"
+done
 disks="ext4:vda:ext4:defaults xfs:vdb:xfs:defaults"
 [ "$JOURNAL" = 1 ] && disks="$disks ext4j:vdc:ext4:data=journal"
-vm_conf "$WORK/vm.conf" "$disks" "cold warm order0 fresh concurrent"
+vm_conf "$WORK/vm.conf" "$disks" "$STATES"
 
 rows=$WORK/rows
+costs=$WORK/costs
 : >"$rows"
+: >"$costs"
 for suite in $SUITES; do
 	echo
 	echo "== $suite ($(vm_series "$suite"))"
@@ -113,8 +174,12 @@ for suite in $SUITES; do
 	kernel=$(cat "$VM_KDIR/release")
 	echo "   package: $(cat "$VM_KDIR/package")"
 	echo "   config:  $(vm_config_line "$VM_KDIR")"
-	k=$WORK/$suite
+	k=$WORK/${suite//:/-}
 	mkdir -p "$k"
+	if ! vm_fetch_busybox "${suite%%:*}"; then
+		echo "   skipped: $VM_WHY"
+		continue
+	fi
 	vm_initramfs "$VM_KDIR" "$k/initrd" "$WORK/vm.conf" "${VM_GUEST_BINS[@]}" || bench_die "$VM_WHY"
 	vm_disks "$k" "$WORK/stage" || bench_die "$VM_WHY"
 	images=("$k/ext4.img" "$k/xfs.img")
@@ -129,7 +194,7 @@ for suite in $SUITES; do
 		flock -w 3600 9 || bench_die "could not take the lock $LOCK in an hour"
 	fi
 	b0=$SECONDS
-	vm_qemu "$VM_ACCEL" "$VM_KDIR" "$k/initrd" "$k/console.log" 1800 measure "${images[@]}"
+	vm_qemu "$VM_ACCEL" "$VM_KDIR" "$k/initrd" "$k/console.log" "${ELFPMD_VM_BOOT_LIMIT:-3600}" measure "${images[@]}"
 	status=$?
 	command -v flock >/dev/null && exec 9>&-
 	if ! vm_results "$k/console.log" >"$k/results"; then
@@ -138,25 +203,48 @@ for suite in $SUITES; do
 		KEEP=1
 		continue
 	fi
-	echo "   guest:   $((SECONDS - b0)) s ($((SECONDS - t0)) s with fetch and set-up)"
-	echo "   thp at boot: $(vm_field "$(grep -m1 '^R thp ' "$k/results")" default)"
+	kline=$(grep -m1 '^R kernel ' "$k/results")
+	echo "   guest:   $((SECONDS - b0)) s ($((SECONDS - t0)) s with fetch and set-up); /init reached $(vm_field "$kline" uptime) s after the kernel started"
+	thpline=$(grep -m1 '^R thp ' "$k/results")
+	pmd=$(vm_field "$thpline" pmd)
+	case $pmd in '' | *[!0-9]*) pmd=$((0x200000)) ;; esac
+	echo "   thp at boot: $(vm_field "$thpline" default), PMD $((pmd / 1048576)) MiB"
 	grep '^R probe ' "$k/results" | sed 's/^R probe /   offers: /'
 	grep '^R error' "$k/results" | sed 's/^R /   /'
 	grep '^R ref ' "$k/results" | while read -r line; do
-		if [ "$(vm_field "$line" status)" != 42 ] || [ "$(vm_field "$line" md5)" != "$ref" ]; then
+		if [ "$(vm_field "$line" status)" != 42 ] || { [ "$ref" != none ] && [ "$(vm_field "$line" md5)" != "$ref" ]; }; then
 			echo "   the original's output in the guest differs from the host's: ${line#R ref }"
 		fi
 	done
 	grep -E '^R (run .*same=no|diff )' "$k/results" | head -20 | sed 's/^R /   /'
 	grep '^R reads ' "$k/results" | sed 's/^R /   /'
 	grep '^R time ' "$k/results" | sed 's/^R /   /'
-	vm_table_rows "$(vm_series "$suite") ($kernel)" "$ideal" "$k/results" >>"$rows"
+	if [ "$old_table" = 1 ]; then
+		vm_table_rows "$(vm_series "$suite") ($kernel)" "$ideal" "$k/results" >>"$rows"
+	else
+		ideals=
+		for b in $VM_BINS; do
+			ideals="$ideals $b=$(vm_ideal_kb "$WORK/stage/$b/mad-pie" "$pmd")"
+		done
+		vm_table_bins "$(vm_series "$suite") ($kernel)" "$pmd" "$STATES" "$ideals" "$k/results" >>"$rows"
+		vm_cost_rows "$(vm_series "$suite") ($kernel)" "$k/results" >>"$costs"
+	fi
 	rm -f "$k"/*.img
 done
 
 echo
-echo "coverage: FilePmdMapped of the rewrite in % of $ideal kB; elfpmd $("$ELFPMD" --version 2>/dev/null | head -n 1)"
-vm_table_header
-cat "$rows"
+if [ "$old_table" = 1 ]; then
+	echo "coverage: FilePmdMapped of the rewrite in % of $ideal kB; elfpmd $("$ELFPMD" --version 2>/dev/null | head -n 1)"
+	vm_table_header
+	cat "$rows"
+else
+	echo "PMD-mapped chunks of the text of each binary, of the whole PMD chunks it could have; elfpmd $("$ELFPMD" --version 2>/dev/null | head -n 1)${VM_NA_WHY:+; mad not available: $VM_NA_WHY}"
+	vm_table_bins_header "$STATES"
+	cat "$rows"
+	echo
+	echo "| kernel | fs | THP | B | warm start B/orig | extra MiB read per warm start |"
+	echo "|---|---|---|---|---|---|"
+	cat "$costs"
+fi
 echo
 echo "run time $((SECONDS - started)) s"
