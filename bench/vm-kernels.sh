@@ -42,7 +42,7 @@
 # (warm start and extra reads of mad, else align, against orig).
 #
 # Usage: bench/vm-kernels.sh [--arch ARCH] [-s KERNELS] [-t THPS] [-B BINS]
-#                            [-S STATES] [-n PAIRS] [-b BATCH]
+#                            [-S STATES] [-P PMD] [-T MIB] [-n PAIRS] [-b BATCH]
 #                            [-r READS] [-j] [-d WORKDIR] [-k]
 #   --arch ARCH, -a ARCH  x86_64 (default), aarch64 or riscv64
 #   -s KERNELS Debian releases, space-separated, each SUITE or SUITE:FLAVOUR
@@ -55,6 +55,11 @@
 #              "orig align mad self"; see tests/vm/lib.sh vm_payload)
 #   -S STATES  page cache states (default "cold warm order0 fresh
 #              concurrent" for x86_64, else "cold warm order0")
+#   -P PMD     aarch64, riscv64: the PMD size the binaries are made for
+#              (elfpmd --pmd-size, self's alignment; default 2M; 32M for
+#              the arm64-16k kernel)
+#   -T MIB     aarch64, riscv64: MiB of text in the fixture (default 17;
+#              68 gives two whole 32 MiB chunks)
 #   -n PAIRS   timed warm-start pairs per file system (default 20; 10
 #              for the other architectures)
 #   -b BATCH   warm starts timed together in each half of a pair (default 5;
@@ -97,13 +102,21 @@ while [ $# -gt 0 ]; do
 	esac
 done
 set -- "${args[@]}"
-while getopts 'a:s:t:B:S:n:b:r:jd:kh' opt; do
+while getopts 'a:s:t:B:S:P:T:n:b:r:jd:kh' opt; do
 	case $opt in
 	a) ARCH=$OPTARG ;;
 	s) SUITES=$OPTARG ;;
 	t) THPS=$OPTARG ;;
 	B) BINS=$OPTARG ;;
 	S) STATES=$OPTARG ;;
+	P) case $OPTARG in
+	   *[Mm]) ELFPMD_VM_PMD=$((${OPTARG%?} * 1048576)) ;;
+	   *[!0-9]* | '') echo "-P wants a size (32M)" >&2; exit 64 ;;
+	   *) ELFPMD_VM_PMD=$OPTARG ;;
+	   esac
+	   export ELFPMD_VM_PMD ;;
+	T) case $OPTARG in '' | *[!0-9]*) echo "-T wants MiB" >&2; exit 64 ;; esac
+	   export ELFPMD_VM_TEXT_MIB=$OPTARG ;;
 	n) PAIRS=$OPTARG ;;
 	b) BATCH=$OPTARG ;;
 	r) READS=$OPTARG ;;
@@ -153,7 +166,7 @@ ideal=0
 [ "$old_table" = 1 ] && ideal=$(vm_ideal_kb "$WORK/stage/mad/mad-pie")
 ref=$(vm_reference "$WORK/stage/orig/mad-pie")
 for b in $VM_BINS; do
-	echo "fixture:  $b/mad-pie, ideal $(vm_ideal_kb "$WORK/stage/$b/mad-pie") kB (whole 2 MiB chunks)"
+	echo "fixture:  $b/mad-pie, ideal $(vm_ideal_kb "$WORK/stage/$b/mad-pie" "${ELFPMD_VM_PMD:-0x200000}") kB (whole $((${ELFPMD_VM_PMD:-0x200000} / 1048576)) MiB chunks)"
 done
 disks="ext4:vda:ext4:defaults xfs:vdb:xfs:defaults"
 [ "$JOURNAL" = 1 ] && disks="$disks ext4j:vdc:ext4:data=journal"

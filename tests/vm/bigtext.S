@@ -4,7 +4,8 @@
    big_stub_offsets[6], big_ret_offsets[4]), so that
    tests/fixtures/bigcall.c and madmain.c link with it unchanged and the
    cross-built mad-pie prints what the x86-64 one prints, except for the
-   hash of these bytes.
+   hash of these bytes.  -DBIG_SIZE=BYTES makes it larger (a multiple of
+   4, at least 17 MiB: the harness's 68 MiB text for 32 MiB PMDs).
 
    The filler is the return instruction (aarch64 ret; riscv64 jalr x0,
    0(ra)), so a call to any 4-byte boundary of the region returns at once.
@@ -15,7 +16,9 @@
    written here.  Every symbol is hidden; the offset tables are label
    differences, so they need no relocation in a PIE.  */
 
-#define BIG_SIZE 0x1100000	/* 17 MiB, as madbig.S */
+#ifndef BIG_SIZE
+# define BIG_SIZE 0x1100000	/* 17 MiB, as madbig.S; at least that */
+#endif
 
 #if defined(__aarch64__)
 # define FILL_WORD 0xd65f03c0		/* ret */

@@ -460,11 +460,17 @@ vm_initramfs () {
 }
 
 # vm_disks DIR STAGE: DIR/ext4.img (mkfs.ext4 -d STAGE) and DIR/xfs.img
-# (mkfs.xfs -p, a protofile listing STAGE), sparse files.
+# (mkfs.xfs -p, a protofile listing STAGE), sparse files of 256 and 512 MiB,
+# or twice the size of STAGE and 64 MiB when larger.
 vm_disks () {
-	local dir=$1 stage=$2 proto
+	local dir=$1 stage=$2 proto mib
 	rm -f "$dir/ext4.img" "$dir/xfs.img"
-	truncate -s 256M "$dir/ext4.img"
+	# 256 MiB and 512 MiB, or more for a larger stage (a copy of the
+	# largest program must fit beside it: the fresh state)
+	mib=$(du -sm "$stage" | cut -f 1)
+	mib=$((mib * 2 + 64))
+	[ "$mib" -ge 256 ] || mib=256
+	truncate -s "${mib}M" "$dir/ext4.img"
 	mkfs.ext4 -q -F -L elfpmd-vm -d "$stage" "$dir/ext4.img" >"$dir/mkfs.log" 2>&1 \
 		|| { VM_WHY="mkfs.ext4 -d failed: $(tail -1 "$dir/mkfs.log")"; return 1; }
 	proto=$dir/xfs.proto
@@ -475,7 +481,8 @@ vm_disks () {
 		vm_proto_dir "$stage" "    "
 		echo '$'
 	} >"$proto"
-	truncate -s 512M "$dir/xfs.img"
+	[ "$mib" -ge 512 ] || mib=512
+	truncate -s "${mib}M" "$dir/xfs.img"
 	mkfs.xfs -q -f -L elfpmd-vm -p "$proto" "$dir/xfs.img" >>"$dir/mkfs.log" 2>&1 \
 		|| { VM_WHY="mkfs.xfs -p failed: $(tail -1 "$dir/mkfs.log")"; return 1; }
 	return 0
@@ -619,13 +626,16 @@ vm_ideal_kb () {
 # For x86_64 with the host's compilers (the fixtures Makefile's mad-pie and
 # mad-tools into O); for aarch64 and riscv64 with ${VM_CROSS}gcc from
 # tests/vm/bigtext.S and the fixtures' bigcall.c and madmain.c, the helpers
-# static.  Sets VM_GUEST_BINS (the programs for the initramfs' /bin),
+# static; there ELFPMD_VM_TEXT_MIB (default 17) sets the size of the text
+# and ELFPMD_VM_PMD (bytes, default 2 MiB; 32 MiB for arm64's 16 KiB pages)
+# the PMD the binaries are made for: elfpmd --pmd-size, and self's
+# -z max-page-size and text address.  Sets VM_GUEST_BINS (the programs for the initramfs' /bin),
 # VM_GUEST_LIBS (cross: the C library, "SOURCE:DESTINATION"), VM_BINS (BINS
 # less what is not available) and VM_CMP (the binary timed against orig:
 # mad, else align).  Returns 1 (VM_WHY) when something cannot be built, 2
 # when elfpmd fails.
 vm_payload () {
-	local o=$1 stage=$2 bins=${3:-orig mad} src=$VM_HERE/../fixtures t b cc=${VM_CROSS}gcc
+	local o=$1 stage=$2 bins=${3:-orig mad} src=$VM_HERE/../fixtures t b cc=${VM_CROSS}gcc pmdopt=
 	mkdir -p "$o" || return 1
 	VM_NA_WHY=
 	VM_GUEST_LIBS=()
@@ -653,13 +663,16 @@ vm_payload () {
 				|| { VM_WHY="cannot link self: $(tail -1 "$o/self.log")"; return 1; } ;;
 		esac
 	else
-		local triple=${VM_CROSS%-} interp lib
+		local triple=${VM_CROSS%-} interp lib pmd=$((${ELFPMD_VM_PMD:-0x200000}))
+		local size=$((${ELFPMD_VM_TEXT_MIB:-17} * 1048576)) at=$((0x400000))
+		[ "$pmd" -gt "$at" ] && at=$pmd
+		pmdopt=--pmd-size=$pmd
 		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
-		for t in "mad-pie:-fPIE -pie:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c" \
-			"mad-empty:-fPIE -pie:$VM_HERE/bigtext.S $src/bigcall.c $o/empty.c" \
+		for t in "mad-pie:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c" \
+			"mad-empty:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $o/empty.c" \
 			"vmtime:-static -Wall:$VM_HERE/vmtime.c" \
 			"pagecache:-static -Wall:$src/pagecache.c" \
-			"self:-static -no-pie -Wl,-z,max-page-size=0x200000 -Wl,-Ttext-segment=0x400000:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
+			"self:-static -no-pie -DBIG_SIZE=$size -Wl,-z,max-page-size=$pmd -Wl,-Ttext-segment=$at:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
 			b=${t%%:*}
 			t=${t#*:}
 			# shellcheck disable=SC2086  # flags and sources are words
@@ -687,12 +700,12 @@ vm_payload () {
 			cp "$o/mad-pie" "$o/mad-empty" "$stage/orig/" ;;
 		align)
 			for t in mad-pie mad-empty; do
-				"$ELFPMD" -q -o "$stage/align/$t" "$o/$t" >"$o/align-$t.log" 2>&1 \
+				"$ELFPMD" -q $pmdopt -o "$stage/align/$t" "$o/$t" >"$o/align-$t.log" 2>&1 \
 					|| { VM_WHY="elfpmd -q $t failed: $(head -1 "$o/align-$t.log")"; return 2; }
 			done ;;
 		mad)
 			for t in mad-pie mad-empty; do
-				if ! "$ELFPMD" --json --madvise -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
+				if ! "$ELFPMD" --json --madvise $pmdopt -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
 					VM_WHY="elfpmd --madvise $t failed: $(head -1 "$o/rewrite-$t.log")"
 					return 2
 				fi
