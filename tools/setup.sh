@@ -29,10 +29,14 @@ PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # rpm package; it pulls rpm2cpio and, from Debian 12 on, debugedit's
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
-# The VM harness (tests/run-vm.sh, bench/vm-kernels.sh), installed without
-# the recommended packages (qemu's would add a desktop stack, ~140 packages);
-# optional: run-vm.sh skips without them.
-VM_PACKAGES="qemu-system-x86 busybox-static xfsprogs xz-utils cpio"
+# The VM harness (tests/run-vm.sh, tests/run-vm-aarch64.sh,
+# bench/vm-kernels.sh), installed without the recommended packages (qemu's
+# would add a desktop stack, ~140 packages); optional: the tests skip
+# without them.  qemu-system-arm holds qemu-system-aarch64; the aarch64
+# guest's programs are built with CROSS_PACKAGES' gcc-aarch64-linux-gnu and
+# its busybox is downloaded with the kernel.  (bench/vm-kernels.sh --arch
+# riscv64 also wants qemu-system-misc, not installed here.)
+VM_PACKAGES="qemu-system-x86 qemu-system-arm busybox-static xfsprogs xz-utils cpio"
 # The aarch64 and riscv64 stubs (tools/gen-stub.sh ARCH, tests/run-stub.sh)
 # and tests/run-cross.sh, which runs cross-built fixtures under qemu-user:
 # the two cross toolchains with their C libraries (about 130 MB installed

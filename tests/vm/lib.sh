@@ -666,6 +666,9 @@ vm_payload () {
 		local triple=${VM_CROSS%-} interp lib pmd=$((${ELFPMD_VM_PMD:-0x200000}))
 		local size=$((${ELFPMD_VM_TEXT_MIB:-17} * 1048576)) at=$((0x400000))
 		[ "$pmd" -gt "$at" ] && at=$pmd
+		# ld reads -Ttext-segment in hexadecimal, whatever its prefix
+		at=$(printf '0x%x' "$at")
+		pmd=$(printf '0x%x' "$pmd")
 		pmdopt=--pmd-size=$pmd
 		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
 		for t in "mad-pie:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c" \
