@@ -35,8 +35,8 @@
 # (tests/vm/bigtext.S), and measures by default four binaries (-B): orig,
 # align (elfpmd without --madvise), mad (elfpmd --madvise; "not available"
 # while elfpmd has no stub for the machine) and self (a static program
-# that madvises its own aligned text, tests/vm/selfmad.c), in the states
-# cold, warm and small folios, in THP mode always; its table then counts
+# that madvises its own aligned text, tests/vm/selfmad.c), in THP mode
+# always; its table then counts
 # PMD-mapped chunks of each binary's text against its ideal (the kernel's
 # PMD size: 32 MiB for arm64-16k), and a second table gives the cost
 # (warm start and extra reads of mad, else align, against orig).
@@ -54,7 +54,7 @@
 #   -B BINS    binaries (default "orig mad" for x86_64, else
 #              "orig align mad self"; see tests/vm/lib.sh vm_payload)
 #   -S STATES  page cache states (default "cold warm order0 fresh
-#              concurrent" for x86_64, else "cold warm order0")
+#              concurrent")
 #   -P PMD     aarch64, riscv64: the PMD size the binaries are made for
 #              (elfpmd --pmd-size, self's alignment; default 2M; 32M for
 #              the arm64-16k kernel)
@@ -131,7 +131,7 @@ shift $((OPTIND - 1))
 if [ "$ARCH" = x86_64 ]; then
 	: "${THPS:=madvise always}" "${BINS:=orig mad}" "${STATES:=cold warm order0 fresh concurrent}" "${PAIRS:=20}" "${BATCH:=5}"
 else
-	: "${THPS:=always}" "${BINS:=orig align mad self}" "${STATES:=cold warm order0}" "${PAIRS:=10}" "${BATCH:=3}"
+	: "${THPS:=always}" "${BINS:=orig align mad self}" "${STATES:=cold warm order0 fresh concurrent}" "${PAIRS:=10}" "${BATCH:=3}"
 fi
 case $PAIRS in '' | *[!0-9]*) echo "-n wants a number" >&2; exit 64 ;; esac
 case $READS in '' | *[!0-9]*) echo "-r wants a number" >&2; exit 64 ;; esac

@@ -386,6 +386,10 @@ vm_unpack_kernel () {
 # one line.
 vm_config_line () {
 	local o v out=
+	# the base page size where the architecture has several (arm64)
+	for o in ARM64_4K_PAGES ARM64_16K_PAGES ARM64_64K_PAGES; do
+		grep -q "^CONFIG_$o=y" "$1/config" && out=" pages=${o#ARM64_}" && out=${out%_PAGES}
+	done
 	for o in TRANSPARENT_HUGEPAGE TRANSPARENT_HUGEPAGE_ALWAYS TRANSPARENT_HUGEPAGE_MADVISE \
 		READ_ONLY_THP_FOR_FS PT_RECLAIM EXT4_FS XFS_FS; do
 		v=$(sed -n "s/^CONFIG_$o=//p" "$1/config")
