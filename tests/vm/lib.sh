@@ -44,7 +44,7 @@ vm_set_arch () {
 	case $1 in
 	x86_64)
 		VM_DEB_ARCH=amd64 VM_QEMU=qemu-system-x86_64 VM_QEMU_PKG=qemu-system-x86
-		VM_CONSOLE=ttyS0 VM_CROSS= VM_KERNELS="bullseye bookworm trixie" ;;
+		VM_CONSOLE=ttyS0 VM_CROSS='' VM_KERNELS="bullseye bookworm trixie" ;;
 	aarch64)
 		VM_DEB_ARCH=arm64 VM_QEMU=qemu-system-aarch64 VM_QEMU_PKG=qemu-system-arm
 		VM_CONSOLE=ttyAMA0 VM_CROSS=aarch64-linux-gnu-
@@ -310,9 +310,12 @@ vm_fetch_busybox () {
 		[ -n "$deb" ] || { VM_WHY="apt-get download busybox-static left no .deb"; return 1; }
 		rm -rf "$dir/x"
 		# bin/busybox before trixie, usr/bin/busybox from trixie on
-		dpkg-deb -x "$deb" "$dir/x" && f=$(find "$dir/x" -path '*bin/busybox' -type f | head -1) \
-			&& [ -n "$f" ] && cp "$f" "$dir/busybox.new" && mv "$dir/busybox.new" "$dir/busybox" \
-			|| { VM_WHY="no bin/busybox in $deb"; return 1; }
+		f=
+		dpkg-deb -x "$deb" "$dir/x" && f=$(find "$dir/x" -path '*bin/busybox' -type f | head -1)
+		if [ -z "$f" ] || ! cp "$f" "$dir/busybox.new" || ! mv "$dir/busybox.new" "$dir/busybox"; then
+			VM_WHY="no bin/busybox in $deb"
+			return 1
+		fi
 		rm -rf "$dir/x" "$deb"
 	fi
 	VM_BUSYBOX=$dir/busybox
@@ -525,6 +528,7 @@ vm_qemu () {
 		# -cpu max: the only TCG CPU with 4K, 16K and 64K granules;
 		# pauth-impdef: QEMU's cheap pointer authentication, not QARMA
 		# (which costs TCG much time).
+		# shellcheck disable=SC2054  # one -cpu argument with its options
 		args+=(-M virt -cpu max,pauth-impdef=on) ;;
 	riscv64)
 		# QEMU's own OpenSBI (-bios default) starts the kernel's Image.
@@ -707,12 +711,12 @@ vm_payload () {
 			cp "$o/mad-pie" "$o/mad-empty" "$stage/orig/" ;;
 		align)
 			for t in mad-pie mad-empty; do
-				"$ELFPMD" -q $pmdopt -o "$stage/align/$t" "$o/$t" >"$o/align-$t.log" 2>&1 \
+				"$ELFPMD" -q ${pmdopt:+"$pmdopt"} -o "$stage/align/$t" "$o/$t" >"$o/align-$t.log" 2>&1 \
 					|| { VM_WHY="elfpmd -q $t failed: $(head -1 "$o/align-$t.log")"; return 2; }
 			done ;;
 		mad)
 			for t in mad-pie mad-empty; do
-				if ! "$ELFPMD" --json --madvise $pmdopt -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
+				if ! "$ELFPMD" --json --madvise ${pmdopt:+"$pmdopt"} -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
 					VM_WHY="elfpmd --madvise $t failed: $(head -1 "$o/rewrite-$t.log")"
 					return 2
 				fi
