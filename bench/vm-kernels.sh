@@ -56,7 +56,8 @@
 #   -S STATES  page cache states (default "cold warm order0 fresh
 #              concurrent")
 #   -P PMD     aarch64, riscv64: the PMD size the binaries are made for
-#              (elfpmd --pmd-size, self's alignment; default 2M; 32M for
+#              (elfpmd --pmd-size, or --page-size=16K for aarch64 32M;
+#              self's alignment; default 2M; 32M for
 #              the arm64-16k kernel)
 #   -T MIB     aarch64, riscv64: MiB of text in the fixture (default 17;
 #              68 gives two whole 32 MiB chunks)

@@ -636,7 +636,8 @@ vm_ideal_kb () {
 # tests/vm/bigtext.S and the fixtures' bigcall.c and madmain.c, the helpers
 # static; there ELFPMD_VM_TEXT_MIB (default 17) sets the size of the text
 # and ELFPMD_VM_PMD (bytes, default 2 MiB; 32 MiB for arm64's 16 KiB pages)
-# the PMD the binaries are made for: elfpmd --pmd-size, and self's
+# the PMD the binaries are made for: elfpmd --pmd-size (--page-size=16K for
+# aarch64's 32 MiB), and self's
 # -z max-page-size and text address.  Sets VM_GUEST_BINS (the programs for the initramfs' /bin),
 # VM_GUEST_LIBS (cross: the C library, "SOURCE:DESTINATION"), VM_BINS (BINS
 # less what is not available) and VM_CMP (the binary timed against orig:
@@ -677,7 +678,12 @@ vm_payload () {
 		# ld reads -Ttext-segment in hexadecimal, whatever its prefix
 		at=$(printf '0x%x' "$at")
 		pmd=$(printf '0x%x' "$pmd")
-		pmdopt=--pmd-size=$pmd
+		# arm64's 32 MiB PMD the way a user asks for it: the kernel's page
+		# size (the stub acts where the running kernel's PMD is the planned one)
+		case $VM_ARCH:$pmd in
+		aarch64:0x2000000) pmdopt=--page-size=16K ;;
+		*) pmdopt=--pmd-size=$pmd ;;
+		esac
 		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
 		for t in "mad-pie:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c" \
 			"mad-empty:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $o/empty.c" \
