@@ -9,8 +9,9 @@
 # aarch64-linux-gnu-gcc from tests/vm/bigtext.S, busybox-static:arm64
 # downloaded and unpacked (not installed), in THP mode always only; the
 # same assertions except the coverage of 3 at once, which is reported (see
-# COVERAGE_STATES).  About 45 s here.  --arch riscv64 boots trixie's
-# riscv64 kernel (6.12) the same way, by hand only (about 2 minutes).
+# COVERAGE_STATES).  About 40 s here.  --arch riscv64
+# (tests/run-vm-riscv64.sh) boots trixie's riscv64 kernel (6.12) the same
+# way in qemu-system-riscv64 -M virt; about 45 s.
 #
 # Debian 12's own kernel (bookworm's linux-image-amd64, 6.1), fetched with
 # apt-get download through a private apt configuration whose mirror is read

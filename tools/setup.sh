@@ -30,13 +30,14 @@ PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
 # The VM harness (tests/run-vm.sh, tests/run-vm-aarch64.sh,
-# bench/vm-kernels.sh), installed without the recommended packages (qemu's
-# would add a desktop stack, ~140 packages); optional: the tests skip
-# without them.  qemu-system-arm holds qemu-system-aarch64; the aarch64
-# guest's programs are built with CROSS_PACKAGES' gcc-aarch64-linux-gnu and
-# its busybox is downloaded with the kernel.  (bench/vm-kernels.sh --arch
-# riscv64 also wants qemu-system-misc, not installed here.)
-VM_PACKAGES="qemu-system-x86 qemu-system-arm busybox-static xfsprogs xz-utils cpio"
+# tests/run-vm-riscv64.sh, bench/vm-kernels.sh), installed without the
+# recommended packages (qemu's would add a desktop stack, ~140 packages);
+# optional: the tests skip without them.  qemu-system-arm holds
+# qemu-system-aarch64 (43 MB), qemu-system-misc qemu-system-riscv64 (and
+# other machines: 208 MB; QEMU's OpenSBI comes with qemu-system-data); the
+# guests' programs are built with CROSS_PACKAGES' cross compilers and their
+# busybox is downloaded with the kernel.
+VM_PACKAGES="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static xfsprogs xz-utils cpio"
 # The aarch64 and riscv64 stubs (tools/gen-stub.sh ARCH, tests/run-stub.sh)
 # and tests/run-cross.sh, which runs cross-built fixtures under qemu-user:
 # the two cross toolchains with their C libraries (about 130 MB installed
