@@ -149,9 +149,15 @@ struct pm_scan_arg
 #define SET_WORDS (MAX_CHUNKS / 64)
 
 /* How long the stub waits for the lock of a file another process is
-   repairing: at most LOCK_IDLE_MS without progress, LOCK_MAX_MS in all.  */
+   repairing: at most LOCK_IDLE_MS without progress, LOCK_MAX_MS in all,
+   each per 2 MiB of chunk size.  The holder shows progress once per chunk,
+   and reading a chunk back takes time in proportion to its size: a 32 MiB
+   chunk (16 KiB pages on arm64) takes sixteen times as long as a 2 MiB
+   one, and a waiter that gave up while the holder reads would fault the
+   chunk in small folios under it.  */
 #define LOCK_IDLE_MS 15
 #define LOCK_MAX_MS 250
+#define LOCK_UNIT (2u << 20)
 
 /* How many times the stub reads one chunk back at most, and how long it
    waits, in all, for pages other processes map.  */
@@ -924,14 +930,15 @@ holder_progress (struct stub *st)
    pages as small folios).  While another process holds it, poll it every
    millisecond, for as long as that process shows progress (see
    show_progress), but for at most LOCK_IDLE_MS without progress and
-   LOCK_MAX_MS in all.  Return 1 when locked, 0 when flock cannot be used
-   (repair without it), -1 when the wait ran out (leave the repair to the
-   holder).  */
+   LOCK_MAX_MS in all, per LOCK_UNIT of chunk size.  Return 1 when locked,
+   0 when flock cannot be used (repair without it), -1 when the wait ran
+   out (leave the repair to the holder).  */
 static int
 lock_file (struct stub *st)
 {
   long seen = -1;
-  for (int idle = 0, waited = 0;; idle++, waited++)
+  uint64_t units = st->pmd > LOCK_UNIT ? st->pmd / LOCK_UNIT : 1;
+  for (uint64_t idle = 0, waited = 0;; idle++, waited++)
     {
       long err = syscall6 (SYS_flock, st->file, LOCK_EX | LOCK_NB, 0, 0, 0, 0);
       if (err == 0)
@@ -944,7 +951,7 @@ lock_file (struct stub *st)
 	  seen = now;
 	  idle = 0;
 	}
-      if (idle >= LOCK_IDLE_MS || waited >= LOCK_MAX_MS)
+      if (idle >= LOCK_IDLE_MS * units || waited >= LOCK_MAX_MS * units)
 	return -1;
       sleep_1ms ();
     }
