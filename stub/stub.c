@@ -149,12 +149,14 @@ struct pm_scan_arg
 #define SET_WORDS (MAX_CHUNKS / 64)
 
 /* How long the stub waits for the lock of a file another process is
-   repairing: at most LOCK_IDLE_MS without progress, LOCK_MAX_MS in all,
-   each per 2 MiB of chunk size.  The holder shows progress once per chunk,
-   and reading a chunk back takes time in proportion to its size: a 32 MiB
-   chunk (16 KiB pages on arm64) takes sixteen times as long as a 2 MiB
-   one, and a waiter that gave up while the holder reads would fault the
-   chunk in small folios under it.  */
+   repairing: at most LOCK_IDLE_MS without progress, LOCK_MAX_MS in all.
+   Once the holder has shown progress (it is a stub at work), both are per
+   LOCK_UNIT of chunk size: the holder shows progress once per chunk, and
+   reading a chunk back takes time in proportion to its size (a 32 MiB
+   chunk, 16 KiB pages on arm64, sixteen times as long as a 2 MiB one); a
+   waiter that gave up while the holder reads would fault the chunk in
+   small folios under it.  A process that merely holds the lock delays a
+   start by LOCK_IDLE_MS whatever the chunk size.  */
 #define LOCK_IDLE_MS 15
 #define LOCK_MAX_MS 250
 #define LOCK_UNIT (2u << 20)
@@ -930,9 +932,10 @@ holder_progress (struct stub *st)
    pages as small folios).  While another process holds it, poll it every
    millisecond, for as long as that process shows progress (see
    show_progress), but for at most LOCK_IDLE_MS without progress and
-   LOCK_MAX_MS in all, per LOCK_UNIT of chunk size.  Return 1 when locked,
-   0 when flock cannot be used (repair without it), -1 when the wait ran
-   out (leave the repair to the holder).  */
+   LOCK_MAX_MS in all (per LOCK_UNIT of chunk size once the holder has
+   shown progress).  Return 1 when locked, 0 when flock cannot be used
+   (repair without it), -1 when the wait ran out (leave the repair to the
+   holder).  */
 static int
 lock_file (struct stub *st)
 {
@@ -951,7 +954,8 @@ lock_file (struct stub *st)
 	  seen = now;
 	  idle = 0;
 	}
-      if (idle >= LOCK_IDLE_MS * units || waited >= LOCK_MAX_MS * units)
+      uint64_t scale = seen >= 0 ? units : 1;
+      if (idle >= LOCK_IDLE_MS * scale || waited >= LOCK_MAX_MS * scale)
 	return -1;
       sleep_1ms ();
     }
