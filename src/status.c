@@ -1,0 +1,699 @@
+/* elfpmd status: for each process, each mapped ELF object whose text holds
+   at least one whole PMD chunk, or would once aligned: how much of it the
+   kernel maps with PMD pages now, whether the object is aligned and
+   carries elfpmd's stub, and what aligning it would gain.
+
+   Three passes: read each process's /proc/PID/smaps (its executable
+   mappings, their FilePmdMapped and AnonHugePages), read each mapped file
+   once (the planner's own answer to "what would elfpmd do with it"), then
+   print the rows, largest text first, and a summary line.  */
+#include <config.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "plan.h"
+#include "report.h"
+#include "status.h"
+#include "stub_params.h"
+
+/* What the file of one mapped object says: read once per file, whichever
+   processes map it.  DEV and INO are as /proc/PID/maps shows them.  */
+struct object_file
+{
+  dev_t dev;
+  ino_t ino;
+  bool read;			/* the fields below hold the planner's answer */
+  struct diag error;		/* why not, when !read */
+  bool aligned;			/* elfpmd would change nothing, and it has whole chunks */
+  bool stub;			/* it carries elfpmd's startup stub */
+  uint64_t chunks_after;	/* whole chunks once aligned */
+  uint64_t gain;		/* chunks aligning would add */
+};
+
+/* One object as one process maps it.  */
+struct object_use
+{
+  char *path;
+  dev_t dev;
+  ino_t ino;
+  uint64_t text;		/* bytes of its executable mappings */
+  uint64_t whole;		/* whole PMD chunks in them, address and offset aligned */
+  uint64_t pmd_kb;		/* their FilePmdMapped */
+  uint64_t anon_kb;		/* their AnonHugePages */
+  uint64_t map_start, map_end;	/* one of them, for /proc/PID/map_files */
+  struct object_file *file;	/* NULL when the text is too small to matter */
+};
+
+struct process
+{
+  long pid;
+  char comm[64];
+  struct object_use *objects;
+  size_t nobjects;
+  uint64_t anon_text_kb;	/* AnonHugePages of anonymous executable mappings */
+  uint64_t largest;		/* text of its largest object listed */
+};
+
+struct status
+{
+  const struct status_options *opts;
+  uint64_t pmd, page;
+  char thp[32];			/* the THP mode, "madvise" */
+  struct process *procs;
+  size_t nprocs, cap;
+  struct object_file **files;
+  size_t nfiles, files_cap;
+  uint64_t seen, unreadable, gone;
+};
+
+/* The running kernel's PMD size, from sysfs, or 0.  */
+static uint64_t
+kernel_pmd_size (void)
+{
+  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+  unsigned long long v = 0;
+  if (f != NULL)
+    {
+      if (fscanf (f, "%llu", &v) != 1)
+	v = 0;
+      fclose (f);
+    }
+  return v;
+}
+
+/* The THP mode in brackets in sysfs ("madvise") into BUF, or "unknown".  */
+static void
+kernel_thp_mode (char *buf, size_t len)
+{
+  snprintf (buf, len, "unknown");
+  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+  if (f == NULL)
+    return;
+  char line[128];
+  if (fgets (line, sizeof line, f) != NULL)
+    {
+      char *a = strchr (line, '['), *b = a != NULL ? strchr (a, ']') : NULL;
+      if (b != NULL)
+	snprintf (buf, len, "%.*s", (int) (b - a - 1), a + 1);
+    }
+  fclose (f);
+}
+
+/* Whole PMD chunks of the mapping [START, END) of file offset OFFSET: the
+   chunks whose address and file offset are both multiples of PMD.  */
+static uint64_t
+whole_chunks (uint64_t start, uint64_t end, uint64_t offset, uint64_t pmd)
+{
+  if (((start - offset) & (pmd - 1)) != 0 || start > UINT64_MAX - (pmd - 1))
+    return 0;
+  uint64_t first = (start + pmd - 1) & ~(pmd - 1);
+  uint64_t last = end & ~(pmd - 1);
+  return last > first ? (last - first) / pmd : 0;
+}
+
+/* The object of P mapped from DEV, INO, added with PATH if it is new; NULL
+   when out of memory.  */
+static struct object_use *
+object_of (struct process *p, dev_t dev, ino_t ino, const char *path)
+{
+  for (size_t i = 0; i < p->nobjects; i++)
+    if (p->objects[i].dev == dev && p->objects[i].ino == ino)
+      return &p->objects[i];
+  struct object_use *grown = realloc (p->objects, (p->nobjects + 1) * sizeof *grown);
+  if (grown == NULL)
+    return NULL;
+  p->objects = grown;
+  struct object_use *o = &grown[p->nobjects];
+  *o = (struct object_use) { .dev = dev, .ino = ino, .path = strdup (path) };
+  if (o->path == NULL)
+    return NULL;
+  p->nobjects++;
+  return o;
+}
+
+/* A header line of smaps: "START-END PERMS OFFSET MAJ:MIN INODE [PATH]".  */
+struct smaps_head
+{
+  uint64_t start, end, offset;
+  bool exec;
+  unsigned major, minor;
+  unsigned long inode;
+  const char *path;		/* "" for none */
+};
+
+static bool
+parse_head (char *line, struct smaps_head *h)
+{
+  char perms[8];
+  int n = 0;
+  if (sscanf (line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %lu %n", &h->start, &h->end,
+	      perms, &h->offset, &h->major, &h->minor, &h->inode, &n) != 7 || h->end < h->start)
+    return false;
+  h->exec = strlen (perms) >= 3 && perms[2] == 'x';
+  h->path = line + n;
+  line[strcspn (line, "\n")] = '\0';
+  return true;
+}
+
+/* Read /proc/PID/smaps into P.  Return 0, or the errno that stopped it.  */
+static int
+read_smaps (struct status *s, struct process *p)
+{
+  char name[64];
+  snprintf (name, sizeof name, "%s/%ld/smaps", s->opts->proc, p->pid);
+  FILE *f = fopen (name, "re");
+  if (f == NULL)
+    return errno;
+  char *line = NULL;
+  size_t cap = 0;
+  int ret = 0;
+  /* What the fields after a header line add to: an object's text, the
+     process's anonymous text, or nothing.  */
+  struct object_use *cur = NULL;
+  bool anon_exec = false;
+  errno = 0;
+  while (getline (&line, &cap, f) > 0)
+    {
+      struct smaps_head h;
+      if (islower ((unsigned char) line[0]) || isdigit ((unsigned char) line[0]))
+	{
+	  cur = NULL;
+	  anon_exec = false;
+	  if (!parse_head (line, &h) || !h.exec)
+	    continue;
+	  if (h.inode == 0)
+	    {
+	      anon_exec = h.path[0] != '[' || strncmp (h.path, "[anon:", 6) == 0;
+	      continue;
+	    }
+	  cur = object_of (p, makedev (h.major, h.minor), (ino_t) h.inode, h.path);
+	  if (cur == NULL)
+	    {
+	      ret = ENOMEM;
+	      break;
+	    }
+	  cur->text += h.end - h.start;
+	  cur->whole += whole_chunks (h.start, h.end, h.offset, s->pmd);
+	  if (cur->map_end - cur->map_start < h.end - h.start)
+	    {
+	      cur->map_start = h.start;
+	      cur->map_end = h.end;
+	    }
+	  continue;
+	}
+      unsigned long long kb;
+      if (sscanf (line, "FilePmdMapped: %llu kB", &kb) == 1 && cur != NULL)
+	cur->pmd_kb += kb;
+      else if (sscanf (line, "AnonHugePages: %llu kB", &kb) == 1)
+	{
+	  if (cur != NULL)
+	    cur->anon_kb += kb;
+	  else if (anon_exec)
+	    p->anon_text_kb += kb;
+	}
+    }
+  if (ret == 0 && ferror (f))
+    ret = errno != 0 ? errno : EIO;
+  free (line);
+  fclose (f);
+  return ret;
+}
+
+/* The cached reading of the file DEV, INO, added unread if new.  */
+static struct object_file *
+file_of (struct status *s, dev_t dev, ino_t ino)
+{
+  for (size_t i = 0; i < s->nfiles; i++)
+    if (s->files[i]->dev == dev && s->files[i]->ino == ino)
+      return s->files[i];
+  if (s->nfiles == s->files_cap)
+    {
+      size_t cap = s->files_cap == 0 ? 64 : 2 * s->files_cap;
+      struct object_file **grown = realloc (s->files, cap * sizeof *grown);
+      if (grown == NULL)
+	return NULL;
+      s->files = grown;
+      s->files_cap = cap;
+    }
+  struct object_file *of = calloc (1, sizeof *of);
+  if (of == NULL)
+    return NULL;
+  of->dev = dev;
+  of->ino = ino;
+  s->files[s->nfiles++] = of;
+  return of;
+}
+
+/* Plan FILE as elfpmd --madvise would, and keep the answer in OF.  */
+static void
+plan_object (struct status *s, struct object_file *of, const struct elf_file *file)
+{
+  if (file->skip_reason != NULL)
+    {
+      diag_set (&of->error, "%s", file->skip_reason);
+      return;
+    }
+  struct plan_options po = {
+    .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = s->pmd, .page = s->page, .pad = true },
+    .madvise = true, .populate_max = STUB_POPULATE_DEFAULT,
+  };
+  struct rewrite_plan plan = { 0 };
+  if (rewrite_plan_build (&plan, file, &po, &of->error) != 0)
+    return;
+  of->read = true;
+  of->stub = plan.stub.present;
+  of->chunks_after = plan.layout.chunks_after;
+  of->aligned = !plan.layout.changed && plan.layout.chunks_after > 0;
+  of->gain = plan.layout.chunks_after > plan.layout.chunks_before
+	     ? plan.layout.chunks_after - plan.layout.chunks_before : 0;
+  rewrite_plan_free (&plan);
+}
+
+/* Read the file O of process PID maps: through /proc/PID/map_files (the
+   very file, also when deleted or in another mount namespace; root only),
+   else through /proc/PID/root/PATH or PATH when that is the same inode.  */
+static void
+read_object (struct status *s, long pid, const struct object_use *o, struct object_file *of)
+{
+  char *names[3] = { NULL, NULL, NULL };
+  if (asprintf (&names[0], "%s/%ld/map_files/%" PRIx64 "-%" PRIx64, s->opts->proc, pid,
+		o->map_start, o->map_end) < 0)
+    names[0] = NULL;
+  if (o->path[0] == '/')
+    {
+      if (asprintf (&names[1], "%s/%ld/root%s", s->opts->proc, pid, o->path) < 0)
+	names[1] = NULL;
+      names[2] = strdup (o->path);
+    }
+  struct diag first = { "" };
+  for (size_t k = 0; k < 3 && !of->read; k++)
+    {
+      struct elf_file file;
+      struct diag err = { "" };
+      if (names[k] == NULL || elf_file_open (&file, names[k], &err) != 0)
+	{
+	  /* map_files is for root only: its EPERM says nothing about the
+	     file.  */
+	  if (k > 0)
+	    diag_set (&first, "%s", err.msg);
+	  continue;
+	}
+      /* A path may name another file now (replaced by an upgrade); the
+	 inode tells.  (The device may differ: btrfs and overlayfs show
+	 another one in maps than stat gives.)  */
+      if (file.st.st_ino != of->ino)
+	diag_set (&first, "the file at this path is not the one mapped (replaced since?)");
+      else
+	{
+	  diag_clear (&of->error);
+	  plan_object (s, of, &file);
+	  if (!of->read)
+	    diag_set (&first, "%s", of->error.msg);
+	}
+      elf_file_close (&file);
+    }
+  if (!of->read)
+    {
+      diag_clear (&of->error);
+      diag_set (&of->error, "%s", first.msg[0] != '\0' ? first.msg : "cannot be opened");
+    }
+  for (size_t k = 0; k < 3; k++)
+    free (names[k]);
+}
+
+/* Read process PID: its command name, its objects, their files.  Return 0,
+   or the errno that stopped it (then P holds nothing to free).  */
+static int
+read_process (struct status *s, long pid, struct process *p)
+{
+  *p = (struct process) { .pid = pid };
+  char name[64];
+  snprintf (name, sizeof name, "%s/%ld/comm", s->opts->proc, pid);
+  int fd = open (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return errno;
+  ssize_t got = read (fd, p->comm, sizeof p->comm - 1);
+  close (fd);
+  p->comm[got > 0 ? got : 0] = '\0';
+  p->comm[strcspn (p->comm, "\n")] = '\0';
+  int err = read_smaps (s, p);
+  if (err != 0)
+    {
+      for (size_t i = 0; i < p->nobjects; i++)
+	free (p->objects[i].path);
+      free (p->objects);
+      return err;
+    }
+
+  /* Only objects whose text could hold a whole chunk are read.  */
+  size_t kept = 0;
+  for (size_t i = 0; i < p->nobjects; i++)
+    {
+      struct object_use *o = &p->objects[i];
+      if (o->text >= s->pmd)
+	{
+	  o->file = file_of (s, o->dev, o->ino);
+	  if (o->file != NULL && !o->file->read && o->file->error.msg[0] == '\0')
+	    read_object (s, pid, o, o->file);
+	}
+      if (o->whole == 0 && (o->file == NULL || !o->file->read || o->file->chunks_after == 0))
+	{
+	  free (o->path);
+	  continue;
+	}
+      p->objects[kept++] = *o;
+      if (o->text > p->largest)
+	p->largest = o->text;
+    }
+  p->nobjects = kept;
+  return 0;
+}
+
+static int
+by_text (const void *a, const void *b)
+{
+  const struct object_use *x = a, *y = b;
+  return x->text != y->text ? (x->text < y->text ? 1 : -1) : strcmp (x->path, y->path);
+}
+
+static int
+by_largest (const void *a, const void *b)
+{
+  const struct process *x = a, *y = b;
+  if (x->largest != y->largest)
+    return x->largest < y->largest ? 1 : -1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Add process PID to S.  Return 0, or the errno that stopped it.  */
+static int
+add_process (struct status *s, long pid)
+{
+  if (s->nprocs == s->cap)
+    {
+      size_t cap = s->cap == 0 ? 64 : 2 * s->cap;
+      struct process *grown = realloc (s->procs, cap * sizeof *grown);
+      if (grown == NULL)
+	return ENOMEM;
+      s->procs = grown;
+      s->cap = cap;
+    }
+  struct process *p = &s->procs[s->nprocs];
+  int err = read_process (s, pid, p);
+  if (err != 0)
+    return err;
+  qsort (p->objects, p->nobjects, sizeof *p->objects, by_text);
+  s->nprocs++;
+  return 0;
+}
+
+/* S printable on one terminal line: control characters become '?'.  */
+static void
+print_plain (FILE *out, const char *str)
+{
+  for (const unsigned char *c = (const unsigned char *) str; *c != '\0'; c++)
+    fputc (*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+}
+
+/* STR printable in a column of WIDTH characters: cut, or padded.  */
+static void
+print_column (FILE *out, const char *str, int width)
+{
+  int n = 0;
+  for (const unsigned char *c = (const unsigned char *) str; *c != '\0' && n < width; c++, n++)
+    fputc (*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+  fprintf (out, "%*s", width - n, "");
+}
+
+static void
+print_row (FILE *out, const struct status *s, const struct process *p, const struct object_use *o)
+{
+  const struct object_file *of = o->file;
+  char aligned[32] = "?", stub[8] = "?";
+  if (of != NULL && of->read)
+    {
+      if (of->aligned)
+	snprintf (aligned, sizeof aligned, "yes");
+      else if (of->gain != 0)
+	snprintf (aligned, sizeof aligned, "no,+%" PRIu64, of->gain);
+      else
+	snprintf (aligned, sizeof aligned, "no");
+      snprintf (stub, sizeof stub, "%s", of->stub ? "yes" : "no");
+    }
+  fprintf (out, "%7ld ", p->pid);
+  print_column (out, p->comm, 15);
+  fprintf (out, " %7.1fM %4" PRIu64 "/%-4" PRIu64 " %9" PRIu64 " %9" PRIu64 " %-8s %-4s ",
+	   (double) o->text / 1048576.0, o->pmd_kb * 1024 / s->pmd, o->whole, o->pmd_kb,
+	   o->anon_kb, aligned, stub);
+  print_plain (out, o->path);
+  if (of != NULL && !of->read)
+    {
+      fputs (" (not read: ", out);
+      print_plain (out, of->error.msg);
+      fputc (')', out);
+    }
+  fputc ('\n', out);
+}
+
+static void
+print_json_process (FILE *out, const struct status *s, const struct process *p)
+{
+  fprintf (out, "{\"pid\":%ld,\"comm\":", p->pid);
+  json_string (out, p->comm);
+  fprintf (out, ",\"anon_text_huge_kb\":%" PRIu64 ",\"objects\":[", p->anon_text_kb);
+  for (size_t i = 0; i < p->nobjects; i++)
+    {
+      const struct object_use *o = &p->objects[i];
+      const struct object_file *of = o->file;
+      fprintf (out, "%s{\"path\":", i == 0 ? "" : ",");
+      json_string (out, o->path);
+      fprintf (out, ",\"text_kb\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
+	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
+	       ",\"anon_huge_kb\":%" PRIu64, o->text / 1024, o->whole, o->pmd_kb * 1024 / s->pmd,
+	       o->pmd_kb, o->anon_kb);
+      if (of != NULL && of->read)
+	fprintf (out, ",\"aligned\":%s,\"stub\":%s,\"chunks_once_aligned\":%" PRIu64
+		 ",\"gain_chunks\":%" PRIu64, of->aligned ? "true" : "false",
+		 of->stub ? "true" : "false", of->chunks_after, of->gain);
+      else
+	{
+	  fputs (",\"aligned\":null,\"stub\":null,\"error\":", out);
+	  json_string (out, of != NULL ? of->error.msg : "the text is smaller than a chunk");
+	}
+      fputc ('}', out);
+    }
+  fputs ("]}\n", out);
+}
+
+/* The totals of the summary.  */
+struct totals
+{
+  uint64_t objects, whole, pmd_chunks, pmd_kb, anon_kb, not_aligned, gain, stubs;
+};
+
+static struct totals
+add_up (const struct status *s)
+{
+  struct totals t = { 0 };
+  for (size_t i = 0; i < s->nprocs; i++)
+    {
+      const struct process *p = &s->procs[i];
+      t.anon_kb += p->anon_text_kb;
+      for (size_t k = 0; k < p->nobjects; k++)
+	{
+	  const struct object_use *o = &p->objects[k];
+	  t.objects++;
+	  t.whole += o->whole;
+	  t.pmd_kb += o->pmd_kb;
+	  t.pmd_chunks += o->pmd_kb * 1024 / s->pmd;
+	  t.anon_kb += o->anon_kb;
+	  if (o->file != NULL && o->file->read)
+	    {
+	      t.stubs += o->file->stub;
+	      if (!o->file->aligned)
+		{
+		  t.not_aligned++;
+		  t.gain += o->file->gain;
+		}
+	    }
+	}
+    }
+  return t;
+}
+
+static void
+print_summary (FILE *out, const struct status *s)
+{
+  struct totals t = add_up (s);
+  struct utsname u;
+  const char *release = uname (&u) == 0 ? u.release : "unknown";
+  if (s->opts->json)
+    {
+      fputs ("{\"summary\":{\"kernel\":", out);
+      json_string (out, release);
+      fputs (",\"thp\":", out);
+      json_string (out, s->thp);
+      fprintf (out, ",\"pmd_size\":%" PRIu64 ",\"processes\":%" PRIu64 ",\"unreadable\":%" PRIu64
+	       ",\"gone\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
+	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
+	       ",\"anon_text_huge_kb\":%" PRIu64 ",\"with_stub\":%" PRIu64
+	       ",\"not_aligned\":%" PRIu64 ",\"gain_chunks\":%" PRIu64 "}}\n",
+	       s->pmd, s->seen, s->unreadable, s->gone, t.objects, t.whole, t.pmd_chunks, t.pmd_kb,
+	       t.anon_kb, t.stubs, t.not_aligned, t.gain);
+      return;
+    }
+  fprintf (out, "elfpmd status: %" PRIu64 " process%s", s->seen, s->seen == 1 ? "" : "es");
+  if (s->unreadable != 0)
+    fprintf (out, " (%" PRIu64 " unreadable, skipped)", s->unreadable);
+  fprintf (out, ", %" PRIu64 " object%s with whole chunks: %" PRIu64 " of %" PRIu64
+	   " chunks PMD-mapped (%" PRIu64 " kB)", t.objects, t.objects == 1 ? "" : "s",
+	   t.pmd_chunks, t.whole, t.pmd_kb);
+  if (t.anon_kb != 0)
+    fprintf (out, ", %" PRIu64 " kB of anonymous text on huge pages", t.anon_kb);
+  fprintf (out, "; %" PRIu64 " with the stub, %" PRIu64 " not aligned (aligning would add %"
+	   PRIu64 " chunk%s); kernel %s, THP %s, PMD %" PRIu64 " kB\n", t.stubs, t.not_aligned,
+	   t.gain, t.gain == 1 ? "" : "s", release, s->thp, s->pmd / 1024);
+}
+
+/* Every process ID in the proc file system, sorted, into *PIDS.  Return
+   the count, or -1 with errno set.  */
+static long
+list_pids (const char *proc, long **pids)
+{
+  DIR *d = opendir (proc);
+  if (d == NULL)
+    return -1;
+  size_t n = 0, cap = 0;
+  long *v = NULL;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      char *end;
+      errno = 0;
+      long pid = strtol (e->d_name, &end, 10);
+      if (!isdigit ((unsigned char) e->d_name[0]) || *end != '\0' || errno != 0 || pid <= 0)
+	continue;
+      if (n == cap)
+	{
+	  cap = cap == 0 ? 256 : 2 * cap;
+	  long *grown = realloc (v, cap * sizeof *grown);
+	  if (grown == NULL)
+	    {
+	      free (v);
+	      closedir (d);
+	      errno = ENOMEM;
+	      return -1;
+	    }
+	  v = grown;
+	}
+      v[n++] = pid;
+    }
+  closedir (d);
+  *pids = v;
+  return (long) n;
+}
+
+int
+status_run (const long *pids, size_t npids, const struct status_options *opts, FILE *out,
+	    FILE *errors)
+{
+  struct status s = { .opts = opts };
+  s.pmd = kernel_pmd_size ();
+  long pagesize = sysconf (_SC_PAGESIZE);
+  s.page = pagesize > 0 ? (uint64_t) pagesize : 4096;
+  kernel_thp_mode (s.thp, sizeof s.thp);
+  if (s.pmd == 0 || (s.pmd & (s.pmd - 1)) != 0 || s.pmd < s.page)
+    {
+      fprintf (errors, "elfpmd: status: this kernel has no transparent huge pages "
+	       "(no /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)\n");
+      return 1;
+    }
+
+  int status = 0;
+  long *all = NULL;
+  bool named = npids != 0;
+  if (!named)
+    {
+      long n = list_pids (opts->proc, &all);
+      if (n < 0)
+	{
+	  fprintf (errors, "elfpmd: status: %s: %s\n", opts->proc, strerror (errno));
+	  return 1;
+	}
+      pids = all;
+      npids = (size_t) n;
+    }
+  for (size_t i = 0; i < npids; i++)
+    {
+      int err = add_process (&s, pids[i]);
+      if (err == 0)
+	s.seen++;
+      else if (err == ENOENT || err == ESRCH)
+	{
+	  s.gone++;
+	  if (named)
+	    {
+	      fprintf (errors, "elfpmd: status: %ld: no such process\n", pids[i]);
+	      status = 1;
+	    }
+	}
+      else
+	{
+	  s.unreadable++;
+	  if (named)
+	    {
+	      fprintf (errors, "elfpmd: status: %ld: %s\n", pids[i], strerror (err));
+	      status = 1;
+	    }
+	}
+    }
+  free (all);
+
+  qsort (s.procs, s.nprocs, sizeof *s.procs, by_largest);
+  if (!opts->quiet && !opts->json)
+    fprintf (out, "%7s %-15s %8s %9s %9s %9s %-8s %-4s %s\n", "PID", "COMMAND", "TEXT",
+	     "PMD/WHOLE", "PMD-kB", "ANON-kB", "ALIGNED", "STUB", "OBJECT");
+  for (size_t i = 0; i < s.nprocs; i++)
+    {
+      const struct process *p = &s.procs[i];
+      if (opts->quiet)
+	continue;
+      if (opts->json)
+	{
+	  if (p->nobjects != 0 || p->anon_text_kb != 0)
+	    print_json_process (out, &s, p);
+	  continue;
+	}
+      for (size_t k = 0; k < p->nobjects; k++)
+	print_row (out, &s, p, &p->objects[k]);
+      if (p->anon_text_kb != 0)
+	{
+	  fprintf (out, "%7ld ", p->pid);
+	  print_plain (out, p->comm);
+	  fprintf (out, ": %" PRIu64 " kB of anonymous text on huge pages\n", p->anon_text_kb);
+	}
+    }
+  print_summary (out, &s);
+
+  for (size_t i = 0; i < s.nprocs; i++)
+    {
+      for (size_t k = 0; k < s.procs[i].nobjects; k++)
+	free (s.procs[i].objects[k].path);
+      free (s.procs[i].objects);
+    }
+  free (s.procs);
+  for (size_t i = 0; i < s.nfiles; i++)
+    free (s.files[i]);
+  free (s.files);
+  return status;
+}
