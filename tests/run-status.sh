@@ -30,7 +30,8 @@
 #   - without PIDs, every paused program is among the processes listed;
 #   - as nobody (setpriv): the root-owned processes are counted unreadable
 #     and skipped, exit 0; a root-owned PID named: exit 1, one line naming
-#     it; a PID that does not exist: exit 1; "abc": usage error, 64.
+#     it; a PID that does not exist: exit 1; "abc": usage error, 64;
+#   - a file named status is still reachable as ./status.
 #
 # Needs python3; the nobody checks need root and setpriv.  Fixtures are
 # built into $TESTS_BUILDDIR/status-build.
@@ -319,6 +320,13 @@ check "a PID that does not exist: exit 1 (got $rc), one line naming it" \
 "$ELFPMD" status abc >/dev/null 2>&1
 rc=$?
 check "status abc: usage error 64 (got $rc)" [ $rc = 64 ]
+
+# A file named status is still a file: ./status.
+cp "$O/mad-pie" "$WORK/status"
+(cd "$WORK" && "$ELFPMD" -n ./status) >"$WORK/file-status.out" 2>&1
+rc=$?
+check "elfpmd -n ./status reports on the file status (exit $rc)" \
+	[ $rc = 0 ] && grep -q '^\./status: x86-64' "$WORK/file-status.out"
 
 if [ "$(id -u)" = 0 ] && have setpriv; then
 	as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
