@@ -2,7 +2,8 @@
 # Set up elfpmd on a fresh Debian or Ubuntu machine, from the source tree.
 #
 #   sh tools/setup.sh demo    install what is needed, build, and show elfpmd
-#                             on a generated program with 8 MiB of text
+#                             on a generated program with 8 MiB of text, and
+#                             elfpmd status on it and its --madvise copy
 #   sh tools/setup.sh check   install what is needed, build, and run the
 #                             whole test suite: make check, the malformed-input
 #                             tests under AddressSanitizer and UBSan, make distcheck
@@ -112,21 +113,29 @@ build () {
 demo () {
 	tool=$top/_build/src/elfpmd
 	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT
+	pids=
+	trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 	echo "== generating a PIE with 8 MiB of text in $work"
 	printf '.text\n.globl big\nbig: .fill 0x800000,1,0xc3\n' > "$work/big.S"
 	cat > "$work/demo.c" <<'C'
 #include <stdio.h>
+#include <unistd.h>
 extern char big[];
-int main (void)
+int main (int argc, char **argv)
 {
   for (long off = 0; off < 0x800000; off += 0x100000)
     ((void (*) (void)) (big + off)) ();
   puts ("demo ran through 8 MiB of text");
+  fflush (stdout);
+  /* "demo stay": keep running, text mapped, until killed.  */
+  if (argc > 1)
+    for (;;)
+      pause ();
   return 0;
 }
 C
 	cc -O2 -fPIE -pie -Wa,--noexecstack -o "$work/demo" "$work/demo.c" "$work/big.S"
+	cp "$work/demo" "$work/demo.orig"
 	echo "== before: elfpmd --dry-run demo"
 	"$tool" --dry-run "$work/demo"
 	"$work/demo"
@@ -135,6 +144,30 @@ C
 	echo "== after: elfpmd --dry-run demo"
 	"$tool" --dry-run "$work/demo"
 	"$work/demo"
+	echo "== a copy with the startup stub: elfpmd --madvise -o demo.mad demo"
+	"$tool" --madvise -o "$work/demo.mad" "$work/demo"
+	echo "== the original and demo.mad running side by side: elfpmd status"
+	"$work/demo.orig" stay > "$work/orig.out" &
+	pids="$pids $!"
+	"$work/demo.mad" stay > "$work/mad.out" &
+	pids="$pids $!"
+	n=0
+	while { [ ! -s "$work/orig.out" ] || [ ! -s "$work/mad.out" ]; } && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	# shellcheck disable=SC2086  # the PIDs are words
+	"$tool" status $pids
+	mad_kb=$("$tool" status --json $pids | sed -n 's/.*"path":"[^"]*demo\.mad","text_kb":[0-9]*,"whole_chunks":[0-9]*,"pmd_mapped_chunks":[0-9]*,"file_pmd_mapped_kb":\([0-9]*\).*/\1/p')
+	if [ "${mad_kb:-0}" -gt 0 ]; then
+		echo "== demo.mad's text is on PMD pages ($mad_kb kB), the original's is not"
+	else
+		echo "== this kernel did not map demo.mad's text with PMD pages: kernel $(uname -r)," \
+			"THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo missing)," \
+			"file system $(df -PT "$work" | awk 'NR == 2 { print $2 }'); file text gets PMD" \
+			"pages only where the page cache has PMD-sized folios (xfs from 5.18, ext4 from 6.16;" \
+			"not tmpfs) and THP is not never: see elfpmd(1), STARTUP STUB"
+	fi
 }
 
 check () {
