@@ -13,6 +13,7 @@
 #include "process.h"
 #include "stub_params.h"
 #include "sizes.h"
+#include "prime.h"
 #include "status.h"
 
 /* Long-only options.  */
@@ -380,6 +381,85 @@ parse_status_opt (int key, char *arg, struct argp_state *state)
   return 0;
 }
 
+/* elfpmd prime.  */
+static const struct argp_option prime_options[] = {
+  { "json", OPT_JSON, NULL, 0, "One JSON object per file", 0 },
+  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char prime_doc[] =
+  "Put the aligned text of each FILE into the page cache as PMD-sized folios, "
+  "without running it, so that the next start maps its text with PMD pages "
+  "at once."
+  "\v"
+  "Each whole PMD chunk of text (the running kernel's PMD size, at a "
+  "PMD-aligned address and file offset: the file must be aligned, by elfpmd "
+  "or its linker) is read as one PMD-sized folio; a chunk the page cache holds "
+  "in small folios is written back, dropped and read again.  Pages a running "
+  "program maps stay as they are.  Where the kernel or the file system gives "
+  "the file no PMD-sized folios (ext4 before Linux 6.16, tmpfs), or "
+  "transparent huge pages are off, the report says so.  Needs no privilege "
+  "beyond reading FILE.\n\n"
+  "Exit status:\n"
+  "  0   every FILE was read: primed, or the report says why not\n"
+  "  1   a FILE could not be read (one line on stderr names it and the reason)\n"
+  "  64  usage error";
+
+struct prime_cmdline
+{
+  struct prime_options opts;
+  char **files;
+  size_t nfiles;
+};
+
+static error_t
+parse_prime_opt (int key, char *arg, struct argp_state *state)
+{
+  struct prime_cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_JSON:
+      c->opts.json = true;
+      break;
+    case 'q':
+      c->opts.quiet = true;
+      break;
+    case ARGP_KEY_ARG:
+      (void) arg;
+      c->files = &state->argv[state->next - 1];
+      c->nfiles = (size_t) (state->argc - state->next + 1);
+      state->next = state->argc;
+      break;
+    case ARGP_KEY_END:
+      if (c->nfiles == 0)
+	argp_error (state, "no FILE");
+      if (c->opts.json && c->opts.quiet)
+	argp_error (state, "--json and --quiet are exclusive");
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+static int
+prime_command (int argc, char **argv)
+{
+  struct prime_cmdline c = { .opts = { .json = false } };
+  const struct argp argp = { prime_options, parse_prime_opt, "FILE...", prime_doc,
+			     NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  int status = prime_run (c.files, c.nfiles, &c.opts, stdout, stderr);
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      fprintf (stderr, "elfpmd: cannot write the report\n");
+      status = 1;
+    }
+  return status;
+}
+
 static int
 status_command (int argc, char **argv)
 {
@@ -409,11 +489,16 @@ main (int argc, char **argv)
       argv[1] = (char *) "elfpmd status";
       return status_command (argc - 1, argv + 1);
     }
+  if (argc >= 2 && strcmp (argv[1], "prime") == 0)
+    {
+      argv[1] = (char *) "elfpmd prime";
+      return prime_command (argc - 1, argv + 1);
+    }
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
 				  .populate_max = STUB_POPULATE_DEFAULT },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { options, parse_opt,
-			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]", doc,
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime FILE...", doc,
 			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;

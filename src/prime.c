@@ -1,0 +1,428 @@
+/* elfpmd prime: put the aligned text of a file into the page cache as
+   PMD-sized folios, without running it, so that the next start of the
+   program maps PMD pages at once (the kernel maps a PMD-sized folio with a
+   PMD at fault time in any congruent mapping that covers it, VM_HUGEPAGE or
+   not) and the stub has nothing to repair.
+
+   For each whole PMD chunk of text (read-only, executable PT_LOADs whose
+   address and file offset are congruent modulo the PMD size, in an object
+   whose load base is PMD-aligned): map the chunk alone at a fresh
+   PMD-aligned address (so its page table is empty), madvise(MADV_HUGEPAGE)
+   and MADV_RANDOM (a fault in an uncached chunk then reads exactly one
+   PMD-sized folio), touch it, and see in /proc/self/smaps whether the
+   kernel mapped it with a PMD.  When not, the cache holds the chunk in
+   small folios: drop them (after writing the file back: dirty pages stay)
+   and read it again.  Pages another process maps cannot be dropped; a
+   chunk read back whole in small folios means that the kernel or the file
+   system gives the file no PMD-sized folios, and ends the work on that
+   file.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "prime.h"
+#include "report.h"
+
+/* What became of one file.  */
+struct prime_result
+{
+  uint64_t chunks;		/* whole chunks of aligned text */
+  uint64_t already;		/* cached as PMD folios before */
+  uint64_t primed;		/* read as PMD folios now */
+  uint64_t busy;		/* held in small folios by pages other processes map */
+  char reason[256];		/* why the others were not primed, or "" */
+};
+
+/* The running kernel's PMD size from sysfs, or 0.  */
+static uint64_t
+kernel_pmd (void)
+{
+  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+  unsigned long long v = 0;
+  if (f != NULL)
+    {
+      if (fscanf (f, "%llu", &v) != 1)
+	v = 0;
+      fclose (f);
+    }
+  return (v & (v - 1)) == 0 ? v : 0;
+}
+
+/* Why this process cannot have huge pages at all, or NULL.  */
+static const char *
+thp_unavailable (void)
+{
+  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+  if (f == NULL)
+    return "this kernel has no transparent huge pages";
+  char line[128] = "";
+  if (fgets (line, sizeof line, f) == NULL)
+    line[0] = '\0';
+  fclose (f);
+  if (strstr (line, "[never]") != NULL)
+    return "transparent huge pages are off (/sys/kernel/mm/transparent_hugepage/enabled: never)";
+  if (prctl (PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0)
+    return "transparent huge pages are disabled for this process (PR_SET_THP_DISABLE)";
+  return NULL;
+}
+
+/* The file system type of FD, by name where it is one the kernel's large
+   folios depend on, else in hexadecimal, into BUF.  */
+static const char *
+fs_name (int fd, char *buf, size_t len)
+{
+  struct statfs sf;
+  if (fstatfs (fd, &sf) != 0)
+    return "unknown";
+  static const struct
+  {
+    unsigned long magic;
+    const char *name;
+  } names[] = {
+    { 0xEF53, "ext4" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" }, { 0x01021994, "tmpfs" },
+    { 0x794c7630, "overlayfs" }, { 0x6969, "nfs" }, { 0x73717368, "squashfs" },
+    { 0xF2F52010, "f2fs" }, { 0xE0F5E1E2, "erofs" }, { 0xFF534D42, "cifs" },
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if ((unsigned long) sf.f_type == names[i].magic)
+      return names[i].name;
+  snprintf (buf, len, "type %#lx", (unsigned long) sf.f_type);
+  return buf;
+}
+
+/* The whole PMD chunks of FILE's text, as file offsets, into *OFFSETS (N of
+   them).  Return 0, or -1 when out of memory.  */
+static int
+text_chunks (const struct elf_file *file, uint64_t pmd, uint64_t **offsets, uint64_t *n)
+{
+  *offsets = NULL;
+  *n = 0;
+  /* A PIE's or a library's load base is PMD-aligned only when some PT_LOAD
+     asks for it; a program's addresses are fixed.  */
+  uint64_t max_align = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD && file->phdrs[i].p_align > max_align)
+      max_align = file->phdrs[i].p_align;
+  if (file->ehdr.e_type != ET_EXEC && max_align < pmd)
+    return 0;
+  size_t cap = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || (ph->p_flags & PF_W)
+	  || ((ph->p_vaddr - ph->p_offset) & (pmd - 1)) != 0
+	  || ph->p_offset > UINT64_MAX - ph->p_filesz || ph->p_offset > UINT64_MAX - (pmd - 1))
+	continue;
+      uint64_t end = ph->p_offset + ph->p_filesz;
+      for (uint64_t c = (ph->p_offset + pmd - 1) & ~(pmd - 1); c <= end && end - c >= pmd; c += pmd)
+	{
+	  if (*n == cap)
+	    {
+	      cap = cap == 0 ? 16 : 2 * cap;
+	      uint64_t *grown = realloc (*offsets, cap * sizeof *grown);
+	      if (grown == NULL)
+		{
+		  free (*offsets);
+		  *offsets = NULL;
+		  return -1;
+		}
+	      *offsets = grown;
+	    }
+	  (*offsets)[(*n)++] = c;
+	}
+    }
+  return 0;
+}
+
+/* One chunk mapped alone: at a PMD-aligned address of a fresh reservation,
+   so that no page table covers it yet.  */
+struct chunk_map
+{
+  void *reserved;		/* 2 PMD of PROT_NONE, unmapped with it */
+  unsigned char *at;
+  uint64_t pmd;
+};
+
+/* Map the chunk at file offset OFFSET of FD into *M with MADV_HUGEPAGE and
+   MADV_RANDOM.  Return 0, or the errno that stopped it.  */
+static int
+map_chunk (int fd, uint64_t offset, uint64_t pmd, struct chunk_map *m)
+{
+  m->pmd = pmd;
+  m->reserved = mmap (NULL, 2 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m->reserved == MAP_FAILED)
+    return errno;
+  uintptr_t a = ((uintptr_t) m->reserved + pmd - 1) & ~(uintptr_t) (pmd - 1);
+  void *got = mmap ((void *) a, pmd, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t) offset);
+  int err = got == MAP_FAILED ? errno : 0;
+  if (err == 0 && madvise (got, pmd, MADV_HUGEPAGE) != 0)
+    err = errno;
+  if (err != 0)
+    {
+      munmap (m->reserved, 2 * pmd);
+      return err;
+    }
+  madvise (got, pmd, MADV_RANDOM);
+  m->at = got;
+  return 0;
+}
+
+static void
+unmap_chunk (struct chunk_map *m)
+{
+  munmap (m->reserved, 2 * m->pmd);
+}
+
+/* How many pages of M's chunk the page cache holds, or -1.  */
+static long
+cached_pages (const struct chunk_map *m, long page)
+{
+  size_t n = (size_t) (m->pmd / (uint64_t) page);
+  unsigned char *vec = malloc (n);
+  if (vec == NULL || mincore (m->at, m->pmd, vec) != 0)
+    {
+      free (vec);
+      return -1;
+    }
+  long count = 0;
+  for (size_t i = 0; i < n; i++)
+    count += vec[i] & 1;
+  free (vec);
+  return count;
+}
+
+static void
+touch (const unsigned char *p)
+{
+  (void) *(const volatile unsigned char *) p;
+}
+
+/* Whether M's chunk is mapped with a PMD: the FilePmdMapped of its mapping
+   in /proc/self/smaps.  */
+static bool
+pmd_mapped (const struct chunk_map *m)
+{
+  FILE *f = fopen ("/proc/self/smaps", "re");
+  if (f == NULL)
+    return false;
+  char line[512];
+  bool cur = false, mapped = false;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      uintptr_t start, end;
+      unsigned long long kb;
+      if (sscanf (line, "%" SCNxPTR "-%" SCNxPTR " ", &start, &end) == 2 && strchr (line, ':') != NULL
+	  && line[0] != ' ' && (line[0] < 'A' || line[0] > 'Z'))
+	cur = start == (uintptr_t) m->at;
+      else if (cur && sscanf (line, "FilePmdMapped: %llu kB", &kb) == 1)
+	{
+	  mapped = kb * 1024 >= m->pmd;
+	  break;
+	}
+    }
+  fclose (f);
+  return mapped;
+}
+
+/* Prime the chunk at OFFSET of FD, on the file system FS, into R.
+   Return false when the work on this file should stop (R->reason says
+   why).  */
+static bool
+prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_result *r,
+	     const char *fs)
+{
+  /* tmpfs pages are the file: they cannot be dropped and read again.  */
+  bool shmem = strcmp (fs, "tmpfs") == 0;
+  struct chunk_map m;
+  int err = map_chunk (fd, offset, pmd, &m);
+  if (err != 0)
+    {
+      snprintf (r->reason, sizeof r->reason, "cannot map the text with huge pages: %s",
+		strerror (err));
+      return false;
+    }
+  long before = cached_pages (&m, page);
+  touch (m.at);
+  bool done = pmd_mapped (&m);
+  unmap_chunk (&m);
+  if (done)
+    {
+      if (before == 0)
+	r->primed++;
+      else
+	r->already++;
+      return true;
+    }
+
+  if (shmem)
+    {
+      snprintf (r->reason, sizeof r->reason, "the file is on tmpfs, whose huge pages follow "
+		"the mount's huge= option and /sys/kernel/mm/transparent_hugepage/shmem_enabled; "
+		"its pages cannot be read again");
+      return false;
+    }
+  /* Cached in small folios: drop them (no process of ours maps them now)
+     and read the chunk again.  */
+  posix_fadvise (fd, (off_t) offset, (off_t) pmd, POSIX_FADV_DONTNEED);
+  if ((err = map_chunk (fd, offset, pmd, &m)) != 0)
+    {
+      snprintf (r->reason, sizeof r->reason, "cannot map the text with huge pages: %s",
+		strerror (err));
+      return false;
+    }
+  bool go_on = true;
+  if (cached_pages (&m, page) != 0)
+    r->busy++;
+  else
+    {
+      touch (m.at);
+      if (pmd_mapped (&m))
+	r->primed++;
+      else
+	{
+	  /* The touch of the last page waits for the read of the rest:
+	     mincore counts only pages read.  */
+	  touch (m.at + pmd - (uint64_t) page);
+	  if (cached_pages (&m, page) == (long) (pmd / (uint64_t) page))
+	    {
+	      struct utsname u;
+	      snprintf (r->reason, sizeof r->reason,
+			"read back in small folios: this kernel (%s) and file system (%s) give the "
+			"file no PMD-sized folios, or memory is too fragmented for them",
+			uname (&u) == 0 ? u.release : "unknown", fs);
+	      go_on = false;
+	    }
+	  else
+	    r->busy++;	/* another process read part of it meanwhile */
+	}
+    }
+  unmap_chunk (&m);
+  return go_on;
+}
+
+/* Prime the file NAME into R.  Return 0, or -1 with the reason in *ERR.  */
+static int
+prime_file (const char *name, uint64_t pmd, long page, struct prime_result *r, struct diag *err)
+{
+  struct elf_file file;
+  if (elf_file_open (&file, name, err) != 0)
+    return -1;
+  uint64_t *chunks = NULL, n = 0;
+  int ret = 0;
+  if (file.skip_reason != NULL)
+    snprintf (r->reason, sizeof r->reason, "%s", file.skip_reason);
+  else if (text_chunks (&file, pmd, &chunks, &n) != 0)
+    ret = diag_set (err, "out of memory");
+  dev_t dev = file.st.st_dev;
+  ino_t ino = file.st.st_ino;
+  elf_file_close (&file);
+  if (ret != 0 || r->reason[0] != '\0')
+    return ret;
+  r->chunks = n;
+  if (n == 0)
+    {
+      snprintf (r->reason, sizeof r->reason, "no whole PMD chunk of text at a PMD-aligned "
+		"address and file offset (not aligned: run elfpmd on it first)");
+      return 0;
+    }
+  const char *why = thp_unavailable ();
+  if (why != NULL)
+    {
+      snprintf (r->reason, sizeof r->reason, "%s", why);
+      free (chunks);
+      return 0;
+    }
+
+  int fd = open (name, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) != 0)
+    ret = diag_set (err, "%s", strerror (errno));
+  else if (st.st_dev != dev || st.st_ino != ino)
+    ret = diag_set (err, "the file was replaced while it was being read");
+  else
+    {
+      char buf[32];
+      const char *fs = fs_name (fd, buf, sizeof buf);
+      /* Dirty pages cannot be dropped: write the file back first (a file
+	 a package manager has just written).  */
+      if (sync_file_range (fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE
+			   | SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+	fdatasync (fd);
+      for (uint64_t i = 0; i < n; i++)
+	if (!prime_chunk (fd, chunks[i], pmd, page, r, fs))
+	  break;
+    }
+  if (fd >= 0)
+    close (fd);
+  free (chunks);
+  return ret;
+}
+
+static void
+report_prime (FILE *out, const char *name, const struct prime_result *r, bool json)
+{
+  uint64_t pmd_folios = r->already + r->primed;
+  if (json)
+    {
+      fputs ("{\"file\":", out);
+      json_string (out, name);
+      fprintf (out, ",\"chunks\":%" PRIu64 ",\"pmd_folios\":%" PRIu64 ",\"already\":%" PRIu64
+	       ",\"primed\":%" PRIu64 ",\"busy\":%" PRIu64 ",\"reason\":", r->chunks, pmd_folios,
+	       r->already, r->primed, r->busy);
+      if (r->reason[0] != '\0')
+	json_string (out, r->reason);
+      else
+	fputs ("null", out);
+      fputs ("}\n", out);
+      return;
+    }
+  fprintf (out, "%s: ", name);
+  if (r->chunks == 0)
+    {
+      fprintf (out, "nothing to prime: %s\n", r->reason);
+      return;
+    }
+  fprintf (out, "%" PRIu64 " of %" PRIu64 " chunks of text in PMD-sized folios (%" PRIu64
+	   " primed, %" PRIu64 " already)", pmd_folios, r->chunks, r->primed, r->already);
+  if (r->busy != 0)
+    fprintf (out, "; %" PRIu64 " held in small folios by running programs", r->busy);
+  if (r->reason[0] != '\0')
+    fprintf (out, "; %s", r->reason);
+  fputc ('\n', out);
+}
+
+int
+prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, FILE *out,
+	   FILE *errors)
+{
+  uint64_t pmd = kernel_pmd ();
+  long page = sysconf (_SC_PAGESIZE);
+  int status = 0;
+  for (size_t i = 0; i < nfiles; i++)
+    {
+      struct prime_result r = { 0 };
+      struct diag err = { "" };
+      if (pmd == 0 || page <= 0 || pmd < (uint64_t) page)
+	snprintf (r.reason, sizeof r.reason, "this kernel has no transparent huge pages");
+      else if (prime_file (files[i], pmd, page, &r, &err) != 0)
+	{
+	  fprintf (errors, "elfpmd: %s: %s\n", files[i], err.msg);
+	  status = 1;
+	  continue;
+	}
+      if (!opts->quiet)
+	report_prime (out, files[i], &r, opts->json);
+    }
+  return status;
+}
