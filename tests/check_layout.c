@@ -789,6 +789,7 @@ enum init_array_mode
   IA_RELA,			/* R_RISCV_RELATIVE relocations, addends 0x1100, 0x1200 */
   IA_RELR,			/* DT_RELR covers both entries, which hold 0x1100, 0x1200 */
   IA_SYMBOLIC,			/* the first entry's relocation is R_RISCV_64 against a symbol */
+  IA_IRELATIVE,			/* ... R_RISCV_IRELATIVE (an IFUNC resolver's address) */
   IA_BOTH,			/* RELA and DT_RELR both relocate the first entry */
   IA_NONE,			/* no relocation of the entries */
   IA_SHORT,			/* DT_INIT_ARRAYSZ 4: not one entry */
@@ -818,7 +819,8 @@ init_array_lib (enum init_array_mode mode)
   char *path = synth_temp_path ("initarray");
   ck_assert (synth_write (path, &s) == 0);
   unsigned char rel[48] = { 0 }, relr[16] = { 0 }, dyn[0x80] = { 0 }, slots[16] = { 0 };
-  uint64_t info = mode == IA_SYMBOLIC ? ((uint64_t) 1 << 32 | R_RISCV_64) : R_RISCV_RELATIVE;
+  uint64_t info = mode == IA_SYMBOLIC ? ((uint64_t) 1 << 32 | R_RISCV_64)
+		  : mode == IA_IRELATIVE ? R_RISCV_IRELATIVE : R_RISCV_RELATIVE;
   synth_put (rel, 0x603dd0, 8, 1);
   synth_put (rel + 8, info, 8, 1);
   synth_put (rel + 16, mode == IA_ZERO ? 0 : 0x1100, 8, 1);
@@ -949,6 +951,7 @@ static const struct
   const char *why;
 } init_array_refusals[] = {
   { IA_SYMBOLIC, "symbolic relocation" },
+  { IA_IRELATIVE, "another type than the machine's relative one" },
   { IA_BOTH, "more than one relocation" },
   { IA_NONE, "no relocation fills" },
   { IA_SHORT, "has no entry" },

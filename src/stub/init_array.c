@@ -22,7 +22,6 @@
 #include <elf.h>
 #include <limits.h>
 
-#include "arith.h"
 #include "stub/init_array.h"
 
 #ifndef DT_RELR
@@ -62,7 +61,6 @@ struct hits
   size_t rela, rel, relr;
   GElf_Rela entry;		/* the RELA relocation, when RELA is 1 */
   uint64_t entry_offset;	/* its offset in the file */
-  size_t entry_load;		/* the PT_LOAD holding it */
 };
 
 /* Read the entries of FILE's dynamic section up to DT_NULL into *V.  Return
@@ -111,20 +109,18 @@ file_bytes_at (const struct elf_file *file, uint64_t addr, uint64_t len, uint64_
 }
 
 /* The table of SIZE bytes at address ADDR of FILE as records of TYPE, ENTSIZE
-   bytes each in the file: its contents into *DATA, its count into *N, its
-   file offset into *OFFSET and its PT_LOAD's index into *LOAD.  Return NULL,
-   or why not.  */
+   bytes each in the file: its contents into *DATA, its count into *N and its
+   file offset into *OFFSET.  Return NULL, or why not.  */
 static const char *
 read_table (const struct elf_file *file, uint64_t addr, uint64_t size, Elf_Type type,
-	    uint64_t entsize, Elf_Data **data, size_t *n, uint64_t *offset, size_t *load)
+	    uint64_t entsize, Elf_Data **data, size_t *n, uint64_t *offset)
 {
   if (entsize != gelf_fsize (file->elf, type, 1, EV_CURRENT))
     return "a relocation table's entry size (DT_RELAENT, DT_RELENT or DT_RELRENT) is not its "
 	   "records'";
   if (size % entsize != 0)
     return "a relocation table's size is not a whole number of entries";
-  *load = file_bytes_at (file, addr, size, offset);
-  if (*load == SIZE_MAX)
+  if (file_bytes_at (file, addr, size, offset) == SIZE_MAX)
     return "a relocation table lies outside the PT_LOADs' file contents";
   *n = size / entsize;
   *data = NULL;
@@ -147,10 +143,10 @@ scan_rel_table (const struct elf_file *file, uint64_t addr, uint64_t size, uint6
 		bool is_rela, uint64_t slot, struct hits *h)
 {
   Elf_Data *data;
-  size_t n, load;
+  size_t n;
   uint64_t offset;
   const char *why = read_table (file, addr, size, is_rela ? ELF_T_RELA : ELF_T_REL, entsize,
-				&data, &n, &offset, &load);
+				&data, &n, &offset);
   if (why != NULL)
     return why;
   for (size_t k = 0; k < n; k++)
@@ -171,7 +167,6 @@ scan_rel_table (const struct elf_file *file, uint64_t addr, uint64_t size, uint6
 	  h->rela++;
 	  h->entry = r;
 	  h->entry_offset = at;
-	  h->entry_load = load;
 	}
     }
   return NULL;
@@ -188,10 +183,10 @@ scan_relr (const struct elf_file *file, uint64_t addr, uint64_t size, uint64_t e
 {
   bool is64 = file->elfclass == ELFCLASS64;
   Elf_Data *data;
-  size_t n, load;
+  size_t n;
   uint64_t offset;
   const char *why = read_table (file, addr, size, is64 ? ELF_T_XWORD : ELF_T_WORD, entsize,
-				&data, &n, &offset, &load);
+				&data, &n, &offset);
   if (why != NULL)
     return why;
   uint64_t word = entsize, bits = 8 * entsize, base = 0;
@@ -258,7 +253,7 @@ scan_relocations (const struct elf_file *file, const struct dyn_values *v, uint6
 const char *
 init_slot_find (const struct elf_file *file, unsigned relative, struct init_slot *slot)
 {
-  *slot = (struct init_slot) { .load = SIZE_MAX };
+  *slot = (struct init_slot) { .relr = false };
   if (file->dyn == NULL)
     return "a shared object without a dynamic section cannot be hooked";
   struct dyn_values v;
@@ -274,8 +269,7 @@ init_slot_find (const struct elf_file *file, unsigned relative, struct init_slot
     return "DT_INIT_ARRAY has no entry (DT_INIT_ARRAYSZ is missing or too small)";
   slot->addr = v.value[D_INIT_ARRAY];
   uint64_t slot_offset;
-  size_t slot_load = file_bytes_at (file, slot->addr, slot->word_size, &slot_offset);
-  if (slot_load == SIZE_MAX)
+  if (file_bytes_at (file, slot->addr, slot->word_size, &slot_offset) == SIZE_MAX)
     return "DT_INIT_ARRAY's first entry is not in a PT_LOAD's file contents";
 
   struct hits h = { 0 };
@@ -294,11 +288,13 @@ init_slot_find (const struct elf_file *file, unsigned relative, struct init_slot
   if (h.rela == 1)
     {
       /* (libelf widens an ELF32 r_info to the GElf form) */
-      if (GELF_R_TYPE (h.entry.r_info) != relative || GELF_R_SYM (h.entry.r_info) != 0)
+      if (GELF_R_SYM (h.entry.r_info) != 0)
 	return "DT_INIT_ARRAY's first entry is filled by a symbolic relocation, not a relative "
 	       "one";
+      if (GELF_R_TYPE (h.entry.r_info) != relative)
+	return "DT_INIT_ARRAY's first entry is filled by a relocation of another type than the "
+	       "machine's relative one";
       slot->function = (uint64_t) h.entry.r_addend & all_ones;
-      slot->load = h.entry_load;
       /* r_addend is the last field of a RELA relocation.  */
       slot->word_offset = h.entry_offset + 2 * slot->word_size;
     }
@@ -310,7 +306,6 @@ init_slot_find (const struct elf_file *file, unsigned relative, struct init_slot
 	return "DT_INIT_ARRAY's first entry cannot be read";
       slot->function = is64 ? *(const uint64_t *) word->d_buf : *(const uint32_t *) word->d_buf;
       slot->relr = true;
-      slot->load = slot_load;
       slot->word_offset = slot_offset;
     }
   if (slot->function == 0 || slot->function == all_ones)

@@ -18,8 +18,7 @@ struct init_slot
   uint64_t addr;		/* the address of DT_INIT_ARRAY[0] */
   uint64_t function;		/* what ld.so calls there */
   bool relr;			/* the word is the entry itself (DT_RELR) */
-  size_t load;			/* the PT_LOAD (program header index) holding the word */
-  uint64_t word_offset;		/* the word's offset in the file */
+  uint64_t word_offset;		/* the word's offset in the file, in a PT_LOAD's contents */
   size_t word_size;		/* its size: 8 in ELF64, 4 in ELF32 */
 };
 

@@ -501,13 +501,11 @@ choose_init_array (struct stub_plan *sp, const struct layout_plan *layout,
   sp->refusal = init_slot_find (file, sp->stub->relative_reloc, &slot);
   if (sp->refusal != NULL)
     return;
-  const GElf_Phdr *ph = &file->phdrs[slot.load];
   sp->hook = STUB_HOOK_INIT_ARRAY;
   sp->old_target = slot.function;
   sp->init_word_old_offset = slot.word_offset;
-  /* (the word lies in the PT_LOAD's file contents, which keep their
-     layout: only a hole before them moves them) */
-  sp->init_word_offset = layout->segs[slot.load].new_offset + (slot.word_offset - ph->p_offset);
+  /* (a word of a PT_LOAD's file contents: where the map puts that byte) */
+  sp->init_word_offset = layout_map_offset (layout, slot.word_offset);
   sp->init_word_size = slot.word_size;
   sp->init_word_relr = slot.relr;
 }
