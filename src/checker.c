@@ -3,6 +3,7 @@
    list of copies and patches, as plain data.  */
 #include <config.h>
 
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -35,6 +36,17 @@ struct checker
   const unsigned char *in_map, *out_map; /* the files' mapped images, or NULL */
   struct diag *err;
 };
+
+#ifndef EM_RISCV
+# define EM_RISCV 243
+#endif
+#ifndef R_RISCV_RELATIVE
+# define R_RISCV_RELATIVE 3
+#endif
+#ifndef DT_RELR
+# define DT_RELRSZ 35
+# define DT_RELR 36
+#endif
 
 #define FAIL(c, ...) diag_set ((c)->err, "internal error: " __VA_ARGS__)
 
@@ -691,6 +703,8 @@ check_dyn_patch (const struct checker *c, const struct plan_patch *p, struct hoo
       && (was.d_tag == DT_INIT
 	  || (was.d_tag == DT_NULL && input_dyn (in, k + 1, &next) && next.d_tag == DT_NULL)))
     {
+      if (h->found)
+	return FAIL (c, "the stub would be hooked twice (DT_INIT too)");
       *h = (struct hook) { true, now.d_un.d_ptr, was.d_tag == DT_INIT ? was.d_un.d_ptr : 0 };
       return 0;
     }
@@ -702,6 +716,243 @@ check_dyn_patch (const struct checker *c, const struct plan_patch *p, struct hoo
   return FAIL (c, "dynamic entry %zu would change from tag %" PRId64 " value %#" PRIx64
 	       " to tag %" PRId64 " value %#" PRIx64, k, (int64_t) was.d_tag,
 	       (uint64_t) was.d_un.d_val, (int64_t) now.d_tag, (uint64_t) now.d_un.d_val);
+}
+
+/* --- The hook through the first entry of DT_INIT_ARRAY (riscv64), read
+   here from the input's dynamic section and relocations on its own.  */
+
+/* The relative relocation type of MACHINE, 0 if not known here.  */
+static uint64_t
+relative_type (unsigned machine)
+{
+  switch (machine)
+    {
+    case EM_X86_64: return R_X86_64_RELATIVE;
+    case EM_AARCH64: return R_AARCH64_RELATIVE;
+    case EM_RISCV: return R_RISCV_RELATIVE;
+    default: return 0;
+    }
+}
+
+/* The unsigned integer of SIZE bytes at P in byte order DATA.  */
+static uint64_t
+word_at (const unsigned char *p, size_t size, int data)
+{
+  uint64_t v = 0;
+  for (size_t k = 0; k < size; k++)
+    v |= (uint64_t) p[k] << (8 * (data == ELFDATA2LSB ? k : size - 1 - k));
+  return v;
+}
+
+/* Where the LEN bytes at address ADDR are: in the file contents of a
+   PT_LOAD of the input, at *IN_OFF, and in the output's PT_LOAD at the same
+   address, at *OUT_OFF.  False if they are not.  */
+static bool
+locate (const struct checker *c, uint64_t addr, uint64_t len, uint64_t *in_off, uint64_t *out_off)
+{
+  for (size_t i = 0; i < c->in->phnum; i++)
+    {
+      const GElf_Phdr *a = &c->in->phdrs[i];
+      if (a->p_type != PT_LOAD || addr < a->p_vaddr)
+	continue;
+      uint64_t at = addr - a->p_vaddr;
+      if (at > a->p_filesz || len > a->p_filesz - at)
+	continue;
+      const GElf_Phdr *b = out_load_at (c, a->p_vaddr);
+      if (b == NULL || b->p_filesz != a->p_filesz)
+	return false;
+      *in_off = a->p_offset + at;
+      *out_off = b->p_offset + at;
+      return true;
+    }
+  return false;
+}
+
+/* How many entries of tag TAG the input's dynamic section has before
+   DT_NULL; the value of the last one into *VAL.  */
+static size_t
+input_tag (const struct elf_file *in, int64_t tag, uint64_t *val)
+{
+  size_t n = 0;
+  GElf_Dyn d;
+  for (size_t k = 0; input_dyn (in, k, &d) && d.d_tag != DT_NULL; k++)
+    if (d.d_tag == tag)
+      {
+	n++;
+	*val = d.d_un.d_val;
+      }
+  return n;
+}
+
+/* The word of the input that decides what ld.so calls as DT_INIT_ARRAY[0]:
+   the r_addend of its one relative RELA relocation, or the entry itself
+   when DT_RELR relocates it; its size and offsets, and its old value.  */
+struct init_word
+{
+  size_t size;
+  uint64_t in_off, out_off;
+  uint64_t old;
+  uint64_t nrela, nrelr;	/* the relocations of the entry found */
+  uint64_t rela_at;		/* the address of the RELA one */
+  uint64_t info;		/* its r_info */
+};
+
+/* Read the input's table of SIZE bytes at address ADDR, ENT bytes an entry,
+   into a new buffer *BUF, its input offset into *OFF.  Return 0, or -1.  */
+static int
+read_table (const struct checker *c, uint64_t addr, uint64_t size, uint64_t ent,
+	    unsigned char **buf, uint64_t *off)
+{
+  uint64_t out_off;
+  *buf = NULL;
+  if (ent == 0 || size % ent != 0 || !locate (c, addr, size, off, &out_off))
+    return FAIL (c, "the relocation table at %#" PRIx64 " (%#" PRIx64 " bytes) is not in a "
+		 "PT_LOAD's file contents in whole entries", addr, size);
+  *buf = malloc (size != 0 ? size : 1);
+  if (*buf == NULL)
+    return diag_set (c->err, "out of memory");
+  if (!read_full (c->in->fd, *buf, size, *off))
+    {
+      free (*buf);
+      return diag_set (c->err, "cannot read the input: %s", errno != 0 ? strerror (errno) : "short read");
+    }
+  return 0;
+}
+
+/* Look for relocations of SLOT in the RELA (IS_RELA) or REL table of SIZE
+   bytes at address ADDR, and count them into *W.  */
+static int
+scan_rel (const struct checker *c, uint64_t addr, uint64_t size, bool is_rela, uint64_t slot,
+	  struct init_word *w)
+{
+  uint64_t ent = (is_rela ? 3 : 2) * w->size, off;
+  unsigned char *buf;
+  if (read_table (c, addr, size, ent, &buf, &off) != 0)
+    return -1;
+  int ret = 0;
+  for (uint64_t k = 0; k < size / ent && ret == 0; k++)
+    {
+      const unsigned char *e = buf + k * ent;
+      if (word_at (e, w->size, c->in->data) != slot)
+	continue;
+      if (!is_rela)
+	ret = FAIL (c, "a REL relocation at %#" PRIx64 " fills DT_INIT_ARRAY[0]", addr + k * ent);
+      else if (w->nrela == 0 || w->rela_at != addr + k * ent)
+	{
+	  /* (DT_JMPREL may lie inside DT_RELA: the same entry counts once) */
+	  w->nrela++;
+	  w->rela_at = addr + k * ent;
+	  w->info = word_at (e + w->size, w->size, c->in->data);
+	  w->old = word_at (e + 2 * w->size, w->size, c->in->data);
+	}
+    }
+  free (buf);
+  return ret;
+}
+
+/* Count the relocations of SLOT in the DT_RELR table of SIZE bytes at ADDR
+   into *W: an even entry is an address relocated, an odd one a bitmap of
+   the words after the last address or bitmap, bit I for word I - 1.  */
+static int
+scan_relr_table (const struct checker *c, uint64_t addr, uint64_t size, uint64_t slot,
+		 struct init_word *w)
+{
+  uint64_t off, next = 0;
+  unsigned char *buf;
+  if (read_table (c, addr, size, w->size, &buf, &off) != 0)
+    return -1;
+  for (uint64_t k = 0; k < size / w->size; k++)
+    {
+      uint64_t e = word_at (buf + k * w->size, w->size, c->in->data);
+      if ((e & 1) == 0)
+	{
+	  w->nrelr += e == slot;
+	  next = e + w->size;
+	  continue;
+	}
+      for (uint64_t bit = 1; bit < 8 * w->size; bit++)
+	w->nrelr += ((e >> bit) & 1) != 0 && next + (bit - 1) * w->size == slot;
+      next += (8 * w->size - 1) * w->size;
+    }
+  free (buf);
+  return 0;
+}
+
+/* Find the word deciding DT_INIT_ARRAY[0] of the input into *W.  */
+static int
+find_init_word (const struct checker *c, struct init_word *w)
+{
+  const struct elf_file *in = c->in;
+  *w = (struct init_word) { .size = in->elfclass == ELFCLASS64 ? 8 : 4 };
+  uint64_t slot = 0, count = 0, a = 0, n = 0, ent = 0, pltrel = 0;
+  if (input_tag (in, DT_INIT_ARRAY, &slot) != 1 || input_tag (in, DT_INIT_ARRAYSZ, &count) != 1
+      || count < w->size)
+    return FAIL (c, "DT_INIT_ARRAY[0] is patched, but the input has no one DT_INIT_ARRAY with "
+		 "an entry");
+  if (input_tag (in, DT_RELA, &a) == 1 && input_tag (in, DT_RELASZ, &n) == 1)
+    {
+      if (input_tag (in, DT_RELAENT, &ent) != 0 && ent != 3 * w->size)
+	return FAIL (c, "DT_RELAENT is %#" PRIx64 ", not the size of a relocation", ent);
+      if (scan_rel (c, a, n, true, slot, w) != 0)
+	return -1;
+    }
+  if (input_tag (in, DT_REL, &a) == 1 && input_tag (in, DT_RELSZ, &n) == 1
+      && scan_rel (c, a, n, false, slot, w) != 0)
+    return -1;
+  if (input_tag (in, DT_JMPREL, &a) == 1 && input_tag (in, DT_PLTRELSZ, &n) == 1
+      && input_tag (in, DT_PLTREL, &pltrel) == 1
+      && scan_rel (c, a, n, pltrel == DT_RELA, slot, w) != 0)
+    return -1;
+  if (input_tag (in, DT_RELR, &a) == 1 && input_tag (in, DT_RELRSZ, &n) == 1
+      && scan_relr_table (c, a, n, slot, w) != 0)
+    return -1;
+  if (w->nrela + w->nrelr != 1)
+    return FAIL (c, "DT_INIT_ARRAY[0] at %#" PRIx64 " is patched, but %" PRIu64 " RELA and %"
+		 PRIu64 " RELR relocations fill it, not one", slot, w->nrela, w->nrelr);
+  uint64_t type = w->size == 8 ? w->info & 0xffffffff : w->info & 0xff;
+  uint64_t sym = w->size == 8 ? w->info >> 32 : w->info >> 8;
+  if (w->nrela == 1 && (type != relative_type (in->ehdr.e_machine) || sym != 0))
+    return FAIL (c, "the relocation of DT_INIT_ARRAY[0] (r_info %#" PRIx64 ") is not a "
+		 "relative one", w->info);
+  uint64_t at = w->nrela == 1 ? w->rela_at + 2 * w->size : slot;
+  if (!locate (c, at, w->size, &w->in_off, &w->out_off))
+    return FAIL (c, "the word deciding DT_INIT_ARRAY[0], at %#" PRIx64 ", is not in a PT_LOAD's "
+		 "file contents", at);
+  if (w->nrelr == 1)
+    {
+      unsigned char b[8];
+      if (!read_full (in->fd, b, w->size, w->in_off))
+	return diag_set (c->err, "cannot read the input: %s", errno != 0 ? strerror (errno) : "short read");
+      w->old = word_at (b, w->size, in->data);
+    }
+  return 0;
+}
+
+/* A patch of DT_INIT_ARRAY[0]: the one word that decides it, now the
+   stub's entry in its segment; the stub continues to the old value.  */
+static int
+check_init_array_patch (const struct checker *c, const struct plan_patch *p, struct hook *h)
+{
+  struct init_word w;
+  if (h->found)
+    return FAIL (c, "the stub would be hooked twice (DT_INIT_ARRAY[0] too)");
+  if (find_init_word (c, &w) != 0)
+    return -1;
+  if (p->offset != w.out_off || p->len != w.size)
+    return FAIL (c, "the DT_INIT_ARRAY[0] patch at %#" PRIx64 " (%zu bytes) is not the word that "
+		 "decides the entry, at %#" PRIx64 " (%zu bytes)", p->offset, p->len, w.out_off, w.size);
+  uint64_t ph = (uint64_t) c->out.phnum * elf_phdr_size (c->in->elfclass);
+  uint64_t sh = (uint64_t) c->out.shnum * elf_shdr_size (c->in->elfclass);
+  if (ranges_overlap (p->offset, p->len, 0, elf_ehdr_size (c->in->elfclass))
+      || ranges_overlap (p->offset, p->len, c->out.eh->e_phoff, ph)
+      || ranges_overlap (p->offset, p->len, c->out.eh->e_shoff, sh))
+    return FAIL (c, "the DT_INIT_ARRAY[0] patch at %#" PRIx64 " overlaps the output's headers",
+		 p->offset);
+  uint64_t now = word_at (p->bytes, p->len, c->in->data);
+  if (!in_extra (c, now, 1))
+    return FAIL (c, "DT_INIT_ARRAY[0] would become %#" PRIx64 ", outside the stub's segment", now);
+  *h = (struct hook) { true, now, w.old };
+  return 0;
 }
 
 static int
@@ -751,7 +1002,8 @@ check_stub_patch (const struct checker *c, const struct plan_patch *p, const str
       if (magic != STUB_MAGIC)
 	continue;
       if (!h->found)
-	return FAIL (c, "the stub is hooked neither through e_entry nor through DT_INIT");
+	return FAIL (c, "the stub is hooked neither through e_entry nor through DT_INIT or "
+		     "DT_INIT_ARRAY[0]");
       if (!in_extra (c, h->entry, 1) || (target == 0 ? h->target != 0 : h->entry + target != h->target))
 	return FAIL (c, "the stub would not continue to %#" PRIx64, h->target);
       return 0;
@@ -808,6 +1060,9 @@ check_patches (const struct checker *c)
 	      ret = FAIL (c, "the section name table copy does not extend the old one");
 	    break;
 	  }
+	case PATCH_INIT_ARRAY:
+	  ret = check_init_array_patch (c, p, &h);
+	  break;
 	case PATCH_CLEAR:
 	  for (size_t b = 0; b < p->len && ret == 0; b++)
 	    if (p->bytes[b] != 0)

@@ -70,7 +70,7 @@ static const struct argp_option options[] = {
 
   { "madvise", OPT_MADVISE, NULL, 0,
     "Inject a startup stub that gets the aligned text onto huge pages at run time "
-    "(x86-64 and aarch64; riscv64 programs)", 0 },
+    "(x86-64, aarch64, riscv64)", 0 },
   { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
     "With --madvise: at every start the stub populates text ranges of at most CHUNKS "
     "PMD-sized chunks whole (default 64); larger ranges are sampled, and populated whole "

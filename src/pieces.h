@@ -29,6 +29,8 @@ enum patch_kind
   PATCH_STUB,			/* the startup stub's code and parameters */
   PATCH_NAMES,			/* a copy of the section name table, extended */
   PATCH_CLEAR,			/* zeros over the old place of moved objects */
+  PATCH_INIT_ARRAY,		/* the word deciding DT_INIT_ARRAY[0]: its relocation's
+				   r_addend, or the entry itself (DT_RELR) */
 };
 
 /* LEN literal bytes at output offset OFFSET, written after every copy.  */

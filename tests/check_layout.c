@@ -780,6 +780,210 @@ START_TEST (test_stub_segment_align)
 }
 END_TEST
 
+/* A riscv64 shared object like pie64 whose ld.so calls no DT_INIT: the
+   stub takes over the first of the two DT_INIT_ARRAY entries at 0x603dd0
+   (file offset 0x602dd0), which MODE says how to fill.  Relocations go to
+   0x400, in the first PT_LOAD; PT_DYNAMIC is at 0x603de0.  */
+enum init_array_mode
+{
+  IA_RELA,			/* R_RISCV_RELATIVE relocations, addends 0x1100, 0x1200 */
+  IA_RELR,			/* DT_RELR covers both entries, which hold 0x1100, 0x1200 */
+  IA_SYMBOLIC,			/* the first entry's relocation is R_RISCV_64 against a symbol */
+  IA_IRELATIVE,			/* ... R_RISCV_IRELATIVE (an IFUNC resolver's address) */
+  IA_BOTH,			/* RELA and DT_RELR both relocate the first entry */
+  IA_NONE,			/* no relocation of the entries */
+  IA_SHORT,			/* DT_INIT_ARRAYSZ 4: not one entry */
+  IA_TWICE,			/* DT_INIT_ARRAY appears twice */
+  IA_ZERO,			/* the first addend is 0 */
+  IA_OUTSIDE,			/* DT_RELA points past every PT_LOAD's file contents */
+  IA_MODES
+};
+
+/* Dynamic entry K (TAG, VAL) of an ELF64 little-endian file into D.  */
+static void
+put_dyn (unsigned char *d, int k, uint64_t tag, uint64_t val)
+{
+  synth_put (d + 16 * k, tag, 8, 1);
+  synth_put (d + 16 * k + 8, val, 8, 1);
+}
+
+/* Write the file of MODE (see enum init_array_mode) to a new temporary
+   path, returned.  */
+static char *
+init_array_lib (enum init_array_mode mode)
+{
+  struct synth_elf s = pie64 ();
+  s.machine = EM_RISCV;
+  s.phnum = 5;
+  s.phdr[4] = (struct synth_phdr) { PT_DYNAMIC, PF_R | PF_W, 0x602de0, 0x603de0, 0x80, 0x80, 8 };
+  char *path = synth_temp_path ("initarray");
+  ck_assert (synth_write (path, &s) == 0);
+  unsigned char rel[48] = { 0 }, relr[16] = { 0 }, dyn[0x80] = { 0 }, slots[16] = { 0 };
+  uint64_t info = mode == IA_SYMBOLIC ? ((uint64_t) 1 << 32 | R_RISCV_64)
+		  : mode == IA_IRELATIVE ? R_RISCV_IRELATIVE : R_RISCV_RELATIVE;
+  synth_put (rel, 0x603dd0, 8, 1);
+  synth_put (rel + 8, info, 8, 1);
+  synth_put (rel + 16, mode == IA_ZERO ? 0 : 0x1100, 8, 1);
+  synth_put (rel + 24, 0x603dd8, 8, 1);
+  synth_put (rel + 32, R_RISCV_RELATIVE, 8, 1);
+  synth_put (rel + 40, 0x1200, 8, 1);
+  synth_put (relr, 0x603dd0, 8, 1);	/* the first entry, */
+  synth_put (relr + 8, 0x3, 8, 1);	/* and the word after it */
+  synth_put (slots, 0x1100, 8, 1);
+  synth_put (slots + 8, 0x1200, 8, 1);
+  int k = 0;
+  put_dyn (dyn, k++, DT_INIT_ARRAY, 0x603dd0);
+  put_dyn (dyn, k++, DT_INIT_ARRAYSZ, mode == IA_SHORT ? 4 : 16);
+  if (mode == IA_TWICE)
+    put_dyn (dyn, k++, DT_INIT_ARRAY, 0x603dd8);
+  if (mode == IA_RELR || mode == IA_BOTH)
+    {
+      put_dyn (dyn, k++, DT_RELR, mode == IA_BOTH ? 0x430 : 0x400);
+      put_dyn (dyn, k++, DT_RELRSZ, 16);
+      put_dyn (dyn, k++, DT_RELRENT, 8);
+    }
+  if (mode != IA_RELR && mode != IA_NONE)
+    {
+      put_dyn (dyn, k++, DT_RELA, mode == IA_OUTSIDE ? 0x700000 : 0x400);
+      put_dyn (dyn, k++, DT_RELASZ, 48);
+      put_dyn (dyn, k++, DT_RELAENT, 24);
+    }
+  FILE *fp = fopen (path, "r+b");
+  ck_assert_ptr_nonnull (fp);
+  fseek (fp, 0x400, SEEK_SET);
+  if (mode == IA_RELR)
+    fwrite (relr, 1, sizeof relr, fp);
+  else
+    fwrite (rel, 1, sizeof rel, fp);
+  if (mode == IA_BOTH)
+    {
+      fseek (fp, 0x430, SEEK_SET);
+      fwrite (relr, 1, sizeof relr, fp);
+    }
+  fseek (fp, 0x602dd0, SEEK_SET);
+  fwrite (slots, 1, sizeof slots, fp);
+  fseek (fp, 0x602de0, SEEK_SET);
+  fwrite (dyn, 1, sizeof dyn, fp);
+  fclose (fp);
+  return path;
+}
+
+/* The patch of KIND in P, or NULL.  */
+static struct plan_patch *
+find_patch (struct rewrite_plan *p, enum patch_kind kind)
+{
+  for (size_t k = 0; k < p->pieces.npatches; k++)
+    if (p->pieces.patches[k].kind == kind)
+      return &p->pieces.patches[k];
+  return NULL;
+}
+
+/* riscv64: the stub takes over DT_INIT_ARRAY[0], through the addend of its
+   relocation or, with DT_RELR, the entry itself, and chains to the old
+   function; the checker verifies that word on its own, and catches it
+   patched in the wrong place or pointing elsewhere than the stub.  */
+START_TEST (test_stub_init_array)
+{
+  for (int relr = 0; relr <= 1; relr++)
+    {
+      char *path = init_array_lib (relr ? IA_RELR : IA_RELA);
+      struct elf_file f;
+      struct diag err = { "" };
+      ck_assert_msg (elf_file_open (&f, path, &err) == 0, "open: %s", err.msg);
+      ck_assert (f.kind == OBJECT_SHARED);
+      struct rewrite_plan p;
+      struct plan_options po = {
+	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+	.madvise = true, .populate_max = 64,
+      };
+      plan_checked (&p, &f, &po);
+      const struct stub_plan *sp = &p.stub;
+      ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
+      ck_assert_int_eq (sp->hook, STUB_HOOK_INIT_ARRAY);
+      ck_assert_uint_eq (sp->old_target, 0x1100);
+      ck_assert (sp->init_word_relr == (relr != 0));
+      ck_assert_uint_eq (sp->init_word_old_offset, relr ? 0x602dd0 : 0x400 + 16);
+      ck_assert_uint_eq (sp->entry_vaddr + (uint64_t) sp->params.target, 0x1100);
+      struct plan_patch *word = find_patch (&p, PATCH_INIT_ARRAY);
+      ck_assert_ptr_nonnull (word);
+      ck_assert_uint_eq (word->len, 8);
+      ck_assert_uint_eq (synth_get (word->bytes, 8, 1), sp->entry_vaddr);
+      ck_assert_uint_eq (word->offset, layout_map_offset (&p.layout, sp->init_word_old_offset));
+
+      /* The second entry's word instead of the first's.  */
+      word->offset += relr ? 8 : 24;
+      ck_assert_msg (check_plan (&p, &f, &err) != 0, "a patch of the second entry not caught");
+      ck_assert_msg (strstr (err.msg, "is not the word that decides the entry"), "%s", err.msg);
+      word->offset -= relr ? 8 : 24;
+      /* The first entry pointing past the stub's segment.  */
+      diag_clear (&err);
+      synth_put (word->bytes, sp->seg_vaddr + sp->seg_size + 0x1000, 8, 1);
+      ck_assert_msg (check_plan (&p, &f, &err) != 0, "a patch outside the stub not caught");
+      ck_assert_msg (strstr (err.msg, "outside the stub's segment"), "%s", err.msg);
+      /* Into the stub, but the stub continuing elsewhere than the old
+	 first entry.  */
+      diag_clear (&err);
+      synth_put (word->bytes, sp->entry_vaddr + 4, 8, 1);
+      ck_assert_msg (check_plan (&p, &f, &err) != 0, "a stub not continuing to 0x1100 not caught");
+      ck_assert_msg (strstr (err.msg, "would not continue to 0x1100"), "%s", err.msg);
+      /* As it was planned, it passes again.  */
+      diag_clear (&err);
+      synth_put (word->bytes, sp->entry_vaddr, 8, 1);
+      ck_assert_msg (check_plan (&p, &f, &err) == 0, "%s", err.msg);
+      rewrite_plan_free (&p);
+      elf_file_close (&f);
+
+      /* The rewrite runs the checker on the written file too.  */
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .madvise = true,
+			       .format = REPORT_NONE };
+      ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
+      unlink (path);
+      free (path);
+    }
+}
+END_TEST
+
+/* riscv64: the files whose DT_INIT_ARRAY[0] the stub must leave alone get
+   no stub, a reason, and a plan the checker accepts.  */
+static const struct
+{
+  enum init_array_mode mode;
+  const char *why;
+} init_array_refusals[] = {
+  { IA_SYMBOLIC, "symbolic relocation" },
+  { IA_IRELATIVE, "another type than the machine's relative one" },
+  { IA_BOTH, "more than one relocation" },
+  { IA_NONE, "no relocation fills" },
+  { IA_SHORT, "has no entry" },
+  { IA_TWICE, "appears twice" },
+  { IA_ZERO, "holds 0 or -1" },
+  { IA_OUTSIDE, "outside the PT_LOADs' file contents" },
+};
+
+START_TEST (test_stub_init_array_refusals)
+{
+  char *path = init_array_lib (init_array_refusals[_i].mode);
+  struct elf_file f;
+  struct diag err = { "" };
+  ck_assert_msg (elf_file_open (&f, path, &err) == 0, "open: %s", err.msg);
+  struct rewrite_plan p;
+  struct plan_options po = {
+    .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+    .madvise = true, .populate_max = 64,
+  };
+  plan_checked (&p, &f, &po);
+  ck_assert (!p.stub.enabled);
+  ck_assert_msg (p.stub.refusal != NULL && strstr (p.stub.refusal, init_array_refusals[_i].why),
+		 "mode %d: refusal %s, expected %s", _i, p.stub.refusal ? p.stub.refusal : "none",
+		 init_array_refusals[_i].why);
+  ck_assert (p.changed);	/* the text is still aligned */
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
 START_TEST (test_stub_refusals)
 {
   struct synth_elf s = stub_pie (true);
@@ -951,6 +1155,9 @@ main (void)
   tcase_add_test (tc, test_stub_plan);
   tcase_add_test (tc, test_stub_grow);
   tcase_add_test (tc, test_stub_refusals);
+  tcase_add_test (tc, test_stub_init_array);
+  tcase_add_loop_test (tc, test_stub_init_array_refusals, 0,
+		       sizeof init_array_refusals / sizeof init_array_refusals[0]);
   tcase_add_test (tc, test_stub_two_null_slots);
   tcase_add_test (tc, test_stub_segment_align);
   tcase_add_test (tc, test_plan_shared_phdrs_after);

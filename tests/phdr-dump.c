@@ -468,13 +468,20 @@ parse_pmd (const char *text)
      - symbols: those of SHT_SYMTAB defined in moved sections have st_value
        moved with their section, everything else is unchanged; no dynamic
        symbol may be defined in a moved section;
+     - riscv64 shared objects (whose ld.so calls no DT_INIT): the word
+       deciding the first entry of DT_INIT_ARRAY, read from IN's dynamic
+       section and relocation tables (the r_addend of the entry's one
+       R_RISCV_RELATIVE relocation in DT_RELA or DT_JMPREL, or the entry
+       itself when DT_RELR alone relocates it) is left out of the byte
+       comparison; if it changed, that is the hook;
      - the hook: e_entry of a program (ET_EXEC, or ET_DYN with DF_1_PIE or
-       with PT_INTERP and no DT_SONAME) or DT_INIT of a shared object, and
-       nothing else, points into the stub's code in the new segment; the
-       stub's parameters (found by their magic, exactly once, in the new
-       segment) hold the old e_entry or DT_INIT relative to the hook (0
-       when there was none) and text ranges that lie PMD-aligned in an
-       R+X PT_LOAD at the file offsets given;
+       with PT_INTERP and no DT_SONAME), DT_INIT of a shared object, or
+       DT_INIT_ARRAY[0] of a riscv64 one, and nothing else, points into the
+       stub's code in the new segment; the stub's parameters (found by
+       their magic, exactly once, in the new segment) hold the old e_entry,
+       DT_INIT or DT_INIT_ARRAY[0] relative to the hook (0 when there was
+       none) and text ranges that lie PMD-aligned in an R+X PT_LOAD at the
+       file offsets given;
      - with section headers: a new section header table and a copy of the
        section name table after the new segment (zeros between), e_shoff
        and e_shnum following; the copy is the old table byte for byte,
@@ -521,6 +528,18 @@ parse_pmd (const char *text)
 #define DT_GNU_HASH 0x6ffffef5
 #define DT_FLAGS_1 0x6ffffffb
 #define DF_1_PIE 0x08000000
+#define DT_PLTRELSZ 2
+#define DT_RELA 7
+#define DT_RELASZ 8
+#define DT_RELAENT 9
+#define DT_PLTREL 20
+#define DT_JMPREL 23
+#define DT_INIT_ARRAY 25
+#define DT_INIT_ARRAYSZ 27
+#define DT_RELRSZ 35
+#define DT_RELR 36
+#define EM_RISCV 243
+#define R_RISCV_RELATIVE 3
 
 /* The stub's parameters, as elfpmd documents them: 64-bit words in the
    file's byte order, target (relative to the stub's entry point), magic,
@@ -964,7 +983,7 @@ compare_entry_tail (const char *what, const unsigned char *a, const unsigned cha
    before bytemap()).  */
 
 enum table_kind { TABLE_SLOT, TABLE_GROWN, TABLE_MOVED };
-enum hook_kind { HOOK_NONE, HOOK_ENTRY, HOOK_INIT_CHAIN, HOOK_INIT_NEW };
+enum hook_kind { HOOK_NONE, HOOK_ENTRY, HOOK_INIT_CHAIN, HOOK_INIT_NEW, HOOK_INIT_ARRAY };
 
 static struct
 {
@@ -996,7 +1015,11 @@ static struct
   uint64_t code_sec, phdrs_sec;	/* OUT's new sections, NONE if none */
   uint64_t dyn;			/* IN's PT_DYNAMIC, NONE if none */
   enum hook_kind hook;
-  uint64_t hook_addr;		/* the new e_entry or DT_INIT */
+  uint64_t hook_addr;		/* the new e_entry, DT_INIT or DT_INIT_ARRAY[0] */
+  /* riscv64 shared objects: the word deciding DT_INIT_ARRAY[0] in IN.  */
+  bool iw_found;
+  bool iw_relr;			/* it is the entry (DT_RELR), not an r_addend */
+  uint64_t iw_off, iw_old;	/* its input offset and value */
   uint64_t old_target;		/* the old one, 0 if none */
   uint64_t nhash;		/* DT_HASH and DT_GNU_HASH entries that followed */
   uint64_t nsyms;		/* .symtab symbols that followed */
@@ -1810,6 +1833,150 @@ stub_dynamic (const struct image *in, const struct image *out)
     problem ("%" PRIu64 " dynamic entries became the stub's DT_INIT", hooks);
 }
 
+/* The input offset of the LEN bytes at address ADDR of IM, in a PT_LOAD's
+   file contents; NONE if they are not in one.  */
+static uint64_t
+addr_offset (const struct image *im, uint64_t addr, uint64_t len)
+{
+  for (uint64_t i = 0; i < im->h.phnum; i++)
+    {
+      const uint64_t *p = im->ph[i];
+      if (p[P_TYPE] != PT_LOAD || addr < p[P_VADDR])
+	continue;
+      uint64_t at = addr - p[P_VADDR];
+      if (at <= p[P_FILESZ] && len <= p[P_FILESZ] - at && fits (p[P_OFFSET] + at, len, im->e.size))
+	return p[P_OFFSET] + at;
+    }
+  return NONE;
+}
+
+/* Where the relocation tables of IN's dynamic section are: the values of
+   some tags, the last of each before DT_NULL, with how often each came.  */
+enum { T_INIT_ARRAY, T_INIT_ARRAYSZ, T_RELA, T_RELASZ, T_RELAENT, T_JMPREL, T_PLTRELSZ,
+       T_PLTREL, T_RELR, T_RELRSZ, T_COUNT };
+static const uint64_t tag_of[T_COUNT] = {
+  DT_INIT_ARRAY, DT_INIT_ARRAYSZ, DT_RELA, DT_RELASZ, DT_RELAENT, DT_JMPREL, DT_PLTRELSZ,
+  DT_PLTREL, DT_RELR, DT_RELRSZ,
+};
+
+/* Count the relocations of SLOT in IN's RELA table of SIZE bytes at address
+   ADDR into *HITS, the input offset of the last one's r_addend into *AT
+   and its r_info into *INFO.  */
+static void
+scan_rela (const struct image *in, uint64_t addr, uint64_t size, uint64_t slot, uint64_t *hits,
+	   uint64_t *at, uint64_t *info)
+{
+  unsigned w = word (&in->e);
+  uint64_t off = addr_offset (in, addr, size);
+  if (off == NONE || size % (3 * w) != 0)
+    {
+      problem ("the RELA table at 0x%" PRIx64 " (0x%" PRIx64 " bytes) is not whole entries in "
+	       "a PT_LOAD's file contents", addr, size);
+      return;
+    }
+  for (uint64_t k = 0; k < size / (3 * w); k++)
+    {
+      const unsigned char *e = in->buf + off + k * 3 * w;
+      if (get (&in->e, e, w) != slot || (*hits != 0 && *at == off + k * 3 * w + 2 * w))
+	continue;
+      (*hits)++;
+      *at = off + k * 3 * w + 2 * w;
+      *info = get (&in->e, e + w, w);
+    }
+}
+
+/* riscv64 shared objects: find in IN the word deciding the first entry of
+   DT_INIT_ARRAY (see the comment before bytemap()) into sv.iw_*, and leave
+   it out of the byte comparison.  */
+static void
+find_init_word (const struct image *in)
+{
+  if (in->h.machine != EM_RISCV || sv.program || sv.dyn == NONE)
+    return;
+  const uint64_t *d = in->ph[sv.dyn];
+  unsigned w = word (&in->e);
+  if (!fits (d[P_OFFSET], d[P_FILESZ], in->e.size))
+    return;
+  uint64_t val[T_COUNT] = { 0 }, n[T_COUNT] = { 0 };
+  for (uint64_t k = 0; k < d[P_FILESZ] / (2 * w); k++)
+    {
+      uint64_t tag, v;
+      dyn_entry (in, d[P_OFFSET], k, &tag, &v);
+      if (tag == DT_NULL)
+	break;
+      for (int t = 0; t < T_COUNT; t++)
+	if (tag == tag_of[t])
+	  {
+	    val[t] = v;
+	    n[t]++;
+	  }
+    }
+  if (n[T_INIT_ARRAY] != 1 || n[T_INIT_ARRAYSZ] != 1 || val[T_INIT_ARRAYSZ] < w)
+    return;
+  uint64_t slot = val[T_INIT_ARRAY], rela = 0, relr = 0, at = 0, info = 0;
+  if (n[T_RELA] == 1 && n[T_RELASZ] == 1 && (n[T_RELAENT] == 0 || val[T_RELAENT] == 3 * w))
+    scan_rela (in, val[T_RELA], val[T_RELASZ], slot, &rela, &at, &info);
+  if (n[T_JMPREL] == 1 && n[T_PLTRELSZ] == 1 && val[T_PLTREL] == DT_RELA)
+    scan_rela (in, val[T_JMPREL], val[T_PLTRELSZ], slot, &rela, &at, &info);
+  if (n[T_RELR] == 1 && n[T_RELRSZ] == 1)
+    {
+      uint64_t off = addr_offset (in, val[T_RELR], val[T_RELRSZ]), next = 0;
+      for (uint64_t k = 0; off != NONE && k < val[T_RELRSZ] / w; k++)
+	{
+	  uint64_t e = get (&in->e, in->buf + off + k * w, w);
+	  if ((e & 1) == 0)
+	    {
+	      relr += e == slot;
+	      next = e + w;
+	      continue;
+	    }
+	  for (unsigned bit = 1; bit < 8 * w; bit++)
+	    relr += ((e >> bit) & 1) != 0 && next + (bit - 1) * w == slot;
+	  next += (8 * w - 1) * w;
+	}
+    }
+  uint64_t type = w == 8 ? info & 0xffffffff : info & 0xff;
+  uint64_t sym = w == 8 ? info >> 32 : info >> 8;
+  if (rela == 1 && relr == 0 && type == R_RISCV_RELATIVE && sym == 0)
+    sv.iw_off = at;
+  else if (rela == 0 && relr == 1)
+    {
+      sv.iw_off = addr_offset (in, slot, w);
+      sv.iw_relr = true;
+    }
+  else
+    return;
+  if (sv.iw_off == NONE)
+    return;
+  sv.iw_found = true;
+  sv.iw_old = get (&in->e, in->buf + sv.iw_off, w);
+  exclude (sv.iw_off, sv.iw_off + w);
+}
+
+/* The word deciding DT_INIT_ARRAY[0] (find_init_word) in OUT: if it
+   changed, that is the hook.  */
+static void
+stub_init_array (const struct image *in, const struct image *out)
+{
+  if (!sv.iw_found)
+    return;
+  unsigned w = word (&in->e);
+  uint64_t to = sv.iw_off + shift_at (sv.iw_off);
+  if (!fits (to, w, out->e.size))
+    {
+      problem ("the word deciding DT_INIT_ARRAY[0] maps to 0x%" PRIx64 ", past the end of OUT", to);
+      return;
+    }
+  uint64_t now = get (&out->e, out->buf + to, w);
+  if (now == sv.iw_old)
+    return;
+  if (sv.hook != HOOK_NONE)
+    problem ("both DT_INIT and DT_INIT_ARRAY[0] changed");
+  sv.hook = HOOK_INIT_ARRAY;
+  sv.hook_addr = now;
+  sv.old_target = sv.iw_old;
+}
+
 /* The hook and the stub's parameters: e_entry of a program, or DT_INIT of a
    shared object (stub_dynamic), points into the stub's code; the target
    in the parameters leads from there to the old e_entry or DT_INIT (0 for
@@ -1820,21 +1987,24 @@ check_hook (const struct image *in, const struct image *out)
   if (in->h.entry != out->h.entry)
     {
       if (sv.hook != HOOK_NONE)
-	problem ("both e_entry and DT_INIT changed");
+	problem ("both e_entry and DT_INIT or DT_INIT_ARRAY[0] changed");
       sv.hook = HOOK_ENTRY;
       sv.hook_addr = out->h.entry;
       sv.old_target = in->h.entry;
     }
   if (sv.hook == HOOK_NONE)
     {
-      problem ("neither e_entry nor DT_INIT changed: the stub is not hooked");
+      problem ("neither e_entry nor DT_INIT nor DT_INIT_ARRAY[0] changed: the stub is not hooked");
       return;
     }
-  const char *name = sv.hook == HOOK_ENTRY ? "e_entry" : "DT_INIT";
+  const char *name = sv.hook == HOOK_ENTRY ? "e_entry"
+		     : sv.hook == HOOK_INIT_ARRAY ? "DT_INIT_ARRAY[0]" : "DT_INIT";
+  /* riscv64's ld.so calls no DT_INIT.  */
+  const char *library = in->h.machine == EM_RISCV ? "DT_INIT_ARRAY[0]" : "DT_INIT";
   if (sv.program && sv.hook != HOOK_ENTRY)
-    problem ("IN is a program, but the stub is hooked through DT_INIT, not e_entry");
-  if (!sv.program && sv.hook == HOOK_ENTRY)
-    problem ("IN is a shared object, but the stub is hooked through e_entry, not DT_INIT");
+    problem ("IN is a program, but the stub is hooked through %s, not e_entry", name);
+  if (!sv.program && strcmp (name, library) != 0)
+    problem ("IN is a shared object, but the stub is hooked through %s, not %s", name, library);
   uint64_t code = sv.vaddr + (sv.code_off - sv.off), end = sv.vaddr + sv.size;
   if (sv.hook_addr < code || sv.hook_addr >= end)
     problem ("%s 0x%" PRIx64 " is not in the stub's code [0x%" PRIx64 ", 0x%" PRIx64 ")", name,
@@ -2400,6 +2570,7 @@ print_stub (void)
   static const char *const hooks[] = {
     [HOOK_NONE] = "none", [HOOK_ENTRY] = "e_entry", [HOOK_INIT_CHAIN] = "DT_INIT chained",
     [HOOK_INIT_NEW] = "DT_INIT new",
+    [HOOK_INIT_ARRAY] = "DT_INIT_ARRAY[0] chained",
   };
   char b1[32];
   printf ("; stub: ");
@@ -2413,9 +2584,11 @@ print_stub (void)
 	    " dynamic entr%s and %" PRIu64 " symbol%s followed)", sv.nmoved_ph,
 	    sv.nmoved_ph == 1 ? "" : "s", sv.nmoved_sh, sv.nmoved_sh == 1 ? "" : "s", sv.nhash,
 	    sv.nhash == 1 ? "y" : "ies", sv.nsyms, sv.nsyms == 1 ? "" : "s");
-  printf (", %" PRIu64 " section%s added, hook %s (old target 0x%" PRIx64 "), %" PRIu64
+  const char *how = sv.hook != HOOK_INIT_ARRAY ? ""
+		    : sv.iw_relr ? " through the entry (DT_RELR)" : " through its r_addend";
+  printf (", %" PRIu64 " section%s added, hook %s%s (old target 0x%" PRIx64 "), %" PRIu64
 	  " text range%s, segment 0x%" PRIx64 " bytes at 0x%" PRIx64, sv.added,
-	  sv.added == 1 ? "" : "s", hooks[sv.hook], sv.old_target, sv.nranges,
+	  sv.added == 1 ? "" : "s", hooks[sv.hook], how, sv.old_target, sv.nranges,
 	  sv.nranges == 1 ? "" : "s", sv.size, sv.off);
 }
 
@@ -2514,10 +2687,13 @@ bytemap (const char *in_name, const char *out_name)
   for (uint64_t i = 1; sv.on && sv.nmoved_sh != 0 && i < in.h.shnum; i++)
     if (in.sh[i][SH_TYPE] == SHT_SYMTAB)
       exclude (in.sh[i][SH_OFFSET], in.sh[i][SH_OFFSET] + in.sh[i][SH_SIZE]);
+  if (sv.on)
+    find_init_word (&in);
   uint64_t compared = compare_bytes (&in, &out);
   if (sv.on)
     {
       stub_dynamic (&in, &out);
+      stub_init_array (&in, &out);
       check_hook (&in, &out);
       stub_symbols (&in, &out);
     }

@@ -4,8 +4,8 @@
 # under qemu-user.  For each architecture (aarch64, riscv64) and each
 # fixture (tests/fixtures/Makefile cross-*: 17 MiB of text from cross.S; a
 # PIE, a -no-pie program, -static, -static-pie, a shared library with its
-# own DT_INIT and a PIE using it, an lld PIE where clang and lld can
-# cross-link):
+# own DT_INIT and a constructor and a PIE using it, an lld PIE where clang
+# and lld can cross-link):
 #   - the plain and the --madvise rewrite have no more eu-elflint --gnu-ld
 #     messages than the original;
 #   - tests/phdr-dump (an independent reader) sees the text aligned to the
@@ -13,19 +13,29 @@
 #     still congruent modulo the original's largest p_align (up to 64 KiB:
 #     an aarch64 file linked for 64 KiB pages must still map on 16 and
 #     64 KiB kernels), one more R-X PT_LOAD for the stub and e_entry
-#     (programs) or DT_INIT (the library, read by readelf -d) inside it;
+#     (programs), DT_INIT (aarch64's library, read by readelf -d) or what
+#     ld.so calls first in DT_INIT_ARRAY (riscv64's: the addend of its
+#     relocation, readelf -r, or with DT_RELR the entry's bytes) inside it;
 #     phdr-dump --bytemap proves the rewrite is the original with the stub
-#     injected and nothing else changed;
+#     injected and nothing else changed, hooked as it should be;
 #   - original and both rewrites, run under qemu-user with the same
 #     arguments and environment, print exactly the same and exit 42: the
 #     output covers a hash of the whole text, calls into it, argc, argv and
-#     envp as main and the library's DT_INIT see them, an atexit handler
-#     and destructors run from ld.so's finaliser (the x0/a0 the stub must
-#     keep); qemu -strace shows the stub at work (madvise MADV_HUGEPAGE);
+#     envp as main, the library's DT_INIT and its constructor see them, an
+#     atexit handler and destructors run from ld.so's finaliser (the x0/a0
+#     the stub must keep); qemu -strace shows the stub at work (madvise
+#     MADV_HUGEPAGE) in the process that loads the library;
 #   - a second --madvise changes nothing.
-# riscv64: the library gets no stub (glibc ignores DT_INIT there), GNU ld's
-# default ET_EXEC layout cannot be aligned (refused, left as it was), so the
-# ET_EXEC programs are also linked at 4 MiB to get the stub.
+# riscv64: glibc calls no DT_INIT there, so the libraries get the stub as
+# the first entry of DT_INIT_ARRAY, chained to the old one: GNU ld's
+# library (frame_dummy first, an R_RISCV_RELATIVE relocation in DT_RELA)
+# and, where clang and lld can link it (GNU ld 2.40 ignores -z
+# pack-relative-relocs on riscv64), a library packed with DT_RELR whose
+# first entry is the constructor printing argc, argv and envp (which the
+# stub must pass on).  A library without DT_INIT_ARRAY, and one whose first
+# entry has a symbolic relocation, get no stub and a report that says why.
+# GNU ld's default ET_EXEC layout cannot be aligned (refused, left as it
+# was), so the ET_EXEC programs are also linked at 4 MiB to get the stub.
 # ppc64 and s390x (no stub): --madvise's refusal names the machine.
 # aarch64 only:
 #   - 16 KiB pages: a 70 MiB-text PIE rewritten with --page-size=16K gets
@@ -67,6 +77,37 @@ if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elf
 # hex N: N (0x-hex or decimal) in decimal.
 hex () { printf '%d' "$1"; }
 
+# file_offset FILE ADDR: the file offset (decimal) of address ADDR (decimal)
+# in the PT_LOAD of FILE holding it, as phdr-dump shows them; nothing if
+# none holds it.
+file_offset () {
+	"$PHDR_DUMP" "$1" | awk -v e="$2" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex($5) <= e && e < hex($5) + hex($6) { printf "%.0f\n", hex($4) + e - hex($5) }'
+}
+
+# init_array_first FILE: what ld.so calls first in FILE's DT_INIT_ARRAY
+# (decimal, relative to the load base): the addend of the R_RISCV_RELATIVE
+# relocation of the first entry as readelf -r lists it, or, when it lists
+# none (DT_RELR, whose entries readelf shows without addends), the entry's
+# own bytes.  Nothing without DT_INIT_ARRAY.
+init_array_first () {
+	local slot addend off
+	slot=$(readelf -dW "$1" | awk '$2 == "(INIT_ARRAY)" { print $3 }')
+	[ -n "$slot" ] || return 0
+	addend=$(readelf -rW "$1" | awk -v s="$(printf '%016x' "$(hex "$slot")")" \
+		'$1 == s && $3 == "R_RISCV_RELATIVE" { print $4 }')
+	if [ -n "$addend" ]; then
+		hex "0x$addend"
+		return
+	fi
+	off=$(file_offset "$1" "$(hex "$slot")")
+	[ -n "$off" ] && od -An -tu8 -j "$off" -N 8 "$1" | tr -d ' '
+}
+
 # run_qemu OUT DIR [QEMU_OPTION...]: run the current fixture ($prog, from
 # DIR, or from $O with the library in DIR) under qemu-$arch with ARGS and a
 # fixed environment; stdout and "exit status N" into OUT, stderr into
@@ -96,8 +137,8 @@ same_as_original () {
 # largest executable PT_LOAD) has p_align $pmd, congruent modulo it, with
 # at least $min_chunks whole chunks; every PT_LOAD congruent modulo the
 # original's largest p_align (up to 64 KiB); with STUB=yes, one executable
-# PT_LOAD more than the original, holding e_entry (programs) or DT_INIT
-# (the library).
+# PT_LOAD more than the original, holding $hook: e_entry (programs),
+# DT_INIT or DT_INIT_ARRAY[0] (libraries).
 check_layout_cross () {
 	local out=$1 what=$2 stub=$3 text chunks n_orig n_out entry
 	text=$(exec_loads "$out" | sort -k4,4n | tail -1)
@@ -127,11 +168,11 @@ check_layout_cross () {
 	seg=$("$PHDR_DUMP" "$out" | awk '$2 == "LOAD" && $3 ~ /X/ { l = $0 } END { print l }')
 	read -r _ _ _ _ s_vaddr s_filesz _ <<<"$seg"
 	s_vaddr=$(hex "$s_vaddr"); s_filesz=$(hex "$s_filesz")
-	if [ "$hook" = e_entry ]; then
-		entry=$(hex "$("$PHDR_DUMP" "$out" | sed -n 's/.* entry=\(0x[0-9a-f]*\).*/\1/p')")
-	else
-		entry=$(hex "$(readelf -dW "$out" | awk '$2 == "(INIT)" { print $3 }')")
-	fi
+	case $hook in
+	e_entry) entry=$(hex "$("$PHDR_DUMP" "$out" | sed -n 's/.* entry=\(0x[0-9a-f]*\).*/\1/p')") ;;
+	DT_INIT) entry=$(hex "$(readelf -dW "$out" | awk '$2 == "(INIT)" { print $3 }')") ;;
+	*) entry=$(init_array_first "$out"); entry=${entry:-0} ;;
+	esac
 	if [ "$n_out" -eq $((n_orig + 1)) ] && [ "$entry" -ge "$s_vaddr" ] && [ "$entry" -lt $((s_vaddr + s_filesz)) ]; then
 		pass "$name: $what: the stub's R-X PT_LOAD at $(printf %#x "$s_vaddr") holds $hook ($(printf %#x "$entry"))"
 	else
@@ -150,7 +191,7 @@ check_bytemap_cross () {
 	fi
 	first=$(printf '%s\n' "$msg" | grep -m1 '^bytemap ok')
 	case $first in
-	*"; stub: "*", hook $hook"*) pass "$name: phdr-dump --bytemap: the original with the stub, hooked through $hook" ;;
+	*"; stub: "*", hook $hook "*) pass "$name: phdr-dump --bytemap: the original with the stub, hooked through $hook" ;;
 	*) fail "$name: phdr-dump --bytemap: not hooked through $hook: $first" ;;
 	esac
 }
@@ -211,6 +252,10 @@ one_fixture () {
 		local why="build failed"
 		case $target in
 		cross-static-pie) [ -f "/usr/$arch-linux-gnu/lib/rcrt1.o" ] || why="the cross C library has no rcrt1.o (no static-pie)" ;;
+		cross-relr-lib)
+			if ! have "${CLANG:-clang}" || ! have ld.lld; then why="clang or ld.lld not found"
+			elif grep -q 'DT_RELR' "$O/$target.log"; then why="this C library or lld has no DT_RELR"
+			fi ;;
 		cross-lld-pie)
 			if ! have "${CLANG:-clang}" || ! have ld.lld; then why="clang or ld.lld not found"
 			elif grep -q 'R_RISCV_ALIGN requires unimplemented linker relaxation' "$O/$target.log"; then
@@ -260,15 +305,15 @@ one_fixture () {
 	fi
 
 	if [ "$expect" = nostub ]; then
-		# riscv64's shared objects: aligned, but no stub (glibc ignores
-		# DT_INIT there); the report says why.
+		# A riscv64 library whose DT_INIT_ARRAY[0] the stub cannot take
+		# over: aligned, but no stub; the report says why ($nostub_why).
 		local report
 		report=$("$ELFPMD" --madvise "${opts[@]}" -o "$w/mad/$file" "$w/orig/$file" 2>&1)
 		case $report in
-		*"stub"*"glibc never calls DT_INIT"*)
-			pass "$name: --madvise: no stub, and the report says why (glibc never calls DT_INIT here)" ;;
+		*"no startup stub: "*"$nostub_why"*)
+			pass "$name: --madvise: no stub, and the report says why ($nostub_why)" ;;
 		*)
-			fail "$name: --madvise: expected the stub refused for DT_INIT: $(printf '%s' "$report" | grep -i stub)" ;;
+			fail "$name: --madvise: expected the stub refused ($nostub_why): $(printf '%s' "$report" | grep -i stub)" ;;
 		esac
 		if cmp -s "$w/plain/$file" "$w/mad/$file"; then
 			pass "$name: --madvise wrote what elfpmd alone writes"
@@ -349,12 +394,7 @@ bti_checks () {
 		else
 			entry=$(readelf -dW "$w/mad/$file" | awk '$2 == "(INIT)" { print $3 }')
 		fi
-		entry_off=$("$PHDR_DUMP" "$w/mad/$file" | awk -v e="$(hex "$entry")" '
-			function hex(s,  i, v) {
-				v = 0; s = tolower(s); sub(/^0x/, "", s)
-				for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-				return v }
-			$2 == "LOAD" && hex($5) <= e && e < hex($5) + hex($6) { printf "%.0f\n", hex($4) + e - hex($5) }')
+		entry_off=$(file_offset "$w/mad/$file" "$(hex "$entry")")
 		if [ -z "$entry_off" ]; then
 			fail "$name: cannot find the stub's entry point ($entry) in the file"
 			continue
@@ -433,9 +473,9 @@ for arch in aarch64 riscv64; do
 		one_fixture static cross-static cross-static cross-static e_entry
 	fi
 	one_fixture static-pie cross-static-pie cross-static-pie cross-static-pie e_entry
-	[ "$arch" = riscv64 ] && expect=nostub
-	one_fixture lib cross-lib libcrossbig.so usecross DT_INIT
-	expect=aligned
+	lib_hook=DT_INIT
+	[ "$arch" = riscv64 ] && lib_hook="DT_INIT_ARRAY[0]"
+	one_fixture lib cross-lib libcrossbig.so usecross "$lib_hook"
 	one_fixture lld-pie cross-lld-pie cross-lld-pie cross-lld-pie e_entry
 	rm -rf "$O"
 
@@ -448,6 +488,33 @@ for arch in aarch64 riscv64; do
 		one_fixture nopie-at4m cross-nopie cross-nopie cross-nopie e_entry
 		one_fixture static-at4m cross-static cross-static cross-static e_entry
 		rm -rf "$O"
+
+		# A library packed with DT_RELR (lld, without the crt files and
+		# linker relaxation that lld 14 lacks): the first DT_INIT_ARRAY
+		# entry, the constructor, holds its own address, no addend.
+		O=$WORK/$arch-relr
+		make_vars=(CROSS="$arch-linux-gnu-" "CROSS_CFLAGS=-mno-relax -DCROSS_RELR")
+		one_fixture relr-lib cross-relr-lib libcrossrelr.so usecrossrelr "DT_INIT_ARRAY[0]"
+		rm -rf "$O"
+
+		# Libraries whose DT_INIT_ARRAY[0] the stub must not take over
+		# (linked without the crt files, so that frame_dummy is not the
+		# first entry): none at all, and a pointer to a global function,
+		# which another object could interpose (a symbolic relocation).
+		expect=nostub
+		O=$WORK/$arch-noinit
+		make_vars=(CROSS="$arch-linux-gnu-" CROSS_CFLAGS=-DCROSS_NO_CONSTRUCTOR
+			CROSS_LIB_LDFLAGS=-nostartfiles)
+		nostub_why="no DT_INIT_ARRAY"
+		one_fixture noinit-lib cross-lib libcrossbig.so usecross "DT_INIT_ARRAY[0]"
+		rm -rf "$O"
+		O=$WORK/$arch-symbolic
+		make_vars=(CROSS="$arch-linux-gnu-" CROSS_CFLAGS=-DCROSS_SYMBOLIC_CONSTRUCTOR
+			CROSS_LIB_LDFLAGS=-nostartfiles)
+		nostub_why="filled by a symbolic relocation"
+		one_fixture symbolic-lib cross-lib libcrossbig.so usecross "DT_INIT_ARRAY[0]"
+		rm -rf "$O"
+		expect=aligned
 	fi
 
 	if [ "$arch" = aarch64 ]; then

@@ -21,5 +21,6 @@ _Static_assert (STUB_AARCH64_SIZE - STUB_AARCH64_PARAMS >= sizeof (struct stub_p
 const struct stub_arch stub_arch_aarch64 = {
   .e_machine = EM_AARCH64, .elfclass = ELFCLASS64, .name = "aarch64",
   .code = stub_aarch64_code, .size = STUB_AARCH64_SIZE,
-  .entry = STUB_AARCH64_ENTRY, .params = STUB_AARCH64_PARAMS, .init_hook = true,
+  .entry = STUB_AARCH64_ENTRY, .params = STUB_AARCH64_PARAMS,
+  .library_hook = STUB_LIBRARY_DT_INIT,
 };

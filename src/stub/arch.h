@@ -5,8 +5,15 @@
 #ifndef ELFPMD_STUB_ARCH_H
 #define ELFPMD_STUB_ARCH_H
 
-#include <stdbool.h>
 #include <stddef.h>
+
+/* How the stub is hooked into a shared object of a machine: the C
+   library's loader calls DT_INIT on the older ports only.  */
+enum stub_library_hook
+{
+  STUB_LIBRARY_DT_INIT,		/* DT_INIT, chained to an old one or in a spare slot */
+  STUB_LIBRARY_INIT_ARRAY,	/* the first DT_INIT_ARRAY entry, chained to the old one */
+};
 
 struct stub_arch
 {
@@ -17,8 +24,8 @@ struct stub_arch
   size_t size;
   size_t entry;			/* offset of the entry point in CODE */
   size_t params;		/* offset of struct stub_params in CODE */
-  bool init_hook;		/* it may be called as DT_INIT (returns to its caller) */
-  const char *no_init_hook;	/* why not, for the report, when !init_hook */
+  enum stub_library_hook library_hook;
+  unsigned relative_reloc;	/* R_*_RELATIVE, for STUB_LIBRARY_INIT_ARRAY */
 };
 
 /* The stub for E_MACHINE and ELFCLASS, or NULL if there is none.  */

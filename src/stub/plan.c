@@ -14,6 +14,7 @@
 #include "arith.h"
 #include "elf_encode.h"
 #include "sizes.h"
+#include "stub/init_array.h"
 #include "stub/stub.h"
 
 #ifndef EM_LOONGARCH
@@ -490,7 +491,28 @@ collect_ranges (struct stub_plan *sp, const struct layout_plan *layout,
   return SIZE_MAX;
 }
 
-/* Choose the hook: e_entry for programs, DT_INIT for shared objects.  */
+/* Hook a shared object through the first entry of its DT_INIT_ARRAY
+   (see stub/init_array.c), or set SP->refusal.  */
+static void
+choose_init_array (struct stub_plan *sp, const struct layout_plan *layout,
+		   const struct elf_file *file)
+{
+  struct init_slot slot;
+  sp->refusal = init_slot_find (file, sp->stub->relative_reloc, &slot);
+  if (sp->refusal != NULL)
+    return;
+  sp->hook = STUB_HOOK_INIT_ARRAY;
+  sp->old_target = slot.function;
+  sp->init_word_old_offset = slot.word_offset;
+  /* (a word of a PT_LOAD's file contents: where the map puts that byte) */
+  sp->init_word_offset = layout_map_offset (layout, slot.word_offset);
+  sp->init_word_size = slot.word_size;
+  sp->init_word_relr = slot.relr;
+}
+
+/* Choose the hook: e_entry for programs; for shared objects DT_INIT, or
+   the first entry of DT_INIT_ARRAY where the machine's ld.so calls no
+   DT_INIT.  */
 static int
 choose_hook (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
 	     struct diag *err)
@@ -500,6 +522,11 @@ choose_hook (struct stub_plan *sp, const struct layout_plan *layout, const struc
       sp->hook = STUB_HOOK_ENTRY;
       sp->old_target = file->ehdr.e_entry;
       sp->params.flags = STUB_FLAG_EXE;
+      return 0;
+    }
+  if (sp->stub->library_hook == STUB_LIBRARY_INIT_ARRAY)
+    {
+      choose_init_array (sp, layout, file);
       return 0;
     }
   if (file->dynamic != SIZE_MAX)
@@ -565,6 +592,40 @@ overlaps_headers (const struct elf_file *file, uint64_t off, uint64_t len)
   return overlaps (off, len, 0, elf_ehdr_size (file->elfclass))
 	 || overlaps (off, len, file->ehdr.e_phoff, file->ehdr.e_phoff + ph)
 	 || (file->shnum != 0 && overlaps (off, len, file->ehdr.e_shoff, file->ehdr.e_shoff + sh));
+}
+
+/* Whether the word SP patches for a DT_INIT_ARRAY hook lies in anything
+   else that the rewrite changes: the ELF header, a header table or
+   PT_DYNAMIC of FILE, and once the table's place is decided (PLACED) what
+   a growing table covers (the table grown, the old place of what moves)
+   and the symbol table whose moved symbols follow.  Only a hostile file
+   does that.  */
+static bool
+init_word_clashes (const struct stub_plan *sp, const struct elf_file *file, bool placed)
+{
+  uint64_t off = sp->init_word_old_offset, len = sp->init_word_size;
+  if (overlaps_headers (file, off, len))
+    return true;
+  if (file->dynamic != SIZE_MAX
+      && overlaps (off, len, file->phdrs[file->dynamic].p_offset,
+		   file->phdrs[file->dynamic].p_offset + file->phdrs[file->dynamic].p_filesz))
+    return true;
+  if (!placed)
+    return false;
+  /* (the grown table lies in the first PT_LOAD: plan_growth checked it) */
+  uint64_t grown_end = file->ehdr.e_phoff
+		       + (uint64_t) (file->phnum + 1) * elf_phdr_size (file->elfclass);
+  if (sp->table == STUB_TABLE_GROWN
+      && overlaps (off, len, file->ehdr.e_phoff,
+		   sp->moved_end > grown_end ? sp->moved_end : grown_end))
+    return true;
+  if (sp->nsyms_moved != 0 && sp->symtab_index < file->shnum)
+    {
+      const GElf_Shdr *sh = &file->shdrs[sp->symtab_index];
+      if (overlaps (off, len, sh->sh_offset, sh->sh_offset + sh->sh_size))
+	return true;
+    }
+  return false;
 }
 
 /* The highest address a relocation of an allocated REL or RELA section
@@ -783,20 +844,20 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       sp->refusal = "no whole PMD chunk of text can be PMD-mapped, so the stub would do nothing";
       return 0;
     }
-  if (file->kind == OBJECT_SHARED && !sp->stub->init_hook)
-    {
-      sp->refusal = sp->stub->no_init_hook != NULL ? sp->stub->no_init_hook
-		    : "this machine's stub cannot be hooked through DT_INIT";
-      return 0;
-    }
   if (choose_hook (sp, layout, file, err) != 0)
     return -1;
   if (sp->refusal != NULL)
     return 0;
-  if (sp->hook != STUB_HOOK_ENTRY
+  if ((sp->hook == STUB_HOOK_INIT_CHAIN || sp->hook == STUB_HOOK_INIT_NEW)
       && overlaps_headers (file, sp->dyn_old_offset, gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT)))
     {
       sp->refusal = "PT_DYNAMIC overlaps the ELF header or a header table";
+      return 0;
+    }
+  if (sp->hook == STUB_HOOK_INIT_ARRAY && init_word_clashes (sp, file, false))
+    {
+      sp->refusal = "the relocation or entry of DT_INIT_ARRAY[0] overlaps the ELF header, a "
+		    "header table or PT_DYNAMIC";
       return 0;
     }
 
@@ -820,6 +881,12 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     sp->table = STUB_TABLE_GROWN;
   else
     sp->table = STUB_TABLE_MOVED;
+  if (sp->hook == STUB_HOOK_INIT_ARRAY && init_word_clashes (sp, file, true))
+    {
+      sp->refusal = "the relocation or entry of DT_INIT_ARRAY[0] lies where the program header "
+		    "table grows, or in a symbol table it changes";
+      return 0;
+    }
   /* ld.so takes a program's load bias from PT_PHDR's address and the table
      the kernel passes: a PT_PHDR must move with the table, and one that
      does not describe the table (a hostile input) cannot be moved right.  */
@@ -872,12 +939,12 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   sp->code_vaddr = sp->seg_vaddr + code_at;
   sp->entry_vaddr = sp->code_vaddr + sp->stub->entry;
   sp->end_offset = file_end;
-  /* Above every segment nothing of the program can be: an entry point or
-     DT_INIT there would have the stub call itself.  */
+  /* Above every segment nothing of the program can be: an entry point,
+     DT_INIT or DT_INIT_ARRAY[0] there would have the stub call itself.  */
   if (sp->old_target >= sp->seg_vaddr && sp->old_target < seg_end)
     {
-      sp->refusal = "the entry point or DT_INIT lies where the stub's segment would go, outside "
-		    "every PT_LOAD";
+      sp->refusal = "the entry point, DT_INIT or DT_INIT_ARRAY[0] lies where the stub's segment "
+		    "would go, outside every PT_LOAD";
       return 0;
     }
 
@@ -1037,6 +1104,7 @@ stub_hook_name (enum stub_hook hook)
     {
     case STUB_HOOK_ENTRY: return "e_entry";
     case STUB_HOOK_INIT_CHAIN: return "DT_INIT, chained to the old one";
+    case STUB_HOOK_INIT_ARRAY: return "DT_INIT_ARRAY[0], chained to the old first entry";
     default: return "DT_INIT, in a spare .dynamic slot";
     }
 }
@@ -1063,12 +1131,19 @@ stub_sampled_chunks (const struct stub_plan *sp)
   return chunks;
 }
 
+/* Store V as SIZE bytes in byte order DATA at P.  */
+static void
+put_word (unsigned char *p, uint64_t v, size_t size, int data)
+{
+  for (size_t k = 0; k < size; k++)
+    p[data == ELFDATA2LSB ? k : size - 1 - k] = (unsigned char) (v >> (8 * k));
+}
+
 /* Store V as 8 bytes in byte order DATA at P.  */
 static void
 put64 (unsigned char *p, uint64_t v, int data)
 {
-  for (int k = 0; k < 8; k++)
-    p[data == ELFDATA2LSB ? k : 7 - k] = (unsigned char) (v >> (8 * k));
+  put_word (p, v, 8, data);
 }
 
 /* The stub's code with its parameters filled in, in the file's byte order:
@@ -1200,9 +1275,19 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
     return -1;
   if (sp->add_section && patch_names (sp, file, pieces, err) != 0)
     return -1;
-  if (sp->hook != STUB_HOOK_ENTRY
+  if ((sp->hook == STUB_HOOK_INIT_CHAIN || sp->hook == STUB_HOOK_INIT_NEW)
       && patch_dyn (file, pieces, DT_INIT, sp->entry_vaddr, sp->dyn_offset, err) != 0)
     return -1;
+  if (sp->hook == STUB_HOOK_INIT_ARRAY)
+    {
+      unsigned char *word = malloc (sp->init_word_size);
+      if (word == NULL)
+	return diag_set (err, "out of memory");
+      put_word (word, sp->entry_vaddr, sp->init_word_size, file->data);
+      if (pieces_add_patch (pieces, PATCH_INIT_ARRAY, sp->init_word_offset, word,
+			    sp->init_word_size, err) != 0)
+	return -1;
+    }
   if (sp->table != STUB_TABLE_GROWN)
     return 0;
 

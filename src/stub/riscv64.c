@@ -1,13 +1,18 @@
 /* The riscv64 startup stub: machine code generated from stub/ at the top of
    the tree (tools/gen-stub.sh riscv64).  Its entry saves ra, a0-a7, t0-t6
    and s0 (a0 holds ld.so's finaliser at process entry, sp points at argc)
-   and goes on to the old entry point (jr), so it serves as e_entry.
+   and goes on to its target (jr), so it serves as e_entry.
 
-   Not as DT_INIT: glibc's ld.so ignores DT_INIT on riscv64 (ELF_INITFINI
-   is 0 there; only the older ports define it to 1): a library linked with
+   Shared objects are hooked through the first entry of DT_INIT_ARRAY, not
+   DT_INIT: glibc's ld.so ignores DT_INIT on riscv64 (ELF_INITFINI is 0
+   there; only the older ports define it to 1), so a library linked with
    -init runs only its DT_INIT_ARRAY (seen under qemu-riscv64 with Debian
-   12's glibc 2.36), so a stub hooked there would never run.  Shared objects are refused with that reason until the
-   stub can be hooked through DT_INIT_ARRAY.  */
+   12's glibc 2.36).  ld.so calls each entry with argc, argv and envp in
+   a0-a2 and the return address in ra; the stub keeps them and jumps to
+   the old first entry, a tail call that returns to ld.so.  So the stub
+   runs before the library's other constructors (and, as ever, after those
+   of the libraries it needs).  Verified under qemu-riscv64 only
+   (tests/run-cross.sh), with GNU ld's RELA and lld's DT_RELR output.  */
 #include <config.h>
 
 #include <elf.h>
@@ -27,7 +32,6 @@ _Static_assert (STUB_RISCV64_SIZE - STUB_RISCV64_PARAMS >= sizeof (struct stub_p
 const struct stub_arch stub_arch_riscv64 = {
   .e_machine = EM_RISCV, .elfclass = ELFCLASS64, .name = "riscv64",
   .code = stub_riscv64_code, .size = STUB_RISCV64_SIZE,
-  .entry = STUB_RISCV64_ENTRY, .params = STUB_RISCV64_PARAMS, .init_hook = false,
-  .no_init_hook = "glibc never calls DT_INIT on riscv64, and the stub has no DT_INIT_ARRAY "
-		  "hook yet",
+  .entry = STUB_RISCV64_ENTRY, .params = STUB_RISCV64_PARAMS,
+  .library_hook = STUB_LIBRARY_INIT_ARRAY, .relative_reloc = R_RISCV_RELATIVE,
 };

@@ -22,7 +22,9 @@
      but GNU strip cannot rewrite such a file.
 
    Programs are hooked through e_entry; shared objects through DT_INIT,
-   chaining to an existing one.  */
+   chaining to an existing one, or, on machines whose ld.so calls no
+   DT_INIT (riscv64), through the first entry of DT_INIT_ARRAY, chaining to
+   the function it held (stub/init_array.c).  */
 #ifndef ELFPMD_STUB_STUB_H
 #define ELFPMD_STUB_STUB_H
 
@@ -43,6 +45,7 @@ enum stub_hook
   STUB_HOOK_ENTRY,		/* e_entry of a program */
   STUB_HOOK_INIT_CHAIN,		/* DT_INIT of a shared object, chaining to the old one */
   STUB_HOOK_INIT_NEW,		/* DT_INIT put into a spare DT_NULL slot */
+  STUB_HOOK_INIT_ARRAY,		/* DT_INIT_ARRAY[0] of a shared object, chaining to the old one */
 };
 
 /* Where the new PT_LOAD's program header goes (see the top).  */
@@ -121,9 +124,16 @@ struct stub_plan
   uint64_t shdr_offset;		/* the new section header table */
 
   enum stub_hook hook;
-  uint64_t old_target;		/* old e_entry or DT_INIT, 0 when none */
+  uint64_t old_target;		/* old e_entry, DT_INIT or DT_INIT_ARRAY[0], 0 when none */
   uint64_t dyn_offset;		/* new file offset of the dynamic entry to patch */
   uint64_t dyn_old_offset;	/* its offset in the input */
+  /* STUB_HOOK_INIT_ARRAY: the word that decides what DT_INIT_ARRAY[0]
+     holds (its relocation's r_addend, or with DT_RELR the entry itself)
+     gets the stub's entry point.  */
+  uint64_t init_word_offset;	/* its new file offset */
+  uint64_t init_word_old_offset; /* its offset in the input */
+  size_t init_word_size;
+  bool init_word_relr;		/* it is the entry itself */
   struct stub_params params;
 };
 

@@ -18,5 +18,6 @@ _Static_assert (STUB_X86_64_SIZE - STUB_X86_64_PARAMS >= sizeof (struct stub_par
 const struct stub_arch stub_arch_x86_64 = {
   .e_machine = EM_X86_64, .elfclass = ELFCLASS64, .name = "x86-64",
   .code = stub_x86_64_code, .size = STUB_X86_64_SIZE,
-  .entry = STUB_X86_64_ENTRY, .params = STUB_X86_64_PARAMS, .init_hook = true,
+  .entry = STUB_X86_64_ENTRY, .params = STUB_X86_64_PARAMS,
+  .library_hook = STUB_LIBRARY_DT_INIT,
 };
