@@ -1068,6 +1068,10 @@ check_patches (const struct checker *c)
 	    if (p->bytes[b] != 0)
 	      ret = FAIL (c, "the cleared bytes at %#" PRIx64 " are not zeros", p->offset);
 	  break;
+	default:
+	  /* A kind of patch this checker has no test for proves nothing.  */
+	  ret = FAIL (c, "a patch of unknown kind %d at %#" PRIx64, (int) p->kind, p->offset);
+	  break;
 	}
       if (ret != 0)
 	return -1;

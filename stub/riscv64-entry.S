@@ -10,9 +10,10 @@
    floating-point register); they are restored, and control goes on to the
    original entry point with every register as it was but t1 and t2, which
    are scratch at process entry, or returns (ret) when there is no target.
-   The stub also returns correctly when called like a function, but it is
-   not hooked through DT_INIT on riscv64: glibc never calls DT_INIT there
-   (see src/stub/riscv64.c).  */
+   In a shared object it is entered as DT_INIT_ARRAY[0] instead (glibc
+   never calls DT_INIT on riscv64; see src/stub/riscv64.c): a0-a2 hold
+   argc, argv and envp and ra returns into ld.so, and the jr to the target,
+   the old first entry, is a tail call that keeps them all.  */
 
 	.section .text.entry, "ax"
 	.globl	stub_entry
