@@ -11,7 +11,17 @@
 #         so that a batch is warm even if someone dropped the caches since
 #         the last one;
 #   cold  COLD runs of each, alternating ABBA, each right after
-#         sync; drop_caches (untimed).
+#         sync; drop_caches (untimed);
+#   first PRIME first starts of a fresh copy of each, alternating ABBA:
+#         the rewrite copied (cp) and then primed (`elfpmd prime`), as after
+#         a package's installation with elfpmd's prime hook; the original
+#         copied and written back (sync FILE, as prime does), as after a
+#         package's installation without elfpmd; copy and prime untimed.
+#         Two ratios: the primed rewrite against the rewrite's warm runs
+#         (the goal: within 5%), and against the original's first start
+#         after cp (what elfpmd adds to a first start: even the original
+#         starts 10-15% slower the first time after cp than warm).  The
+#         coverage is measured on such a first start too.
 # It prints the median, mean, minimum and maximum time per run, the median
 # minor and major page faults per run (wait4's rusage), and the ratios
 # rewritten / original (> 1: the stub makes the start slower) of the
@@ -41,12 +51,13 @@
 # $ELFPMD_BENCH_LOCK), one at a time, so that other benchmarks taking the
 # same lock never time anything at the same moment.
 #
-# Usage: bench/startup.sh [-n WARM] [-b BATCH] [-c COLD] [-p | -P]
+# Usage: bench/startup.sh [-n WARM] [-b BATCH] [-c COLD] [-r PRIME] [-p | -P]
 #                         [-d WORKDIR] [-k] [BINARY [ARG...]]
 #   -n WARM      warm runs of each program per invocation (default 200)
 #   -b BATCH     warm runs per batch (default 10; WARM is rounded up to
 #                an even number of batches)
 #   -c COLD      cold runs of each (default 10)
+#   -r PRIME     first starts after cp + prime (default 10; 0: none)
 #   -p           also measure the 256 MiB-text PIE (default without BINARY)
 #   -P           do not measure the 256 MiB-text PIE
 #   -d WORKDIR   directory to work in (default: mktemp -d under /var/tmp;
@@ -64,14 +75,16 @@ export LC_ALL=C
 WARM=200
 BATCH=10
 COLD=10
+PRIME=10
 BIGPIE=
 WORK=
 KEEP=0
-while getopts 'n:b:c:pPd:kh' opt; do
+while getopts 'n:b:c:r:pPd:kh' opt; do
 	case $opt in
 	n) WARM=$OPTARG ;;
 	b) BATCH=$OPTARG ;;
 	c) COLD=$OPTARG ;;
+	r) PRIME=$OPTARG ;;
 	p) BIGPIE=1 ;;
 	P) BIGPIE=0 ;;
 	d) WORK=$OPTARG ;;
@@ -81,8 +94,8 @@ while getopts 'n:b:c:pPd:kh' opt; do
 done
 shift $((OPTIND - 1))
 die() { echo "startup.sh: $*" >&2; exit 1; }
-for v in "$WARM" "$BATCH" "$COLD"; do
-	case $v in '' | *[!0-9]*) die "-n, -b and -c want numbers" ;; esac
+for v in "$WARM" "$BATCH" "$COLD" "$PRIME"; do
+	case $v in '' | *[!0-9]*) die "-n, -b, -c and -r want numbers" ;; esac
 done
 [ "$WARM" -ge 1 ] && [ "$BATCH" -ge 1 ] && [ "$COLD" -ge 1 ] || die "-n, -b and -c want at least 1"
 BATCHES=$(((WARM + BATCH - 1) / BATCH))
@@ -351,10 +364,35 @@ coverage() {
 	echo "  coverage, $state:$line"
 }
 
+# fresh_start DIR B [-p REPORT] INVOCATION...: copy DIR/B to DIR/fresh-B
+# (a new file, as a package manager writes it), elfpmd prime it (B
+# rewritten) or write it back (B original), and start it once: timed
+# (runtimer's line), or with -p REPORT untimed with pmdreport.so preloaded,
+# its coverage appended to REPORT.
+fresh_start() {
+	local dir=$1 b=$2 report=
+	shift 2
+	if [ "${1:-}" = -p ]; then report=$2; shift 2; fi
+	rm -f "$dir/fresh-$b"
+	cp "$dir/$b" "$dir/fresh-$b"
+	if [ "$b" = rewritten ]; then
+		"$ELFPMD" prime -q "$dir/fresh-$b" || return 1
+	else
+		sync "$dir/fresh-$b"
+	fi
+	if [ -n "$report" ]; then
+		LD_PRELOAD=$WORK/pmdreport.so PMDREPORT=$report "$dir/fresh-$b" "$@" </dev/null >/dev/null 2>&1 || true
+	else
+		./runtimer -n 1 "$dir/fresh-$b" "$@"
+	fi
+}
+
 # Each invocation of each program: warm batches ABBA, cold runs ABBA,
-# coverage; results per invocation.
+# first starts after prime, coverage; results per invocation.
 declare -a SUMMARY=()
 ACCEPT=
+PRIME_ACCEPT=
+FIRST_RATIOS=
 for prog in "${PROGRAMS[@]}"; do
 	if [ "$prog" = bigpie ]; then invs=(""); else invs=("${INVOCATIONS[@]}"); fi
 	for inv in "${invs[@]}"; do
@@ -362,7 +400,7 @@ for prog in "${PROGRAMS[@]}"; do
 		[ "$prog" = main ] && label="$(basename "$SOURCE")${inv:+ $inv}"
 		echo
 		echo "== $label"
-		rm -f warm.* cold.*
+		rm -f warm.* cold.* prime.*
 		for ((k = 0; k < BATCHES; k++)); do
 			if [ $((k % 2)) = 0 ]; then order="original rewritten"; else order="rewritten original"; fi
 			for b in $order; do
@@ -377,6 +415,13 @@ for prog in "${PROGRAMS[@]}"; do
 				# shellcheck disable=SC2086 # INVOCATION is words
 				locked ./runtimer -d -n 1 "$WORK/$prog/$b" $inv >>"cold.$b" ||
 					die "$prog/$b $inv failed"
+			done
+		done
+		for ((k = 0; k < PRIME; k++)); do
+			if [ $((k % 2)) = 0 ]; then order="original rewritten"; else order="rewritten original"; fi
+			for b in $order; do
+				# shellcheck disable=SC2086 # INVOCATION is words
+				locked fresh_start "$WORK/$prog" "$b" $inv >>"prime.$b" || die "$prog: cp + start of $b failed"
 			done
 		done
 		for state in warm cold; do
@@ -394,8 +439,36 @@ for prog in "${PROGRAMS[@]}"; do
 				ACCEPT+="${ratio% *} "
 			fi
 		done
+		if [ "$PRIME" -gt 0 ]; then
+			read -r mw aw lw hw fw jw <<<"$(stats warm.rewritten)"
+			read -r mo ao lo ho fo jo <<<"$(stats prime.original)"
+			read -r mp ap lp hp fp jp <<<"$(stats prime.rewritten)"
+			printf '  first %3d first starts of a fresh copy of each   median    mean     min     max (ms)\n' \
+				"$(wc -l <prime.rewritten)"
+			printf '    original, after cp + sync    %9.3f %7.3f %7.3f %7.3f   %6d/%d\n' "$mo" "$ao" "$lo" "$ho" "$fo" "$jo"
+			printf '    rewritten, after cp + prime  %9.3f %7.3f %7.3f %7.3f   %6d/%d\n' "$mp" "$ap" "$lp" "$hp" "$fp" "$jp"
+			printf '    rewritten, warm              %9.3f %7.3f %7.3f %7.3f   %6d/%d\n' "$mw" "$aw" "$lw" "$hw" "$fw" "$jw"
+			ratio=$(awk -v a="$mp" -v b="$mw" -v c="$ap" -v d="$aw" 'BEGIN { printf "%.3f %.3f", a / b, c / d }')
+			first=$(awk -v a="$mp" -v b="$mo" -v c="$ap" -v d="$ao" 'BEGIN { printf "%.3f %.3f", a / b, c / d }')
+			printf '    primed/warm: %s of medians, %s of means; primed/original first start: %s, %s\n' \
+				"${ratio% *}" "${ratio#* }" "${first% *}" "${first#* }"
+			SUMMARY+=("$(printf '%-40s %-5s primed first start/warm %s, /original first start %s (medians)' \
+				"$label" first "${ratio% *}" "${first% *}")")
+			PRIME_ACCEPT+="${ratio% *} "
+			FIRST_RATIOS+="${first% *} "
+		fi
 		coverage cold "$prog" "$inv"
 		coverage warm "$prog" "$inv"
+		if [ "$PRIME" -gt 0 ]; then
+			rm -f pmd.fresh
+			# shellcheck disable=SC2086 # INVOCATION is words
+			locked fresh_start "$WORK/$prog" rewritten -p "$WORK/pmd.fresh" $inv || die "$prog: cp + prime + start failed"
+			if [ -s pmd.fresh ]; then
+				awk '{ printf "  coverage, first start after cp + prime: rewritten %d of %d MiB\n", $1 / 1024, $2 / 1024 }' pmd.fresh
+			else
+				echo "  coverage, first start after cp + prime: no report (static, or did not end through exit())"
+			fi
+		fi
 	done
 done
 
@@ -405,4 +478,11 @@ printf '  %s\n' "${SUMMARY[@]}"
 echo "$ACCEPT" | awk -v prog="$(basename "$SOURCE")" '{ w = $1; for (i = 2; i <= NF; i++) if ($i > w) w = $i
 	printf "acceptance: warm start of %s at most 5%% slower: worst median ratio %.3f: %s\n",
 		prog, w, (w <= 1.05 ? "PASS" : "FAIL") }'
+if [ -n "$PRIME_ACCEPT" ]; then
+	echo "$PRIME_ACCEPT" | awk '{ w = $1; for (i = 2; i <= NF; i++) if ($i > w) w = $i
+		printf "goal: first start after cp + prime within 5%% of a warm start: worst median ratio %.3f: %s\n",
+			w, (w <= 1.05 ? "PASS" : "FAIL") }'
+	echo "$FIRST_RATIOS" | awk '{ w = $1; for (i = 2; i <= NF; i++) if ($i > w) w = $i
+		printf "first start after cp + prime against the original first start after cp: worst median ratio %.3f\n", w }'
+fi
 echo "runtime of this script: $((SECONDS - started)) s"
