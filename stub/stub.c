@@ -48,8 +48,15 @@
       the program's own faults in the range read whole chunks too);
    2. touch each chunk, last first; or, for a range of more than
       populate_max chunks, only a sample of eight (choose_touched), and the
-      rest only when the sample finds a chunk not PMD-mapped.  A chunk that
-      another process is evicting is not touched (touch_harmless);
+      rest only when the sample finds a chunk not PMD-mapped.  A chunk of
+      which nothing is cached is left to the program, unless it lies within
+      the read-ahead window of the range's ends (edge_chunks), where the
+      program's faults in its other mappings would read it in small folios:
+      the program's first fault in it reads one PMD folio and maps it with
+      a PMD, if the program ever gets there, so that a cold start reads no
+      more text than the program runs (elfpmd prime reads it all ahead,
+      without running the program).  A chunk that another process is
+      evicting is not touched (touch_harmless);
    3. check each chunk right after its touch (chunk_pmd_mapped: exactly
       with PAGEMAP_SCAN, 6.7+; before that from /proc/self/pagemap, where
       a chunk mapped with small pages shows only the pages around the
@@ -202,6 +209,8 @@ struct stub
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   int slept;			/* milliseconds waited for pages to go */
   struct mapping map;		/* filled by find_mapping */
+  uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
+  int edge_known;
 #ifdef STUB_PROT_BTI
   long guard;			/* guarded (): -2 not looked at yet */
 #endif
@@ -450,6 +459,83 @@ find_mapping (struct stub *st, uintptr_t addr, char *path)
     }
   sys_close (l.fd);
   return m->found ? 0 : -1;
+}
+
+/* Append the decimal digits of V to *D.  */
+static void
+put_number (char **d, uint64_t v)
+{
+  char digits[24];
+  int n = 0;
+  do
+    digits[n++] = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  while (n > 0)
+    *(*d)++ = digits[--n];
+}
+
+/* The number at the start of the file PATH (decimal), or -1.  */
+static long
+read_number (const char *path)
+{
+  int fd = sys_openat (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  char buf[32];
+  long got = sys_read (fd, buf, sizeof buf - 1);
+  sys_close (fd);
+  if (got <= 0 || buf[0] < '0' || buf[0] > '9')
+    return -1;
+  buf[got] = '\0';
+  const char *s = buf;
+  uint64_t v = parse_number (&s, 10);
+  return v > (1u << 30) ? -1 : (long) v;
+}
+
+/* How many chunks at each end of a range the page cache may get in small
+   folios from faults outside it: faults in the rest of the object's file
+   mappings (the text's head and tail, read-only data, data) read around
+   them into the neighbouring chunks, a window of at most the device's
+   read_ahead_kb (an asynchronous window started from a page marked in a
+   mapping outside the range, too: one marked inside it starts none, since
+   the range is MADV_RANDOM), which large folios, aligned to their size,
+   can stretch to twice that.  Those chunks are populated at once; the
+   others the program's own faults read as PMD folios.  From the read_ahead_kb of the
+   object's block device (/sys/dev/block/MAJOR:MINOR, its queue or that of
+   the disk a partition belongs to); UINT64_MAX (every chunk) when that
+   cannot be told (no block device: btrfs, overlayfs, NFS).  */
+static uint64_t
+edge_chunks (struct stub *st)
+{
+  if (st->edge_known)
+    return st->edge;
+  st->edge_known = 1;
+  st->edge = UINT64_MAX;
+  char path[MAPS_LINE];
+  if (!st->map.found && find_mapping (st, st->self, path) != 0)
+    return st->edge;
+  static const char dir[] = "/sys/dev/block/";
+  char *d = path;
+  for (const char *c = dir; *c != '\0'; c++)
+    *d++ = *c;
+  put_number (&d, st->map.dev_major);
+  *d++ = ':';
+  put_number (&d, st->map.dev_minor);
+  char *tail = d;
+  long kb = -1;
+  for (int up = 0; up <= 1 && kb < 0; up++)
+    {
+      static const char queue[] = "/queue/read_ahead_kb";
+      static const char parent[] = "/../queue/read_ahead_kb";
+      d = tail;
+      for (const char *c = up ? parent : queue; *c != '\0'; c++)
+	*d++ = *c;
+      *d = '\0';
+      kb = read_number (path);
+    }
+  if (kb >= 0)
+    st->edge = ((uint64_t) kb * 2048 + st->pmd - 1) / st->pmd;
+  return st->edge;
 }
 
 /* Whether FD is the regular file the mapping ST->map comes from.  */
@@ -711,7 +797,9 @@ drop_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t *dropped)
 
 /* Touch the chunks of SET (of the N at START), last first, check each
    right after its touch, and mark in BAD those that are not PMD-mapped;
-   drop those at once (drop_chunk).  A chunk that another process is
+   drop those at once (drop_chunk).  A chunk of which nothing is cached,
+   away from the range's ends (edge_chunks), is left for the program's own
+   fault to read as one PMD folio.  A chunk that another process is
    evicting is not touched and counts as not PMD-mapped (touch_harmless).
    Return the number marked.  */
 static long
@@ -723,6 +811,12 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
     if (chunk_in (set, i))
       {
 	uintptr_t chunk = start + i * pmd;
+	if (cached_pages (st, chunk) == 0)
+	  {
+	    uint64_t edge = edge_chunks (st);
+	    if (i >= edge && n - i > edge)
+	      continue;
+	  }
 	if (touch_harmless (st, chunk))
 	  {
 	    touch (chunk);
