@@ -33,8 +33,17 @@
 # Coverage: one more run of each, cold and then warm, with a preloaded
 # library (LD_PRELOAD, built here) whose destructor reads FilePmdMapped of
 # the program's own VMAs from /proc/self/smaps, next to the ideal (whole
-# 2 MiB chunks of its executable VMAs congruent with their file offset);
-# dynamically linked programs that end through exit() only.
+# 2 MiB chunks of its executable VMAs congruent with their file offset) and
+# to the chunks the program reached (a page of them mapped: the stub leaves
+# an uncached chunk to the program's own fault, so a chunk the program
+# never runs stays unmapped); dynamically linked programs that end through
+# exit() only.
+#
+# -R KB sets read_ahead_kb of the work directory's block device for the
+# run (restored at the end): the stub populates at once the uncached chunks
+# within twice that of the text's ends, where faults in the rest of the file
+# read ahead, and leaves the others to the program (Linux's default is 128;
+# some virtual disks have 4096 or 8192).
 #
 # The invocations: for the default cc1plus, `--version` and an empty
 # translation unit (`-quiet -o /dev/null`, the source read from stdin
@@ -52,7 +61,7 @@
 # same lock never time anything at the same moment.
 #
 # Usage: bench/startup.sh [-n WARM] [-b BATCH] [-c COLD] [-r PRIME] [-p | -P]
-#                         [-d WORKDIR] [-k] [BINARY [ARG...]]
+#                         [-R KB] [-d WORKDIR] [-k] [BINARY [ARG...]]
 #   -n WARM      warm runs of each program per invocation (default 200)
 #   -b BATCH     warm runs per batch (default 10; WARM is rounded up to
 #                an even number of batches)
@@ -60,6 +69,7 @@
 #   -r PRIME     first starts after cp + prime (default 10; 0: none)
 #   -p           also measure the 256 MiB-text PIE (default without BINARY)
 #   -P           do not measure the 256 MiB-text PIE
+#   -R KB        read_ahead_kb of the work directory's device during the run
 #   -d WORKDIR   directory to work in (default: mktemp -d under /var/tmp;
 #                its file system must give file-backed huge pages: ext4 on
 #                Linux 6.16+, xfs 5.18+)
@@ -76,10 +86,11 @@ WARM=200
 BATCH=10
 COLD=10
 PRIME=10
+RA_KB=
 BIGPIE=
 WORK=
 KEEP=0
-while getopts 'n:b:c:r:pPd:kh' opt; do
+while getopts 'n:b:c:r:pPR:d:kh' opt; do
 	case $opt in
 	n) WARM=$OPTARG ;;
 	b) BATCH=$OPTARG ;;
@@ -87,6 +98,7 @@ while getopts 'n:b:c:r:pPd:kh' opt; do
 	r) PRIME=$OPTARG ;;
 	p) BIGPIE=1 ;;
 	P) BIGPIE=0 ;;
+	R) RA_KB=$OPTARG ;;
 	d) WORK=$OPTARG ;;
 	k) KEEP=1 ;;
 	*) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
@@ -126,9 +138,24 @@ bench_require_root_thp
 bench_workdir startup
 started=$SECONDS
 
+# The work directory's device's read_ahead_kb: reported, and set with -R
+# (restored when the script ends).
+RA_FILE=
+dev=$(stat -c '%Hd:%Ld' "$WORK")
+for f in "/sys/dev/block/$dev/queue/read_ahead_kb" "/sys/dev/block/$dev/../queue/read_ahead_kb"; do
+	if [ -z "$RA_FILE" ] && [ -w "$f" ]; then RA_FILE=$f; fi
+done
+RA_WAS=$( [ -n "$RA_FILE" ] && cat "$RA_FILE")
+if [ -n "$RA_KB" ]; then
+	case $RA_KB in '' | *[!0-9]*) die "-R wants a number of KiB" ;; esac
+	[ -n "$RA_FILE" ] || die "-R: no read_ahead_kb for the device $dev of $WORK"
+	trap 'echo "$RA_WAS" >"$RA_FILE"; if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
+	echo "$RA_KB" >"$RA_FILE" || die "-R: cannot write $RA_FILE"
+fi
 echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
 echo "work dir: $WORK ($(df -T "$WORK" | awk 'NR == 2 { print $2 " on " $1 }'))"
 echo "kernel:   $(uname -r), $(nproc) CPUs, THP $(cat "$thp"), lock $LOCK"
+echo "device:   $dev, read_ahead_kb ${RA_FILE:+$(cat "$RA_FILE")}${RA_KB:+ (-R; was $RA_WAS)}"
 
 # ------------------------------------------------------------------ helpers
 cd "$WORK"
@@ -226,17 +253,35 @@ main (int argc, char **argv)
 EOF
 cat >pmdreport.c <<'EOF'
 /* pmdreport.so, preloaded: when the program ends through exit(), append
-   "PMD_KB IDEAL_KB" to the file $PMDREPORT: FilePmdMapped summed over the
-   VMAs of the program's own file in /proc/self/smaps, and the whole 2 MiB
-   chunks of its executable VMAs whose address is congruent with their file
-   offset (the most the kernel can map with PMD pages), in kB.  */
+   "PMD_KB IDEAL_KB REACHED_KB" to the file $PMDREPORT: FilePmdMapped summed
+   over the VMAs of the program's own file in /proc/self/smaps; the whole
+   2 MiB chunks of its executable VMAs whose address is congruent with their
+   file offset (the most the kernel can map with PMD pages); and those of
+   them the program reached (at least one page mapped, from
+   /proc/self/pagemap), in kB.  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define PMD (2ul << 20)
+
+/* Whether any page of the chunk at ADDR is mapped (pagemap bit 63).  */
+static int
+reached (int pagemap, unsigned long addr)
+{
+  static uint64_t e[PMD / 4096];
+  size_t want = sizeof e;
+  if (pread (pagemap, e, want, (off_t) (addr / 4096 * 8)) != (ssize_t) want)
+    return 0;
+  for (size_t k = 0; k < PMD / 4096; k++)
+    if (e[k] >> 63)
+      return 1;
+  return 0;
+}
 
 __attribute__ ((destructor)) static void
 pmdreport (void)
@@ -248,10 +293,11 @@ pmdreport (void)
     return;
   exe[n] = '\0';
   FILE *f = fopen ("/proc/self/smaps", "r");
+  int pagemap = open ("/proc/self/pagemap", O_RDONLY);
   if (f == NULL)
     return;
   int ours = 0;
-  long pmd_kb = 0, ideal = 0, kb;
+  long pmd_kb = 0, ideal = 0, hit = 0, kb;
   while (fgets (line, sizeof line, f) != NULL)
     {
       unsigned long lo, hi, off;
@@ -262,18 +308,23 @@ pmdreport (void)
 	{
 	  line[strcspn (line, "\n")] = '\0';
 	  ours = strcmp (line + path, exe) == 0;
-	  long chunks = (long) (hi / PMD) - (long) ((lo + PMD - 1) / PMD);
-	  if (ours && perms[2] == 'x' && (lo - off) % PMD == 0 && chunks > 0)
-	    ideal += chunks;
+	  if (ours && perms[2] == 'x' && (lo - off) % PMD == 0)
+	    for (unsigned long c = (lo + PMD - 1) / PMD * PMD; c + PMD <= hi; c += PMD)
+	      {
+		ideal++;
+		hit += pagemap >= 0 && reached (pagemap, c);
+	      }
 	}
       else if (ours && sscanf (line, "FilePmdMapped: %ld kB", &kb) == 1)
 	pmd_kb += kb;
     }
   fclose (f);
+  if (pagemap >= 0)
+    close (pagemap);
   FILE *o = fopen (out, "a");
   if (o != NULL)
     {
-      fprintf (o, "%ld %ld\n", pmd_kb, ideal * (long) (PMD >> 10));
+      fprintf (o, "%ld %ld %ld\n", pmd_kb, ideal * (long) (PMD >> 10), hit * (long) (PMD >> 10));
       fclose (o);
     }
 }
@@ -356,7 +407,7 @@ coverage() {
 			"$WORK/pmdreport.so" "$WORK/pmd.$b" "$WORK/$dir/$b" $inv \
 			</dev/null >/dev/null 2>&1 || true
 		if [ -s "pmd.$b" ]; then
-			line+=$(awk -v b="$b" '{ printf "  %s %d of %d MiB", b, $1 / 1024, $2 / 1024 }' "pmd.$b")
+			line+=$(awk -v b="$b" '{ printf "  %s %d of %d MiB (%d reached)", b, $1 / 1024, $2 / 1024, $3 / 1024 }' "pmd.$b")
 		else
 			line+="  $b: no report (static, or did not end through exit())"
 		fi
@@ -464,7 +515,7 @@ for prog in "${PROGRAMS[@]}"; do
 			# shellcheck disable=SC2086 # INVOCATION is words
 			locked fresh_start "$WORK/$prog" rewritten -p "$WORK/pmd.fresh" $inv || die "$prog: cp + prime + start failed"
 			if [ -s pmd.fresh ]; then
-				awk '{ printf "  coverage, first start after cp + prime: rewritten %d of %d MiB\n", $1 / 1024, $2 / 1024 }' pmd.fresh
+				awk '{ printf "  coverage, first start after cp + prime: rewritten %d of %d MiB (%d reached)\n", $1 / 1024, $2 / 1024, $3 / 1024 }' pmd.fresh
 			else
 				echo "  coverage, first start after cp + prime: no report (static, or did not end through exit())"
 			fi
