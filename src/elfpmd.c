@@ -72,8 +72,8 @@ static const struct argp_option options[] = {
     "Inject a startup stub that gets the aligned text onto huge pages at run time "
     "(x86-64, aarch64, riscv64)", 0 },
   { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
-    "With --madvise: at every start the stub populates text ranges of at most CHUNKS "
-    "PMD-sized chunks whole (default 64); larger ranges are sampled, and populated whole "
+    "With --madvise: at every start the stub looks at text ranges of at most CHUNKS "
+    "PMD-sized chunks whole (default 64); larger ranges are sampled, and looked at whole "
     "only when the sample finds chunks cached in small pages", 0 },
 
   { NULL, 0, NULL, 0, "Report:", 4 },
