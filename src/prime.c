@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "host.h"
 #include "prime.h"
 #include "report.h"
 
@@ -43,21 +44,6 @@ struct prime_result
   uint64_t busy;		/* held in small folios by pages other processes map */
   char reason[256];		/* why the others were not primed, or "" */
 };
-
-/* The running kernel's PMD size from sysfs, or 0.  */
-static uint64_t
-kernel_pmd (void)
-{
-  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
-  unsigned long long v = 0;
-  if (f != NULL)
-    {
-      if (fscanf (f, "%llu", &v) != 1)
-	v = 0;
-      fclose (f);
-    }
-  return (v & (v - 1)) == 0 ? v : 0;
-}
 
 /* Why this process cannot have huge pages at all, or NULL.  */
 static const char *
@@ -406,7 +392,7 @@ int
 prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, FILE *out,
 	   FILE *errors)
 {
-  uint64_t pmd = kernel_pmd ();
+  uint64_t pmd = host_pmd_size ();
   long page = sysconf (_SC_PAGESIZE);
   int status = 0;
   for (size_t i = 0; i < nfiles; i++)

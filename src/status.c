@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "host.h"
 #include "plan.h"
 #include "report.h"
 #include "status.h"
@@ -75,39 +76,6 @@ struct status
   size_t nfiles, files_cap;
   uint64_t seen, unreadable, gone;
 };
-
-/* The running kernel's PMD size, from sysfs, or 0.  */
-static uint64_t
-kernel_pmd_size (void)
-{
-  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
-  unsigned long long v = 0;
-  if (f != NULL)
-    {
-      if (fscanf (f, "%llu", &v) != 1)
-	v = 0;
-      fclose (f);
-    }
-  return v;
-}
-
-/* The THP mode in brackets in sysfs ("madvise") into BUF, or "unknown".  */
-static void
-kernel_thp_mode (char *buf, size_t len)
-{
-  snprintf (buf, len, "unknown");
-  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-  if (f == NULL)
-    return;
-  char line[128];
-  if (fgets (line, sizeof line, f) != NULL)
-    {
-      char *a = strchr (line, '['), *b = a != NULL ? strchr (a, ']') : NULL;
-      if (b != NULL)
-	snprintf (buf, len, "%.*s", (int) (b - a - 1), a + 1);
-    }
-  fclose (f);
-}
 
 /* Whole PMD chunks of the mapping [START, END) of file offset OFFSET: the
    chunks whose address and file offset are both multiples of PMD.  */
@@ -608,11 +576,11 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
 	    FILE *errors)
 {
   struct status s = { .opts = opts };
-  s.pmd = kernel_pmd_size ();
+  s.pmd = host_pmd_size ();
   long pagesize = sysconf (_SC_PAGESIZE);
   s.page = pagesize > 0 ? (uint64_t) pagesize : 4096;
-  kernel_thp_mode (s.thp, sizeof s.thp);
-  if (s.pmd == 0 || (s.pmd & (s.pmd - 1)) != 0 || s.pmd < s.page)
+  host_thp_mode (s.thp, sizeof s.thp);
+  if (s.pmd == 0 || s.pmd < s.page)
     {
       fprintf (errors, "elfpmd: status: this kernel has no transparent huge pages "
 	       "(no /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)\n");

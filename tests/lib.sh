@@ -360,3 +360,38 @@ while args:
 open(path, "r+b").write(b)
 EOF
 }
+
+# ---------------------------------------------------------------------------
+# An ext4 file system mounted data=journal on a loop device: no large page
+# cache folios there on any kernel, so no PMD folios (run-invisible.sh,
+# run-prime.sh).  The caller keeps an array CLEANUP of commands run on exit.
+
+LOOPDEV= MNTED= LOOPIMG=
+
+# journal_mount DIR SIZE: an ext4 image of SIZE (truncate's form) made in
+# DIR and mounted data=journal at DIR/journal.mnt; sets LOOPDEV and MNTED
+# (the mount point) and adds journal_umount to CLEANUP, or prints why not
+# and fails.
+journal_mount () {
+	local mnt=$1/journal.mnt
+	LOOPIMG=$1/journal.img
+	have mkfs.ext4 && have losetup || { echo "mkfs.ext4 or losetup not found"; return 1; }
+	CLEANUP+=("journal_umount")
+	truncate -s "$2" "$LOOPIMG" || { echo "cannot make a $2 image"; return 1; }
+	mkfs.ext4 -q -F "$LOOPIMG" >"$LOOPIMG.log" 2>&1 || { echo "mkfs.ext4 failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	LOOPDEV=$(losetup --find --show "$LOOPIMG" 2>"$LOOPIMG.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	mkdir -p "$mnt"
+	mount -o data=journal "$LOOPDEV" "$mnt" 2>"$LOOPIMG.log" || { echo "mount -o data=journal failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	MNTED=$mnt
+	grep -q " $mnt ext4 .*data=journal" /proc/mounts || { echo "the mount is not data=journal: $(grep " $mnt " /proc/mounts)"; return 1; }
+}
+
+# journal_umount: undo journal_mount (idempotent).
+journal_umount () {
+	[ -n "$MNTED" ] && umount "$MNTED" && MNTED=
+	[ -n "$LOOPDEV" ] && [ -z "$MNTED" ] && losetup -d "$LOOPDEV" && LOOPDEV=
+	[ -n "$LOOPIMG" ] && rm -f "$LOOPIMG"
+}
+
+# loop_read: bytes read from LOOPDEV so far.
+loop_read () { awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }

@@ -574,34 +574,9 @@ fi
 # 6. ext4 data=journal on a loop device: no PMD folios there.
 
 echo "# 6. ext4 data=journal"
-# loop_setup: an ext4 image mounted data=journal at $WORK/journal.mnt; sets
-# LOOPDEV and MNTED (the mount point), or prints why not and fails.
-# loop_cleanup (idempotent, also run on exit) unmounts and detaches.
-LOOPDEV= MNTED=
-loop_cleanup () {
-	[ -n "$MNTED" ] && umount "$MNTED" && MNTED=
-	[ -n "$LOOPDEV" ] && [ -z "$MNTED" ] && losetup -d "$LOOPDEV" && LOOPDEV=
-	rm -f "$WORK/journal.img"
-}
-loop_setup () {
-	local img=$WORK/journal.img mnt=$WORK/journal.mnt
-	have mkfs.ext4 && have losetup || { echo "mkfs.ext4 or losetup not found"; return 1; }
-	CLEANUP+=("loop_cleanup")
-	truncate -s 200M "$img" || { echo "cannot make a 200 MiB image"; return 1; }
-	mkfs.ext4 -q -F "$img" >"$img.log" 2>&1 || { echo "mkfs.ext4 failed: $(tail -1 "$img.log")"; return 1; }
-	LOOPDEV=$(losetup --find --show "$img" 2>"$img.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$img.log")"; return 1; }
-	mkdir -p "$mnt"
-	mount -o data=journal "$LOOPDEV" "$mnt" 2>"$img.log" || { echo "mount -o data=journal failed: $(tail -1 "$img.log")"; return 1; }
-	MNTED=$mnt
-	grep -q " $mnt ext4 .*data=journal" /proc/mounts || { echo "the mount is not data=journal: $(grep " $mnt " /proc/mounts)"; return 1; }
-}
-
-# loop_read: bytes read from LOOPDEV so far.
-loop_read () { awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }
-
 if ! $have_pie; then
 	skip "data=journal: no inv-pie fixture"
-elif ! loop_setup >"$WORK/loop.why" 2>&1; then
+elif ! journal_mount "$WORK" 200M >"$WORK/loop.why" 2>&1; then
 	skip "data=journal: loop mounts fail here: $(tail -1 "$WORK/loop.why")"
 else
 	MNT=$MNTED
@@ -640,7 +615,7 @@ else
 		fail "data=journal: $figures: extra $((extra / 1024)) KiB > 2 MiB"
 	fi
 fi
-loop_cleanup >/dev/null 2>&1
+journal_umount >/dev/null 2>&1
 
 # ---------------------------------------------------------------------------
 # 7. A lock held by another user.

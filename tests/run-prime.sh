@@ -187,36 +187,19 @@ else
 fi
 
 # ext4 data=journal: no large folios at all.
-LOOPDEV= MNTED=
-loop_cleanup () {
-	[ -n "$MNTED" ] && umount "$MNTED" && MNTED=
-	[ -n "$LOOPDEV" ] && [ -z "$MNTED" ] && losetup -d "$LOOPDEV" && LOOPDEV=
-	rm -f "$WORK/journal.img"
-}
-loop_setup () {
-	local img=$WORK/journal.img mnt=$WORK/journal.mnt
-	have mkfs.ext4 && have losetup || { echo "mkfs.ext4 or losetup not found"; return 1; }
-	CLEANUP+=("loop_cleanup")
-	truncate -s 100M "$img" || { echo "cannot make a 100 MiB image"; return 1; }
-	mkfs.ext4 -q -F "$img" >"$img.log" 2>&1 || { echo "mkfs.ext4 failed: $(tail -1 "$img.log")"; return 1; }
-	LOOPDEV=$(losetup --find --show "$img" 2>"$img.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$img.log")"; return 1; }
-	mkdir -p "$mnt"
-	mount -o data=journal "$LOOPDEV" "$mnt" 2>"$img.log" || { echo "mount -o data=journal failed: $(tail -1 "$img.log")"; return 1; }
-	MNTED=$mnt
-}
-if loop_setup >"$WORK/loop.why" 2>&1; then
+if journal_mount "$WORK" 100M >"$WORK/loop.why" 2>&1; then
 	cp "$WORK/align/mad-pie" "$MNTED/mad-pie"
 	sync
 	"$ELFPMD" prime "$MNTED/mad-pie" >/dev/null 2>&1
-	b0=$(awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat")
+	b0=$(loop_read)
 	out=$("$ELFPMD" prime "$MNTED/mad-pie" 2>&1)
 	rc=$?
-	b1=$(awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat")
+	b1=$(loop_read)
 	check "ext4 data=journal: exit 0 (got $rc), says the file gets no PMD-sized folios ($out)" \
 		[ $rc = 0 ] && [[ $out == *"no PMD-sized folios"* ]]
 	check "ext4 data=journal: a second prime reads at most one chunk again ($(((b1 - b0) / 1024)) KiB)" \
 		[ $((b1 - b0)) -le $((2 << 20)) ]
-	loop_cleanup
+	journal_umount
 else
 	skip "ext4 data=journal: loop mounts fail here: $(tail -1 "$WORK/loop.why")"
 fi
