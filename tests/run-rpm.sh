@@ -528,9 +528,12 @@ chmod 755 "$work/prime-bin/elfpmd"
 prime_log_reset () { rm -f "$work/prime.args" "$work/prime.names"; }
 # primed_already FILE...: a second elfpmd prime finds all chunks of each FILE
 # in PMD-sized folios (SKIP with elfpmd's reason where it cannot prime here).
+# Of hard links, the first name only: the check itself primes the file.
 primed_already () {
-	local f want
+	local f want seen=" "
 	for f do
+		case $seen in *" $(stat -c %i "$f") "*) continue ;; esac
+		seen="$seen$(stat -c %i "$f") "
 		"$ELFPMD" prime --json "$f" > "$work/after.json" 2>&1
 		want=$(ideal_chunks "$f")
 		if grep -q '"reason":null' "$work/after.json"; then
