@@ -385,6 +385,10 @@ parse_status_opt (int key, char *arg, struct argp_state *state)
 static const struct argp_option prime_options[] = {
   { "json", OPT_JSON, NULL, 0, "One JSON object per file", 0 },
   { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { "files-from", 'T', "LIST", 0,
+    "Prime also the names in LIST ('-': standard input), one per line; empty lines and "
+    "lines starting with '#' are no names", 0 },
+  { "null", '0', NULL, 0, "Names in LIST end with a NUL byte, not a newline", 0 },
   { NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -401,9 +405,14 @@ static const char prime_doc[] =
   "the file no PMD-sized folios (ext4 before Linux 6.16, tmpfs), or "
   "transparent huge pages are off, the report says so.  Needs no privilege "
   "beyond reading FILE.\n\n"
+  "A name in LIST that does not exist (a package removed since the list was "
+  "made), is a symbolic link or no regular file, or is not ELF is skipped "
+  "(a missing one with a line of its own) and counted in a summary line at "
+  "the end; what it names is not an error.\n\n"
   "Exit status:\n"
   "  0   every FILE was read: primed, or the report says why not\n"
-  "  1   a FILE could not be read (one line on stderr names it and the reason)\n"
+  "  1   a FILE, an ELF file of LIST or LIST itself could not be read (one line\n"
+  "      on stderr names it and the reason)\n"
   "  64  usage error";
 
 struct prime_cmdline
@@ -425,17 +434,28 @@ parse_prime_opt (int key, char *arg, struct argp_state *state)
     case 'q':
       c->opts.quiet = true;
       break;
+    case 'T':
+      if (c->opts.files_from != NULL)
+	argp_error (state, "--files-from given twice");
+      if (*arg == '\0')
+	argp_error (state, "--files-from needs a file name ('-' for standard input)");
+      c->opts.files_from = arg;
+      break;
+    case '0':
+      c->opts.null = true;
+      break;
     case ARGP_KEY_ARG:
-      (void) arg;
       c->files = &state->argv[state->next - 1];
       c->nfiles = (size_t) (state->argc - state->next + 1);
       state->next = state->argc;
       break;
     case ARGP_KEY_END:
-      if (c->nfiles == 0)
-	argp_error (state, "no FILE");
+      if (c->nfiles == 0 && c->opts.files_from == NULL)
+	argp_error (state, "no FILE and no --files-from");
       if (c->opts.json && c->opts.quiet)
 	argp_error (state, "--json and --quiet are exclusive");
+      if (c->opts.null && c->opts.files_from == NULL)
+	argp_error (state, "--null needs --files-from");
       break;
     default:
       return ARGP_ERR_UNKNOWN;
@@ -447,7 +467,7 @@ static int
 prime_command (int argc, char **argv)
 {
   struct prime_cmdline c = { .opts = { .json = false } };
-  const struct argp argp = { prime_options, parse_prime_opt, "FILE...", prime_doc,
+  const struct argp argp = { prime_options, parse_prime_opt, "FILE...\n--files-from=LIST [FILE...]", prime_doc,
 			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
@@ -498,7 +518,7 @@ main (int argc, char **argv)
 				  .populate_max = STUB_POPULATE_DEFAULT },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { options, parse_opt,
-			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime FILE...", doc,
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...", doc,
 			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;

@@ -388,6 +388,146 @@ report_prime (FILE *out, const char *name, const struct prime_result *r, bool js
   fputc ('\n', out);
 }
 
+/* What a run did with the names of a list.  */
+struct list_counts
+{
+  uint64_t names;		/* names read */
+  uint64_t missing;		/* no such file (a package removed since) */
+  uint64_t not_regular;		/* symbolic links, directories, devices */
+  uint64_t not_elf;
+  uint64_t failed;
+};
+
+/* Prime the file NAME and report it.  Return 0, or 1 when it could not
+   be read.  */
+static int
+prime_one (const char *name, uint64_t pmd, long page, const struct prime_options *opts,
+	   FILE *out, FILE *errors)
+{
+  struct prime_result r = { 0 };
+  struct diag err = { "" };
+  if (pmd == 0 || page <= 0 || pmd < (uint64_t) page)
+    snprintf (r.reason, sizeof r.reason, "this kernel has no transparent huge pages");
+  else if (prime_file (name, pmd, page, &r, &err) != 0)
+    {
+      fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
+      return 1;
+    }
+  if (!opts->quiet)
+    report_prime (out, name, &r, opts->json);
+  return 0;
+}
+
+/* Whether NAME from a list is worth opening as ELF: a regular file that
+   starts with the ELF magic.  Else count it in C (a missing file also
+   gets a line in the report).  An error that is not about the name
+   (EACCES, EIO) is left to prime_one, which reports it.  */
+static bool
+list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
+		  struct list_counts *c)
+{
+  struct stat st;
+  if (lstat (name, &st) != 0)
+    {
+      if (errno != ENOENT && errno != ENOTDIR)
+	return true;
+      c->missing++;
+      if (opts->json)
+	{
+	  fputs ("{\"file\":", out);
+	  json_string (out, name);
+	  fputs (",\"skipped\":\"no such file\"}\n", out);
+	}
+      else if (!opts->quiet)
+	fprintf (out, "%s: skipped: no such file\n", name);
+      return false;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      c->not_regular++;
+      return false;
+    }
+  int fd = open (name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return true;
+  unsigned char magic[SELFMAG];
+  ssize_t got = pread (fd, magic, SELFMAG, 0);
+  close (fd);
+  if (got == SELFMAG && memcmp (magic, ELFMAG, SELFMAG) == 0)
+    return true;
+  if (got < 0)
+    return true;
+  c->not_elf++;
+  return false;
+}
+
+/* Prime the names of the list OPTS->files_from, counting them in C.
+   Return 0, or 1 when a file or the list could not be read.  In a list
+   of lines, empty lines and lines starting with '#' are no names.  */
+static int
+prime_list (uint64_t pmd, long page, const struct prime_options *opts, FILE *out, FILE *errors,
+	    struct list_counts *c)
+{
+  const char *list = opts->files_from;
+  FILE *in = strcmp (list, "-") == 0 ? stdin : fopen (list, "re");
+  if (in == NULL)
+    {
+      fprintf (errors, "elfpmd: %s: cannot open the list: %s\n", list, strerror (errno));
+      return 1;
+    }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int status = 0;
+  int delim = opts->null ? '\0' : '\n';
+  while ((len = getdelim (&line, &cap, delim, in)) >= 0)
+    {
+      if (len > 0 && line[len - 1] == delim)
+	line[--len] = '\0';
+      if (len == 0 || (!opts->null && line[0] == '#'))
+	continue;
+      if (strlen (line) != (size_t) len)
+	{
+	  fprintf (errors, "elfpmd: %s: a name in the list holds a NUL byte (use -0)\n", list);
+	  status = 1;
+	  break;
+	}
+      c->names++;
+      if (!list_name_wanted (line, opts, out, c))
+	continue;
+      if (prime_one (line, pmd, page, opts, out, errors) != 0)
+	{
+	  c->failed++;
+	  status = 1;
+	}
+    }
+  if (ferror (in))
+    {
+      fprintf (errors, "elfpmd: %s: cannot read the list: %s\n", list, strerror (errno));
+      status = 1;
+    }
+  free (line);
+  if (in != stdin)
+    fclose (in);
+  return status;
+}
+
+static void
+report_list (FILE *out, const struct list_counts *c, bool json)
+{
+  uint64_t skipped = c->missing + c->not_regular + c->not_elf;
+  if (json)
+    fprintf (out, "{\"summary\":{\"names\":%" PRIu64 ",\"read\":%" PRIu64 ",\"failed\":%"
+	     PRIu64 ",\"skipped\":%" PRIu64 ",\"missing\":%" PRIu64 ",\"not_regular\":%" PRIu64
+	     ",\"not_elf\":%" PRIu64 "}}\n", c->names, c->names - skipped - c->failed, c->failed,
+	     skipped, c->missing, c->not_regular, c->not_elf);
+  else
+    fprintf (out, "elfpmd prime: %" PRIu64 " names in the list: %" PRIu64 " ELF files read, %"
+	     PRIu64 " failed, %" PRIu64 " skipped (%" PRIu64 " missing, %" PRIu64
+	     " not regular files, %" PRIu64 " not ELF)\n", c->names, c->names - skipped - c->failed,
+	     c->failed, skipped, c->missing, c->not_regular, c->not_elf);
+}
+
 int
 prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, FILE *out,
 	   FILE *errors)
@@ -396,19 +536,13 @@ prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, 
   long page = sysconf (_SC_PAGESIZE);
   int status = 0;
   for (size_t i = 0; i < nfiles; i++)
+    status |= prime_one (files[i], pmd, page, opts, out, errors);
+  if (opts->files_from != NULL)
     {
-      struct prime_result r = { 0 };
-      struct diag err = { "" };
-      if (pmd == 0 || page <= 0 || pmd < (uint64_t) page)
-	snprintf (r.reason, sizeof r.reason, "this kernel has no transparent huge pages");
-      else if (prime_file (files[i], pmd, page, &r, &err) != 0)
-	{
-	  fprintf (errors, "elfpmd: %s: %s\n", files[i], err.msg);
-	  status = 1;
-	  continue;
-	}
+      struct list_counts c = { 0 };
+      status |= prime_list (pmd, page, opts, out, errors, &c);
       if (!opts->quiet)
-	report_prime (out, files[i], &r, opts->json);
+	report_list (out, &c, opts->json);
     }
   return status;
 }

@@ -21,6 +21,21 @@
 #     elfpmd fails on, an elfpmd that cannot run, and what is left alone:
 #     usr/lib/debug, .build-id, another machine's ELF file, a FIFO,
 #     Architecture: all and udeb packages.
+#  4. Install-time priming: the aligned build's package carries the prime
+#     list usr/lib/elfpmd/prime.d/PACKAGE.list naming exactly its regular ELF
+#     files with whole PMD chunks of text (found in dpkg-deb -c and counted
+#     by phdr-dump, not by elfpmd), the noelfpmd build none; dh_elfpmd
+#     --no-prime-list writes none.  Then, with dpkg --root into a scratch root
+#     (an empty dpkg database there, maintainer scripts run without chroot
+#     and DPKG_ROOT set: nothing of this machine's is touched), a package of
+#     dist/debian/elfpmd.triggers and elfpmd.postinst is installed (dpkg-deb
+#     -I shows its triggers file; dpkg registers the file trigger), then the
+#     aligned package: dpkg runs the trigger, the postinst runs elfpmd prime
+#     -q -T - on the list's paths from the root, and a second prime finds
+#     every chunk in PMD-sized folios already (where file THP works here;
+#     skipped with elfpmd's reason otherwise).  The postinst by hand: no new
+#     list, nothing run; a list written anew is primed again; no elfpmd in
+#     PATH, exit 0.  Removing the package removes the list, primes nothing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_elfpmd
 
@@ -221,14 +236,14 @@ fi
 
 # What dh_elfpmd ran: one elfpmd for the package, with the options, on all
 # names of the ELF files (symlinks, the script, debug files left out).
-check "aligned: one elfpmd run with -q --files-from=- -0 -j 2" test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "-q --files-from=- -0 -j 2"
+check "aligned: one elfpmd run with --json --files-from=- -0 -j 2" test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "--json --files-from=- -0 -j 2"
 printf '%s\n' "debian/$pkg/usr/bin/$pkg" "debian/$pkg/usr/bin/$pkg-link" "debian/$pkg/usr/lib/lib$pkg.so.1" > "$work/want.list"
 if [ -f "$A/elfpmd.list" ] && tr '\0' '\n' < "$A/elfpmd.list" | cmp -s - "$work/want.list"; then
 	pass "aligned: elfpmd was given the three names of the two ELF files, sorted, NUL-terminated"
 else
 	fail "aligned: elfpmd was given: $( [ -f "$A/elfpmd.list" ] && tr '\0' ' ' < "$A/elfpmd.list")"
 fi
-grep -qF -- "| $work/bin/elfpmd-logged -q --files-from=- -0 -j 2" "$A.log" \
+grep -qF -- "| $work/bin/elfpmd-logged --json --files-from=- -0 -j 2" "$A.log" \
 	&& pass "aligned: DH_VERBOSE shows the elfpmd command" || fail "aligned: no elfpmd command line in $A.log"
 grep -E '^   dh_[a-z_]+( |$)' "$A.log" > "$work/ran"
 check "aligned: dh_elfpmd ran right after dh_strip" test "$(next_after dh_strip "$work/ran")" = dh_elfpmd
@@ -289,8 +304,8 @@ check "aligned: $pkg-alias is still a symlink to $pkg" test "$(readlink "$A/x/us
 check "aligned: lib$pkg.so is still a symlink" test "$(readlink "$A/x/usr/lib/lib$pkg.so")" = "lib$pkg.so.1"
 printf '#!/bin/sh\nexec elfpmd-pkgtest "$@"\n' > "$work/want.script"
 check "aligned: the script is unchanged" cmp -s "$work/want.script" "$A/x/usr/bin/$pkg-script"
-if diff <(listing "$B/contents") <(listing "$A/contents") > "$work/listing.diff"; then
-	pass "aligned: modes, owners, names and links as in the noelfpmd build"
+if diff <(listing "$B/contents") <(listing "$A/contents" | grep -v " \./usr/lib/elfpmd/") > "$work/listing.diff"; then
+	pass "aligned: modes, owners, names and links as in the noelfpmd build (but for the prime list)"
 else
 	fail "aligned: the .deb's listing differs from the noelfpmd build's"
 	sed 's/^/      /' "$work/listing.diff" | head -10
@@ -349,7 +364,7 @@ sig_link=$(file_signature "$tree/usr/bin/$pkg-link")
 sig_lib=$(file_signature "$tree/usr/lib/lib$pkg.so.1")
 
 dh_elfpmd_run noact -- --no-act -v -- --madvise
-if [ "$rc" -eq 0 ] && grep -qF -- "| $work/bin/elfpmd-logged -q --files-from=- -0 -j 1 --madvise" "$work/noact.out"; then
+if [ "$rc" -eq 0 ] && grep -qF -- "| $work/bin/elfpmd-logged --json --files-from=- -0 -j 1 --madvise" "$work/noact.out"; then
 	pass "--no-act -v -- --madvise: prints the command, -j 1 without parallel=, --madvise last"
 else
 	fail "--no-act -v -- --madvise: exit $rc: $(cat "$work/noact.out")"
@@ -360,7 +375,7 @@ check "--no-act: files untouched" test "$sig_prog $sig_lib" = "$(file_signature 
 # -X one name of the hard-linked program, --madvise, parallel=3.
 dh_elfpmd_run exclude DEB_BUILD_OPTIONS=parallel=3 -- -X"$pkg-link" -- --madvise
 check "-X$pkg-link -- --madvise: exit 0" test "$rc" -eq 0
-check "-X$pkg-link -- --madvise: elfpmd run with -j 3 --madvise" test "$(logged_args)" = "-q --files-from=- -0 -j 3 --madvise"
+check "-X$pkg-link -- --madvise: elfpmd run with -j 3 --madvise" test "$(logged_args)" = "--json --files-from=- -0 -j 3 --madvise"
 check "-X$pkg-link: only the library given (the hard link stays whole)" test "$(logged_names)" = "debian/$pkg/usr/lib/lib$pkg.so.1"
 check "-X$pkg-link: $pkg untouched" test "$sig_prog" = "$(file_signature "$tree/usr/bin/$pkg")"
 check "-X$pkg-link: $pkg-link untouched" test "$sig_link" = "$(file_signature "$tree/usr/bin/$pkg-link")"
@@ -428,7 +443,7 @@ sigs_before=$(for f in $left_alone; do file_signature "$f"; done)
 dh_elfpmd_run all DEB_BUILD_OPTIONS=nostrip --
 check "nostrip, with debug files, another machine's file, a FIFO, two more packages: exit 0" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || sed 's/^/      /' "$work/all.out" | head -10
-check "nostrip: elfpmd run once, -j 1" test "$(logged_args)" = "-q --files-from=- -0 -j 1"
+check "nostrip: elfpmd run once, -j 1" test "$(logged_args)" = "--json --files-from=- -0 -j 1"
 if logged_names | cmp -s - "$work/want.list"; then
 	pass "only the package's three names given"
 else
@@ -447,5 +462,117 @@ read -r ino2 n2 < <(stat -c '%i %h' "$tree/usr/bin/$pkg-link")
 	|| fail "hard link lost: inodes $ino1 $ino2, links $n1 $n2"
 check "$pkg keeps mode 4754" test "$m1" = 4754
 check "the library (aligned with the stub before) is not rewritten again" test "$sig_lib_stub" = "$(file_signature "$tree/usr/lib/lib$pkg.so.1")"
+
+# ---------------------------------------------------------------------------
+# 4. Install-time priming.
+
+list_path=usr/lib/elfpmd/prime.d/$pkg.list
+# The regular ELF files of the .deb (hard links after the first name are 'h'
+# entries) with at least one whole PMD chunk of text, by phdr-dump.
+awk '$1 ~ /^-/ { print $NF }' "$A/contents" | sed 's|^\./||' | sort | while read -r f; do
+	[ "$(od -An -tx1 -N4 "$A/x/$f" | tr -d ' \n')" = 7f454c46 ] && [ "$(ideal_chunks "$A/x/$f")" -ge 1 ] && echo "/$f"
+done > "$work/want-prime.list"
+check "the package's ELF files with whole chunks: $(tr '\n' ' ' < "$work/want-prime.list")" \
+	test "$(wc -l < "$work/want-prime.list")" -eq 2
+if [ -f "$A/x/$list_path" ] && cmp -s "$A/x/$list_path" "$work/want-prime.list"; then
+	pass "aligned: $list_path names exactly those"
+else
+	fail "aligned: $list_path: $( [ -f "$A/x/$list_path" ] && tr '\n' ' ' < "$A/x/$list_path" || echo missing)"
+fi
+check "aligned: the list is -rw-r--r-- root/root in the .deb" grep -q "^-rw-r--r-- root/root .* \./$list_path\$" "$A/contents"
+check "aligned: the list is in DEBIAN/md5sums" grep -q " $list_path\$" "$A/control/md5sums"
+check "noelfpmd: no prime list" test ! -e "$B/x/usr/lib/elfpmd"
+# --no-prime-list, by hand in the tree of part 3 (aligned now): no list
+# written, one from before left alone; without it, the list is rewritten.
+mkdir -p "$tree/usr/lib/elfpmd/prime.d" && echo /stale > "$tree/$list_path"
+dh_elfpmd_run noprime -- --no-prime-list
+check "--no-prime-list: exit 0, the old list left as it was" test "$rc.$(cat "$tree/$list_path")" = 0./stale
+dh_elfpmd_run withprime --
+check "without --no-prime-list: the list rewritten: $(tr '\n' ' ' < "$tree/$list_path")" \
+	cmp -s "$tree/$list_path" "$work/want-prime.list"
+
+# The elfpmd package's hook, installed with dpkg into a scratch root.
+hook=$work/hook
+root=$work/root
+debian_dist=$TESTS_SRCDIR/../dist/debian
+mkdir -p "$hook/DEBIAN" "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$work/prime-bin" \
+	&& : > "$root/var/lib/dpkg/status" && : > "$root/var/lib/dpkg/available" \
+	|| hard_error "cannot create $hook and $root"
+cp "$debian_dist/elfpmd.triggers" "$hook/DEBIAN/triggers"
+sed '/^#DEBHELPER#$/d' "$debian_dist/elfpmd.postinst" > "$hook/DEBIAN/postinst"
+chmod 755 "$hook/DEBIAN/postinst"
+printf '%s\n' 'Package: elfpmd-hooktest' 'Version: 1.0' 'Architecture: all' \
+	'Maintainer: elfpmd tests <elfpmd-tests@localhost>' \
+	"Description: the elfpmd package's trigger and postinst (tests/run-deb.sh)" ' Nothing else.' \
+	> "$hook/DEBIAN/control"
+# elfpmd in the postinst's PATH: logs its arguments, its directory and the
+# names it reads, then runs the real one.
+printf '%s\n' '#!/bin/sh' '{ printf "%s\n" "$*"; pwd; } >> "$PRIME_LOG.args"' \
+	'tee -a "$PRIME_LOG.names" | "$ELFPMD_REAL" "$@"' > "$work/prime-bin/elfpmd"
+chmod 755 "$work/prime-bin/elfpmd"
+dpkg-deb --root-owner-group -b "$hook" "$work/hook.deb" > "$work/hook-build.out" 2>&1 \
+	|| fail "dpkg-deb --build of the hook package: $(cat "$work/hook-build.out")"
+check "dpkg-deb -I: the hook package's triggers file is dist/debian/elfpmd.triggers" \
+	cmp -s <(dpkg-deb -I "$work/hook.deb" triggers) "$debian_dist/elfpmd.triggers"
+# root_dpkg ARG...: dpkg on the scratch root, maintainer scripts without
+# chroot (dpkg sets DPKG_ROOT for them), elfpmd the logging one.
+root_dpkg () {
+	[ -d "$root/var/lib/dpkg" ] || return 99
+	env -u DPKG_ROOT PATH="$work/prime-bin:$PATH" ELFPMD_REAL="$ELFPMD" PRIME_LOG="$work/prime" \
+		dpkg --root="$root" --force-script-chrootless --force-not-root --force-depends "$@"
+}
+# run_postinst ARG...: the postinst by hand, as dpkg runs it on the root.
+run_postinst () {
+	(cd "$root" && env DPKG_ROOT="$root" PATH="$work/prime-bin:$PATH" ELFPMD_REAL="$ELFPMD" \
+		PRIME_LOG="$work/prime" sh "$debian_dist/elfpmd.postinst" "$@")
+}
+prime_log_reset () { rm -f "$work/prime.args" "$work/prime.names"; }
+prime_log_reset
+root_dpkg -i "$work/hook.deb" > "$work/dpkg-hook.out" 2>&1
+check "dpkg --root -i the hook package: exit 0 ($(tail -1 "$work/dpkg-hook.out"))" test $? -eq 0
+check "dpkg registered the file trigger" grep -qx '/usr/lib/elfpmd/prime.d elfpmd-hooktest/noawait' "$root/var/lib/dpkg/triggers/File"
+check "configure: the stamp is set, nothing primed" test -e "$root/var/lib/elfpmd/primed" -a ! -e "$work/prime.args"
+aligned_deb=$(ls "$A/${pkg}_"*.deb | head -1)
+root_dpkg -i "$aligned_deb" > "$work/dpkg-pkg.out" 2>&1
+rc=$?
+check "dpkg --root -i the aligned package: exit 0, the trigger ran ($(grep -c 'Processing triggers for elfpmd-hooktest' "$work/dpkg-pkg.out"))" \
+	test $rc -eq 0 -a "$(grep -c 'Processing triggers for elfpmd-hooktest' "$work/dpkg-pkg.out")" = 1
+check "the trigger ran elfpmd prime -q -T - once, in the root: $(tr '\n' ' ' < "$work/prime.args" 2>/dev/null)" \
+	test "$(cat "$work/prime.args" 2>/dev/null)" = "prime -q -T -
+$root"
+check "... on the list's paths, relative to the root" \
+	test "$(cat "$work/prime.names" 2>/dev/null)" = "$(sed 's|^/||' "$work/want-prime.list")"
+while read -r f; do
+	"$ELFPMD" prime --json "$root$f" > "$work/after.json" 2>&1
+	want=$(ideal_chunks "$root$f")
+	if grep -q '"reason":null' "$work/after.json"; then
+		check "after the trigger, $f: all $want chunks in PMD-sized folios already ($(cat "$work/after.json"))" \
+			grep -q "\"chunks\":$want,\"pmd_folios\":$want,\"already\":$want,\"primed\":0," "$work/after.json"
+	else
+		skip "$f: elfpmd prime cannot prime here: $(cat "$work/after.json")"
+	fi
+done < "$work/want-prime.list"
+# The trigger again, with no list written since: nothing run.
+prime_log_reset
+run_postinst triggered /usr/lib/elfpmd/prime.d > "$work/again.out" 2>&1
+check "triggered again, no new list: exit 0, elfpmd not run" test $? -eq 0 -a ! -e "$work/prime.args"
+# A list written anew (as an upgrade does), one of its files gone, the
+# trigger named among others.
+cp "$root/$list_path" "$root/$list_path.new" && echo /usr/bin/gone >> "$root/$list_path.new" \
+	&& mv "$root/$list_path.new" "$root/$list_path"
+run_postinst triggered "other /usr/lib/elfpmd/prime.d" > "$work/new.out" 2>&1
+rc=$?
+check "a list written anew, a path gone: exit 0, its 3 paths given, nothing printed ($(cat "$work/new.out"))" \
+	test "$rc.$(wc -l < "$work/prime.names" 2>/dev/null).$(wc -c < "$work/new.out")" = "0.3.0"
+# Without elfpmd: nothing, exit 0.
+cp "$root/$list_path" "$root/$list_path.new" && mv "$root/$list_path.new" "$root/$list_path"
+(cd "$root" && env DPKG_ROOT="$root" PATH=/usr/bin:/bin sh "$debian_dist/elfpmd.postinst" \
+	triggered /usr/lib/elfpmd/prime.d) > "$work/noelfpmd.out" 2>&1
+check "no elfpmd in PATH: exit 0 ($(cat "$work/noelfpmd.out"))" test $? -eq 0
+# Removing the package removes its list; the trigger runs and primes nothing.
+prime_log_reset
+root_dpkg -r "$pkg" > "$work/dpkg-remove.out" 2>&1
+check "dpkg --root -r the package: exit 0, list gone, elfpmd not run" \
+	test $? -eq 0 -a ! -e "$root/$list_path" -a ! -e "$work/prime.args"
 
 finish

@@ -27,7 +27,17 @@
 #     the file system gives no PMD-sized folios, exit 0, and reads at most
 #     one chunk again (SKIP where loop mounts fail);
 #   - a file that is not ELF, a missing file: exit 1, one line naming each,
-#     the other files still primed; no FILE: usage error 64.
+#     the other files still primed; no FILE: usage error 64;
+#   - -T LIST (--files-from): comments and empty lines ignored; a missing
+#     name skipped with a line of its own, a directory, a symbolic link and
+#     a text file skipped quietly, all counted in the summary; exit 0; the
+#     ELF file primed; -q prints nothing; -0 (no comments then); a truncated
+#     ELF file in the list: exit 1, named, the rest primed; a list that
+#     cannot be opened: exit 1; -0 without -T: 64;
+#   - the systemd unit (dist/systemd/elfpmd-prime.service.in, its paths
+#     those of the test): systemd-analyze verify --man=no says nothing
+#     (SKIP without it); its ExecStart command, run by hand on a list of
+#     the test's, exits 0 silently and primes a file cached in small folios.
 #
 # Needs root (drop_caches), THP not never, file THP working on the file
 # system of $TESTS_BUILDDIR (probed with fixtures/pagecache.c) and python3;
@@ -49,6 +59,24 @@ have python3 || skip_all "python3 not found (reads the JSON report)"
 rm -rf "$WORK"
 mkdir -p "$WORK" || hard_error "cannot create $WORK"
 require_phdr_dump "$WORK/tools"
+
+# The systemd unit, dist/systemd/elfpmd-prime.service.in as make makes it,
+# with elfpmd the one under test and a sysconfdir of the test's.
+unit=$WORK/unit/elfpmd-prime.service
+mkdir -p "$WORK/unit" "$WORK/etc/elfpmd"
+sed -e "s|@bindir@|${ELFPMD%/*}|g" -e "s|@sysconfdir@|$WORK/etc|g" \
+	"$TESTS_SRCDIR/../dist/systemd/elfpmd-prime.service.in" >"$unit" || hard_error "cannot make $unit"
+if [ "${ELFPMD##*/}" != elfpmd ]; then
+	skip "ELFPMD ($ELFPMD) is not named elfpmd: the unit's command cannot name it"
+	unit=
+elif have systemd-analyze; then
+	systemd-analyze verify --man=no "$unit" >"$WORK/verify.out" 2>&1
+	rc=$?
+	ok=false; [ $rc = 0 ] && [ ! -s "$WORK/verify.out" ] && ok=true
+	check "systemd-analyze verify --man=no elfpmd-prime.service: exit 0 (got $rc), no complaint ($(cat "$WORK/verify.out"))" $ok
+else
+	skip "systemd-analyze not found (Debian: package systemd): the unit is not verified"
+fi
 
 cleanup () {
 	local p c
@@ -202,6 +230,75 @@ if journal_mount "$WORK" 100M >"$WORK/loop.why" 2>&1; then
 	journal_umount
 else
 	skip "ext4 data=journal: loop mounts fail here: $(tail -1 "$WORK/loop.why")"
+fi
+
+# --files-from: a list with comments, an aligned file, a missing one, a text
+# file, a directory and a symbolic link.
+mkdir -p "$WORK/list"
+cp "$WORK/align/mad-pie" "$WORK/list/mad-pie"
+ln -s mad-pie "$WORK/list/link"
+printf 'not an ELF file\n' >"$WORK/list/text"
+printf '%s\n' '# a comment' '' "$WORK/list/mad-pie" "$WORK/list/missing" "$WORK/list/text" "$WORK/list" \
+	"$WORK/list/link" >"$WORK/prime.list"
+"$ELFPMD" prime --json -T "$WORK/prime.list" >"$WORK/list.json" 2>"$WORK/list.err"
+rc=$?
+ideal=$(ideal_chunks "$WORK/list/mad-pie")
+ok=false; [ $rc = 0 ] && [ ! -s "$WORK/list.err" ] && ok=true
+check "-T LIST: exit 0 (got $rc), nothing on stderr ($(cat "$WORK/list.err"))" $ok
+check "-T LIST: 3 lines: the ELF file, the missing one, the summary ($(tr '\n' ' ' <"$WORK/list.json"))" \
+	[ "$(wc -l <"$WORK/list.json")" = 3 ]
+head -1 "$WORK/list.json" >"$WORK/list1.json"
+ok=false; [ "$(json "$WORK/list1.json" file)" = "$WORK/list/mad-pie" ] && [ "$(json "$WORK/list1.json" pmd_folios)" = "$ideal" ] && ok=true
+check "-T LIST: the ELF file: $ideal of $ideal chunks in PMD-sized folios ($(cat "$WORK/list1.json"))" $ok
+check "-T LIST: the missing file: skipped, no such file" \
+	grep -qxF "{\"file\":\"$WORK/list/missing\",\"skipped\":\"no such file\"}" "$WORK/list.json"
+check "-T LIST: summary: 5 names, 1 read, 1 missing, 2 not regular (directory, symbolic link), 1 not ELF" \
+	grep -qx '{"summary":{"names":5,"read":1,"failed":0,"skipped":4,"missing":1,"not_regular":2,"not_elf":1}}' "$WORK/list.json"
+out=$("$ELFPMD" prime -T "$WORK/prime.list" 2>&1)
+ok=false
+[[ $out == *"$WORK/list/missing: skipped: no such file"* && $out == *"elfpmd prime: 5 names in the list: 1 ELF files read, 0 failed, 4 skipped (1 missing, 2 not regular files, 1 not ELF)" ]] && ok=true
+check "-T LIST as text: the missing file and the summary line ($out)" $ok
+out=$("$ELFPMD" prime -q -T - <"$WORK/prime.list" 2>&1)
+rc=$?
+ok=false; [ $rc = 0 ] && [ -z "$out" ] && ok=true
+check "-q -T - (standard input): exit 0 (got $rc), nothing printed ($out)" $ok
+printf '%s\0' "$WORK/list/mad-pie" "$WORK/list/missing" "# not a comment with -0" >"$WORK/prime.list0"
+"$ELFPMD" prime --json -0 -T "$WORK/prime.list0" >"$WORK/list0.json" 2>&1
+rc=$?
+ok=false; [ $rc = 0 ] && grep -q '"names":3,"read":1,"failed":0,"skipped":2,"missing":2' "$WORK/list0.json" && ok=true
+check "-0 -T LIST: exit 0 (got $rc), 3 names, 2 missing (no comments with -0) ($(tail -1 "$WORK/list0.json"))" $ok
+head -c 4096 "$WORK/list/mad-pie" >"$WORK/list/truncated"
+printf '%s\n' "$WORK/list/truncated" "$WORK/list/mad-pie" >"$WORK/bad.list"
+"$ELFPMD" prime -T "$WORK/bad.list" >"$WORK/bad.out" 2>"$WORK/bad.err"
+rc=$?
+ok=false; [ $rc = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] && grep -q "^elfpmd: $WORK/list/truncated: " "$WORK/bad.err" && ok=true
+check "-T LIST with a truncated ELF file: exit 1 (got $rc), one line on stderr naming it ($(cat "$WORK/bad.err"))" $ok
+ok=false; grep -q "^$WORK/list/mad-pie: $ideal of $ideal chunks" "$WORK/bad.out" && grep -q ' 1 ELF files read, 1 failed,' "$WORK/bad.out" && ok=true
+check "... the other file still primed, the summary counts 1 failed" $ok
+"$ELFPMD" prime -q -T "$WORK/no-such.list" >/dev/null 2>"$WORK/nolist.err"
+rc=$?
+ok=false; [ $rc = 1 ] && grep -q "^elfpmd: $WORK/no-such.list: cannot open the list" "$WORK/nolist.err" && ok=true
+check "-T with a list that cannot be opened: exit 1 (got $rc), named ($(cat "$WORK/nolist.err"))" $ok
+"$ELFPMD" prime -0 "$WORK/list/mad-pie" >/dev/null 2>&1
+rc=$?
+check "-0 without -T: usage error 64 (got $rc)" [ $rc = 64 ]
+
+# The systemd unit's command, run by hand on a list of its form (its own
+# path replaced by a test list): it primes a file whose chunks were
+# dropped, prints nothing, exits 0.
+if [ -n "$unit" ]; then
+	exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+	printf '%s\n' '# files to prime at boot' "$WORK/list/mad-pie" "$WORK/list/gone" >"$WORK/etc/elfpmd/prime.list"
+	"$PAGECACHE" evict "$WORK/list/mad-pie" >/dev/null && "$PAGECACHE" order0 "$WORK/list/mad-pie" >/dev/null \
+		|| hard_error "pagecache evict, order0 failed"
+	# shellcheck disable=SC2086
+	out=$($exec_start 2>&1)
+	rc=$?
+	ok=false; [ $rc = 0 ] && [ -z "$out" ] && ok=true
+	check "the unit's ExecStart ($exec_start): exit 0 (got $rc), nothing printed ($out)" $ok
+	"$ELFPMD" prime --json "$WORK/list/mad-pie" >"$WORK/unit.json"
+	ok=false; [ "$(json "$WORK/unit.json" already)" = "$ideal" ] && [ "$(json "$WORK/unit.json" primed)" = 0 ] && ok=true
+	check "... the listed file's $ideal chunks were primed ($(cat "$WORK/unit.json"))" $ok
 fi
 
 # Errors.

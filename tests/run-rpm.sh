@@ -21,7 +21,16 @@
 #     aligned (which also shows the checks above can fail);
 #   - with %_elfpmd_options --madvise: the startup stub's segment is there,
 #     the program runs, eu-elflint and the debuginfo package as above;
-#   - an elfpmd failure fails the build.
+#   - an elfpmd failure fails the build;
+#   - install-time priming: a package carrying dist/rpm/elfpmd-triggers.spec
+#     has the file trigger (rpm -qp --filetriggers); its script, run by hand
+#     as rpm runs it (the hooked package's paths on standard input, relative
+#     to its extracted tree), gives them all to elfpmd prime -q -T -, prints
+#     nothing, exits 0, and a second prime finds every chunk of the ELF files
+#     in PMD-sized folios already (skipped with elfpmd's reason where file
+#     THP does not work here); without elfpmd, exit 0.  The hooked spec's
+#     %posttrans %elfpmd_prime (rpm -qp --scripts) likewise, its paths
+#     moved into a fresh extraction.
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
 # set, or by hand from the source tree: bash tests/run-rpm.sh.  Works in
@@ -256,6 +265,7 @@ $cap%{_bindir}/elfpmd-pkgtest-link
 %{_libdir}/libelfpmd-pkgtest.so.1
 %{_libdir}/libelfpmd-pkgtest.so
 EOF
+		$2 || printf '%s\n' '' '%posttrans' '%elfpmd_prime %{_bindir}/elfpmd-pkgtest %{_libdir}/libelfpmd-pkgtest.so.1'
 	} > "$1"
 }
 top=$work/top
@@ -501,5 +511,96 @@ else
 	check "an elfpmd failure fails the build (elfpmd's message in the log)" \
 		grep -q 'elfpmd.*no-such-option' "$work/fail.log"
 fi
+
+# ---------------------------------------------------------------------------
+# Install-time priming.  The file trigger of dist/rpm/elfpmd-triggers.spec in
+# a package of its own: rpm reads it, and its script, run as rpm runs it
+# (standard input: the installed paths, here relative to the extracted
+# hooked package, the working directory), primes the package's ELF files.
+# Then %elfpmd_prime in the hooked package's %posttrans.
+
+# prime_bin: an elfpmd that logs its arguments and the names it reads, then
+# runs the real one.
+mkdir -p "$work/prime-bin"
+printf '%s\n' '#!/bin/sh' 'printf "%s\n" "$*" >> "$PRIME_LOG.args"' \
+	'tee -a "$PRIME_LOG.names" | "$ELFPMD_REAL" "$@"' > "$work/prime-bin/elfpmd"
+chmod 755 "$work/prime-bin/elfpmd"
+prime_log_reset () { rm -f "$work/prime.args" "$work/prime.names"; }
+# primed_already FILE...: a second elfpmd prime finds all chunks of each FILE
+# in PMD-sized folios (SKIP with elfpmd's reason where it cannot prime here).
+# Of hard links, the first name only: the check itself primes the file.
+primed_already () {
+	local f want seen=" "
+	for f do
+		case $seen in *" $(stat -c %i "$f") "*) continue ;; esac
+		seen="$seen$(stat -c %i "$f") "
+		"$ELFPMD" prime --json "$f" > "$work/after.json" 2>&1
+		want=$(ideal_chunks "$f")
+		if grep -q '"reason":null' "$work/after.json"; then
+			check "${f#"$work/"}: all $want chunks in PMD-sized folios already ($(cat "$work/after.json"))" \
+				grep -q "\"chunks\":$want,\"pmd_folios\":$want,\"already\":$want,\"primed\":0," "$work/after.json"
+		else
+			skip "${f#"$work/"}: elfpmd prime cannot prime here: $(cat "$work/after.json")"
+		fi
+	done
+}
+
+{
+	printf '%s\n' 'Name: elfpmd-hooktest' 'Version: 1.0' 'Release: 1' 'Summary: the file trigger' \
+		'License: MIT' 'BuildArch: noarch' '%description' 'tests/run-rpm.sh' '%files'
+	cat "$dist/elfpmd-triggers.spec"
+} > "$work/trigger.spec"
+rm -rf "$top"
+if rpmbuild -bb --nodeps --define "_topdir $top" --define "_tmppath $work/tmp" --macros "$base_path" \
+	"$work/trigger.spec" > "$work/trigger.log" 2>&1; then
+	trigger_rpm=$(echo "$top"/RPMS/noarch/elfpmd-hooktest-1.0-1.noarch.rpm)
+	rpm -qp --filetriggers "$trigger_rpm" > "$work/filetriggers" 2>&1
+	check "rpm -qp --filetriggers: transfiletriggerin on %_elfpmd_paths' directories ($(head -1 "$work/filetriggers"))" \
+		test "$(head -1 "$work/filetriggers")" = "transfiletriggerin scriptlet (using /bin/sh) -- /opt, /usr/bin, /usr/games, /usr/lib, /usr/lib64, /usr/libexec, /usr/sbin"
+	rpm -qp --qf '[%{TRANSFILETRIGGERSCRIPTS}\n]' "$trigger_rpm" > "$work/trigger.sh"
+	check "the trigger's script runs elfpmd prime -q -T -" grep -q '^	elfpmd prime -q -T - || :$' "$work/trigger.sh"
+	prime_log_reset
+	rpm -qlp "$hook_rpm" | sed 's|^/||' > "$work/installed"
+	(cd "$work/x-hook" && env PATH="$work/prime-bin:$PATH" ELFPMD_REAL="$ELFPMD" PRIME_LOG="$work/prime" \
+		sh "$work/trigger.sh" < "$work/installed") > "$work/trigger.out" 2>&1
+	rc=$?
+	check "the trigger's script, run on the package's paths: exit 0, nothing printed ($(cat "$work/trigger.out"))" \
+		test "$rc.$(wc -c < "$work/trigger.out")" = 0.0
+	check "... it gave elfpmd prime all $(wc -l < "$work/installed") installed paths" \
+		cmp -s "$work/installed" "$work/prime.names"
+	elf_paths=()
+	for f in $elfs; do elf_paths+=("$work/x-hook/$f"); done
+	primed_already "${elf_paths[@]}"
+	# Without elfpmd, the transaction goes on.
+	(cd "$work/x-hook" && env PATH=/usr/bin:/bin sh "$work/trigger.sh" < "$work/installed") > "$work/trigger-none.out" 2>&1
+	check "the trigger's script without elfpmd in PATH: exit 0, nothing printed" \
+		test "$?.$(wc -c < "$work/trigger-none.out")" = 0.0
+else
+	fail "rpmbuild of a package with dist/rpm/elfpmd-triggers.spec failed"
+	tail -10 "$work/trigger.log" | sed 's/^/      /'
+fi
+
+# %elfpmd_prime in the hooked package's %posttrans; run by hand with its
+# paths moved into a fresh extraction of the package.
+rpm -qp --scripts "$hook_rpm" > "$work/scripts" 2>&1
+sed -n '/^posttrans scriptlet/,$p' "$work/scripts" | sed 1d > "$work/posttrans.sh"
+check "rpm -qp --scripts: %posttrans runs elfpmd prime -q -T - over the two paths ($(tr '\n' ' ' < "$work/posttrans.sh"))" \
+	grep -q 'for elfpmd_f in /usr/bin/elfpmd-pkgtest /usr/lib64/libelfpmd-pkgtest.so.1; do .* | elfpmd prime -q -T - || :; fi' "$work/posttrans.sh"
+rm -rf "$work/x-post" "$work/x-ctl" && mkdir -p "$work/x-post" "$work/x-ctl" \
+	&& (cd "$work/x-post" && rpm2cpio "$hook_rpm" | cpio -idm --quiet) \
+	&& (cd "$work/x-ctl" && rpm2cpio "$hook_rpm" | cpio -idm --quiet)
+# The control: a fresh extraction is not primed yet, so that "already"
+# after a hook means the hook primed it.
+"$ELFPMD" prime --json "$work/x-ctl/usr/bin/elfpmd-pkgtest" > "$work/ctl.json" 2>&1
+if grep -q '"reason":null' "$work/ctl.json"; then
+	check "control: a fresh extraction's chunks are not in PMD-sized folios before a prime ($(cat "$work/ctl.json"))" \
+		grep -q '"already":0,' "$work/ctl.json"
+fi
+prime_log_reset
+sed "s| /usr/| $work/x-post/usr/|g" "$work/posttrans.sh" > "$work/posttrans-moved.sh"
+env PATH="$work/prime-bin:$PATH" ELFPMD_REAL="$ELFPMD" PRIME_LOG="$work/prime" sh "$work/posttrans-moved.sh" > "$work/posttrans.out" 2>&1
+check "%posttrans, run by hand: exit 0, nothing printed ($(cat "$work/posttrans.out"))" \
+	test "$?.$(wc -c < "$work/posttrans.out")" = 0.0
+primed_already "$work/x-post/usr/bin/elfpmd-pkgtest" "$work/x-post/usr/lib64/libelfpmd-pkgtest.so.1"
 
 finish

@@ -30,6 +30,9 @@ PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # rpm package; it pulls rpm2cpio and, from Debian 12 on, debugedit's
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
+# elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
+# configure's default unit directory (systemd.pc).
+PACKAGES="$PACKAGES systemd"
 # The VM harness (tests/run-vm.sh, tests/run-vm-aarch64.sh,
 # tests/run-vm-riscv64.sh, bench/vm-kernels.sh), installed without the
 # recommended packages (qemu's would add a desktop stack, ~140 packages);
