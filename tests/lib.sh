@@ -43,6 +43,14 @@ check () {
 	if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
+# holds DESCRIPTION CONDITION: PASS if the shell code CONDITION (one
+# string, evaluated here: tests joined with && and ||) succeeds, else FAIL.
+# (check DESCRIPTION [ A ] && [ B ] would test only A: the && ends check's
+# command.)
+holds () {
+	if eval "$2"; then pass "$1"; else fail "$1"; fi
+}
+
 # finish: print the summary and exit with the automake status.
 finish () {
 	echo "# pass $n_pass, fail $n_fail, skip $n_skip"

@@ -166,14 +166,14 @@ done
 # A second prime: everything there already.
 "$ELFPMD" prime -q "$WORK/align/mad-pie"
 "$ELFPMD" prime --json "$WORK/align/mad-pie" >"$WORK/again.json"
-check "a second prime finds every chunk there already ($(cat "$WORK/again.json"))" \
-	[ "$(json "$WORK/again.json" primed)" = 0 ] && [ "$(json "$WORK/again.json" already)" = "$(ideal_chunks "$WORK/align/mad-pie")" ]
+holds "a second prime finds every chunk there already ($(cat "$WORK/again.json"))" \
+	'[ "$(json "$WORK/again.json" primed)" = 0 ] && [ "$(json "$WORK/again.json" already)" = "$(ideal_chunks "$WORK/align/mad-pie")" ]'
 
 # The original is not aligned.
 out=$("$ELFPMD" prime "$WORK/orig/mad-pie" 2>&1)
 rc=$?
-check "the original: exit 0 (got $rc), nothing to prime: not aligned ($out)" \
-	[ $rc = 0 ] && [[ $out == *"nothing to prime"*"not aligned"* ]]
+holds "the original: exit 0 (got $rc), nothing to prime: not aligned ($out)" \
+	'[ $rc = 0 ] && [[ $out == *"nothing to prime"*"not aligned"* ]]'
 
 # A running program holds the chunks in small folios.
 drop_caches
@@ -187,8 +187,8 @@ while [ ! -s "$WORK/held.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1));
 "$ELFPMD" prime --json "$WORK/align/mad-pie" >"$WORK/held.json" 2>&1
 rc=$?
 ideal=$(ideal_chunks "$WORK/align/mad-pie")
-check "a running program holds the chunks in small folios: exit 0 (got $rc), $ideal held, 0 primed ($(cat "$WORK/held.json"))" \
-	[ $rc = 0 ] && [ "$(json "$WORK/held.json" busy)" = "$ideal" ] && [ "$(json "$WORK/held.json" pmd_folios)" = 0 ]
+holds "a running program holds the chunks in small folios: exit 0 (got $rc), $ideal held, 0 primed ($(cat "$WORK/held.json"))" \
+	'[ $rc = 0 ] && [ "$(json "$WORK/held.json" busy)" = "$ideal" ] && [ "$(json "$WORK/held.json" pmd_folios)" = 0 ]'
 kill "$held"
 wait "$held" 2>/dev/null
 "$ELFPMD" prime --json "$WORK/align/mad-pie" >"$WORK/freed.json" 2>&1
@@ -199,8 +199,8 @@ check "once it has ended, prime gets every chunk ($(cat "$WORK/freed.json"))" \
 drop_caches
 out=$("$THP_OFF" "$ELFPMD" prime "$WORK/align/mad-pie" 2>&1)
 rc=$?
-check "under PR_SET_THP_DISABLE: exit 0 (got $rc) and says so ($out)" \
-	[ $rc = 0 ] && [[ $out == *"PR_SET_THP_DISABLE"* ]]
+holds "under PR_SET_THP_DISABLE: exit 0 (got $rc) and says so ($out)" \
+	'[ $rc = 0 ] && [[ $out == *"PR_SET_THP_DISABLE"* ]]'
 
 # tmpfs.
 if [ -d /dev/shm ] && [ "$(df -PT /dev/shm | awk 'NR == 2 { print $2 }')" = tmpfs ]; then
@@ -209,7 +209,7 @@ if [ -d /dev/shm ] && [ "$(df -PT /dev/shm | awk 'NR == 2 { print $2 }')" = tmpf
 	out=$("$ELFPMD" prime "$shm/mad-pie" 2>&1)
 	rc=$?
 	rm -rf "$shm"
-	check "on tmpfs: exit 0 (got $rc) and says why not ($out)" [ $rc = 0 ] && [[ $out == *tmpfs* ]]
+	holds "on tmpfs: exit 0 (got $rc) and says why not ($out)" '[ $rc = 0 ] && [[ $out == *tmpfs* ]]'
 else
 	skip "no tmpfs at /dev/shm"
 fi
@@ -223,8 +223,8 @@ if journal_mount "$WORK" 100M >"$WORK/loop.why" 2>&1; then
 	out=$("$ELFPMD" prime "$MNTED/mad-pie" 2>&1)
 	rc=$?
 	b1=$(loop_read)
-	check "ext4 data=journal: exit 0 (got $rc), says the file gets no PMD-sized folios ($out)" \
-		[ $rc = 0 ] && [[ $out == *"no PMD-sized folios"* ]]
+	holds "ext4 data=journal: exit 0 (got $rc), says the file gets no PMD-sized folios ($out)" \
+		'[ $rc = 0 ] && [[ $out == *"no PMD-sized folios"* ]]'
 	check "ext4 data=journal: a second prime reads at most one chunk again ($(((b1 - b0) / 1024)) KiB)" \
 		[ $((b1 - b0)) -le $((2 << 20)) ]
 	journal_umount
@@ -305,9 +305,8 @@ fi
 printf 'not an ELF file\n' >"$WORK/text"
 "$ELFPMD" prime "$WORK/text" "$WORK/missing" "$WORK/align/mad-pie" >"$WORK/err.out" 2>"$WORK/err.err"
 rc=$?
-check "a text file and a missing file: exit 1 (got $rc), one line on stderr for each" \
-	[ $rc = 1 ] && [ "$(wc -l <"$WORK/err.err")" = 2 ] && grep -q "^elfpmd: $WORK/text: " "$WORK/err.err" \
-	&& grep -q "^elfpmd: $WORK/missing: " "$WORK/err.err"
+holds "a text file and a missing file: exit 1 (got $rc), one line on stderr for each" \
+	'[ $rc = 1 ] && [ "$(wc -l <"$WORK/err.err")" = 2 ] && grep -q "^elfpmd: $WORK/text: " "$WORK/err.err" && grep -q "^elfpmd: $WORK/missing: " "$WORK/err.err"'
 check "... and the good file after them is still primed ($(cat "$WORK/err.out"))" \
 	grep -q "^$WORK/align/mad-pie: $ideal of $ideal chunks" "$WORK/err.out"
 "$ELFPMD" prime >/dev/null 2>&1

@@ -315,8 +315,8 @@ check "status -q prints the summary line only" [ "$(wc -l <"$WORK/quiet.txt")" =
 # Errors.
 "$ELFPMD" status 2147483646 >/dev/null 2>"$WORK/nopid.err"
 rc=$?
-check "a PID that does not exist: exit 1 (got $rc), one line naming it" \
-	[ $rc = 1 ] && [ "$(cat "$WORK/nopid.err")" = "elfpmd: status: 2147483646: no such process" ]
+holds "a PID that does not exist: exit 1 (got $rc), one line naming it" \
+	'[ $rc = 1 ] && [ "$(cat "$WORK/nopid.err")" = "elfpmd: status: 2147483646: no such process" ]'
 "$ELFPMD" status abc >/dev/null 2>&1
 rc=$?
 check "status abc: usage error 64 (got $rc)" [ $rc = 64 ]
@@ -325,21 +325,21 @@ check "status abc: usage error 64 (got $rc)" [ $rc = 64 ]
 cp "$O/mad-pie" "$WORK/status"
 (cd "$WORK" && "$ELFPMD" -n ./status) >"$WORK/file-status.out" 2>&1
 rc=$?
-check "elfpmd -n ./status reports on the file status (exit $rc)" \
-	[ $rc = 0 ] && grep -q '^\./status: x86-64' "$WORK/file-status.out"
+holds "elfpmd -n ./status reports on the file status (exit $rc)" \
+	'[ $rc = 0 ] && grep -q "^\./status: x86-64" "$WORK/file-status.out"'
 
 if [ "$(id -u)" = 0 ] && have setpriv; then
 	as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 	"${as_nobody[@]}" "$ELFPMD" status --json >"$WORK/nobody.json" 2>"$WORK/nobody.err"
 	rc=$?
 	unreadable=$(tail -1 "$WORK/nobody.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["summary"]["unreadable"])' 2>/dev/null)
-	check "as nobody: exit 0 (got $rc), root's processes counted unreadable (${unreadable:-none})" \
-		[ $rc = 0 ] && [ "${unreadable:-0}" -gt 0 ]
+	holds "as nobody: exit 0 (got $rc), root's processes counted unreadable (${unreadable:-none})" \
+		'[ $rc = 0 ] && [ "${unreadable:-0}" -gt 0 ]'
 	check "as nobody: no line on stderr for the unreadable ones" [ ! -s "$WORK/nobody.err" ]
 	"${as_nobody[@]}" "$ELFPMD" status "$pid_mad" >/dev/null 2>"$WORK/nobody1.err"
 	rc=$?
-	check "as nobody, root's PID named: exit 1 (got $rc), one line naming it ($(cat "$WORK/nobody1.err"))" \
-		[ $rc = 1 ] && [ "$(wc -l <"$WORK/nobody1.err")" = 1 ] && grep -q "status: $pid_mad: " "$WORK/nobody1.err"
+	holds "as nobody, root's PID named: exit 1 (got $rc), one line naming it ($(cat "$WORK/nobody1.err"))" \
+		'[ $rc = 1 ] && [ "$(wc -l <"$WORK/nobody1.err")" = 1 ] && grep -q "status: $pid_mad: " "$WORK/nobody1.err"'
 else
 	skip "not root or no setpriv: the unreadable-process checks"
 fi
