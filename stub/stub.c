@@ -834,7 +834,9 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
     if (chunk_in (set, i))
       {
 	uintptr_t chunk = start + i * pmd;
-	if (cached_pages (st, chunk) == 0)
+	/* Counting every page costs a cache lookup each: only when the
+	   first page is not cached (a cached chunk is touched anyway).  */
+	if (page_cached (st, chunk) == 0 && cached_pages (st, chunk) == 0)
 	  {
 	    uint64_t edge = edge_chunks (st);
 	    if (i >= edge && n - i > edge)
