@@ -1390,7 +1390,7 @@ text_range (FILE *out, const struct map *m, const struct range *r)
     fprintf (out, "%s%s (%" PRIu64 ")", i == 0 ? "; CUs: " : ", ", m->names.cus[r->cus[i].cu],
 	     r->cus[i].bytes);
   if (m->has_hot)
-    fprintf (out, "; hot %.15g", r->hot);
+    fprintf (out, "; hot %.6g", r->hot);
   fputc ('\n', out);
 }
 
@@ -1425,11 +1425,11 @@ report_text_map (FILE *out, const struct map *m)
   if (m->has_hot)
     {
       const struct hot_total *h = &m->hot;
-      fprintf (out, "hot: %zu lines, total weight %.15g, in whole chunks %.15g", h->lines,
+      fprintf (out, "hot: %zu lines, total weight %.6g, in whole chunks %.6g", h->lines,
 	       h->total, h->in_chunks);
       if (h->total > 0)
 	fprintf (out, " (%.1f%%)", 100 * h->in_chunks / h->total);
-      fprintf (out, ", outside %.15g; unresolved %zu line%s (weight %.15g)\n", h->outside,
+      fprintf (out, ", outside %.6g; unresolved %zu line%s (weight %.6g)\n", h->outside,
 	       h->unresolved, h->unresolved == 1 ? "" : "s", h->unresolved_weight);
     }
 }
