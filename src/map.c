@@ -846,6 +846,10 @@ find_names (struct map *m, FILE *errors)
       (void) dwarf_fd;
       (void) found_by;
 #endif
+      /* libdwarf's messages may span lines: the warning is one.  */
+      for (char *c = why; *c != '\0'; c++)
+	if (*c == '\n' || *c == '\r')
+	  *c = ' ';
       fprintf (errors, "elfpmd: %s: %s: %s: names from the symbol table\n", m->name,
 	       dwarf_path, why);
       names_free (&m->names);

@@ -23,6 +23,7 @@
 #              none as it is; its elfpmd rewrite: as it is
 #   ELFPMD_MAP_NO_DWARF=1 (as a build without libdwarf): one line on
 #              stderr, names from .symtab
+#   exec-baddwarf  .debug_abbrev overwritten: one line on stderr, .symtab
 # ELFPMD_DEBUG_ROOT replaces /usr/lib/debug.  Errors: a missing file, a
 # file that is not ELF, bad --hot lines (exit 1, the line number named),
 # usage errors (64).
@@ -328,6 +329,26 @@ if $dwarf; then
 	check "ELFPMD_MAP_NO_DWARF: one line on stderr names the DWARF not read" \
 		test "$(wc -l <nodwarf.err)" = 1 -a "$(grep -c 'exec-g: exec-g: DWARF reading is off' nodwarf.err)" = 1
 fi
+
+# Hostile DWARF: .debug_abbrev overwritten with 0xff bytes.  One line on
+# stderr, names from .symtab, never a crash.
+python3 - <<'PY' || hard_error "cannot damage the DWARF of exec-g"
+import subprocess
+for l in subprocess.run(["readelf", "-SW", "exec-g"], capture_output=True, text=True).stdout.splitlines():
+    f = l.replace("[ ", "[").split()
+    if len(f) > 5 and f[1] == ".debug_abbrev":
+        off, size = int(f[4], 16), int(f[5], 16)
+b = bytearray(open("exec-g", "rb").read())
+b[off:off + size] = b"\xff" * size
+open("exec-baddwarf", "wb").write(b)
+PY
+chmod +x exec-baddwarf
+"$ELFPMD" map --json exec-baddwarf >baddwarf.json 2>baddwarf.err
+st=$?
+expect baddwarf exec-baddwarf symtab exec-baddwarf
+if [ $st = 0 ] && compare baddwarf; then pass "bad DWARF: exit 0, names from .symtab"; else fail "bad DWARF: exit $st, $(head -3 baddwarf.diff) $(head -2 baddwarf.err)"; fi
+check "bad DWARF: one line on stderr says the names come from the symbol table" \
+	test "$(wc -l <baddwarf.err)" = 1 -a "$(grep -c '^elfpmd: exec-baddwarf: exec-baddwarf: .*: names from the symbol table$' baddwarf.err)" = 1
 
 # .gnu_debuglink: beside the file, in .debug/, under the debug root + the
 # file's directory.
