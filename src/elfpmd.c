@@ -13,6 +13,7 @@
 #include "process.h"
 #include "stub_params.h"
 #include "sizes.h"
+#include "map.h"
 #include "prime.h"
 #include "status.h"
 
@@ -29,6 +30,7 @@ enum
   OPT_POPULATE_MAX,
   OPT_EXCLUDE,
   OPT_NO_DEFAULT_EXCLUDES,
+  OPT_HOT,
 };
 
 static const struct argp_option options[] = {
@@ -463,6 +465,118 @@ parse_prime_opt (int key, char *arg, struct argp_state *state)
   return 0;
 }
 
+/* elfpmd map.  */
+static const struct argp_option map_options[] = {
+  { "hot", OPT_HOT, "FILE", 0,
+    "Weigh the hot code in FILE, lines 'ADDRESS-or-SYMBOL WEIGHT', against the whole chunks", 0 },
+  { "json", OPT_JSON, NULL, 0, "One JSON object", 0 },
+  { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
+    "Chunks of SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
+  { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
+    "Base page size of the target kernel (e.g. 64K), when the machine has several", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char map_doc[] =
+  "Show which compilation units and functions lie in each whole PMD chunk of "
+  "FILE's text (the only text the kernel can map with PMD pages) and which "
+  "stay outside, on small pages, at the head and tail of each executable "
+  "segment."
+  "\v"
+  "The chunks are those of the file as elfpmd would align it (as it is, when "
+  "it is aligned already; the header says which).  Names come from DWARF in "
+  "FILE, else in its separate debug file (by build ID under /usr/lib/debug/"
+  ".build-id, then by .gnu_debuglink beside FILE, in its .debug directory and "
+  "under /usr/lib/debug; ELFPMD_DEBUG_ROOT replaces /usr/lib/debug), else from "
+  ".symtab (FILE's, then the debug file's), else .dynsym.  A function across "
+  "a chunk boundary counts on each side with its bytes there.\n\n"
+  "--hot FILE: one 'ADDRESS-or-SYMBOL WEIGHT' per line (ADDRESS 0x-hexadecimal, "
+  "as the file's symbols have it; SYMBOL a function name, optionally "
+  "+0xOFFSET; WEIGHT a number, a trailing % allowed; '#' starts a comment "
+  "line), for example from\n"
+  "  perf report --stdio --no-children -q --no-demangle --dsos=FILE \\\n"
+  "    --sort sym -F overhead,sym | awk '$2 == \"[.]\" { print $3, $1 }'\n"
+  "The report adds the weight in whole chunks and its share of all.\n\n"
+  "Exit status:\n"
+  "  0   the map was printed\n"
+  "  1   FILE or the --hot file could not be read, or a --hot line is bad\n"
+  "      (one line on stderr names the file, the line and the reason)\n"
+  "  64  usage error";
+
+struct map_cmdline
+{
+  struct map_options opts;
+  const char *file;
+  bool seen_pmd, seen_page;
+};
+
+static error_t
+parse_map_opt (int key, char *arg, struct argp_state *state)
+{
+  struct map_cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_JSON:
+      c->opts.json = true;
+      break;
+    case OPT_HOT:
+      if (c->opts.hot != NULL)
+	argp_error (state, "--hot given twice");
+      if (*arg == '\0')
+	argp_error (state, "--hot needs a file name");
+      c->opts.hot = arg;
+      break;
+    case OPT_PMD_SIZE:
+      if (c->seen_pmd)
+	argp_error (state, "--pmd-size given twice");
+      c->seen_pmd = true;
+      c->opts.pmd_size = size_argument (state, "--pmd-size", arg, PAGE_SIZE_MIN, 0);
+      break;
+    case OPT_PAGE_SIZE:
+      if (c->seen_page)
+	argp_error (state, "--page-size given twice");
+      c->seen_page = true;
+      c->opts.page_size = size_argument (state, "--page-size", arg, PAGE_SIZE_MIN, PAGE_SIZE_MAX);
+      break;
+    case ARGP_KEY_ARG:
+      if (c->file != NULL)
+	argp_error (state, "one FILE only");
+      c->file = arg;
+      break;
+    case ARGP_KEY_END:
+      if (c->file == NULL)
+	argp_error (state, "no FILE");
+      if (c->opts.pmd_size != 0 && c->opts.page_size != 0 && c->opts.pmd_size < c->opts.page_size)
+	argp_error (state, "--pmd-size is smaller than --page-size");
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+static int
+map_command (int argc, char **argv)
+{
+  struct map_cmdline c = { .opts = { .debug_root = "/usr/lib/debug" } };
+  /* Tests and unusual installations keep debug files elsewhere.  */
+  const char *root = getenv ("ELFPMD_DEBUG_ROOT");
+  if (root != NULL && *root != '\0')
+    c.opts.debug_root = root;
+  const char *no_dwarf = getenv ("ELFPMD_MAP_NO_DWARF");
+  c.opts.no_dwarf = no_dwarf != NULL && *no_dwarf != '\0';
+  const struct argp argp = { map_options, parse_map_opt, "FILE", map_doc, NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  int status = map_run (c.file, &c.opts, stdout, stderr);
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      fprintf (stderr, "elfpmd: cannot write the report\n");
+      status = 1;
+    }
+  return status;
+}
+
 static int
 prime_command (int argc, char **argv)
 {
@@ -514,11 +628,16 @@ main (int argc, char **argv)
       argv[1] = (char *) "elfpmd prime";
       return prime_command (argc - 1, argv + 1);
     }
+  if (argc >= 2 && strcmp (argv[1], "map") == 0)
+    {
+      argv[1] = (char *) "elfpmd map";
+      return map_command (argc - 1, argv + 1);
+    }
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
 				  .populate_max = STUB_POPULATE_DEFAULT },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { options, parse_opt,
-			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...", doc,
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE", doc,
 			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;

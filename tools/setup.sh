@@ -19,6 +19,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
 	clang lld attr libcap2-bin python3 e2fsprogs gdb strace"
+# elfpmd map reads DWARF with libdwarf (optional at build time; Debian 12's
+# is 20210528, without a libdwarf.pc: configure looks for it directly).
+PACKAGES="$PACKAGES libdwarf-dev"
 # The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
 # perl), and tests/run-deb.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
@@ -180,7 +183,7 @@ check () {
 	echo "== sanitizer build: unit, command-line and malformed-input tests under ASan+UBSan"
 	build "$top/_build-asan" --enable-sanitizers
 	(cd "$top/_build-asan" && make -s -j"$jobs" check \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/run-cli.sh tests/run-malformed.sh") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/run-cli.sh tests/run-malformed.sh tests/run-map.sh") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	echo "== make distcheck"
 	(cd "$top/_build" && make -s distcheck > distcheck.log 2>&1) || { tail -100 "$top/_build/distcheck.log"; exit 1; }

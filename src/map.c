@@ -1,0 +1,1624 @@
+/* elfpmd map: what lies in each whole PMD chunk of a file's text.
+
+   Only whole PMD chunks of text can be mapped with PMD pages: a PMD-aligned
+   address range [C, C + PMD) inside a read-only executable PT_LOAD whose
+   address is congruent with its file offset modulo the PMD size, in an
+   object whose load base is PMD-aligned.  The head and the tail of each
+   executable segment stay on small pages.  elfpmd never moves addresses,
+   only file offsets, so the chunks are the same address ranges before and
+   after elfpmd; what aligning changes is which segments have them.  The
+   map shows the chunks of the file as elfpmd's layout plan would align it
+   (the file as it is, when it is aligned already) and says how many of them
+   the file as it is has.
+
+   The map runs in three passes: find the names (functions with their
+   address ranges and compilation units: from DWARF in the file or in its
+   separate debug file, else from the symbol table), cut the text into
+   ranges (the whole chunks, and the heads and tails outside them), and
+   attribute each function's bytes to the ranges it overlaps.  A --hot
+   profile is then weighed against the same ranges.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBDWARF
+# ifdef HAVE_LIBDWARF_LIBDWARF_H
+#  include <libdwarf/dwarf.h>
+#  include <libdwarf/libdwarf.h>
+# else
+#  include <dwarf.h>
+#  include <libdwarf.h>
+# endif
+#endif
+
+#include "arith.h"
+#include "elf_file.h"
+#include "layout.h"
+#include "map.h"
+#include "report.h"
+#include "sizes.h"
+
+/* How many functions and compilation units each range lists.  */
+#define TOP_FUNCTIONS 5
+#define TOP_CUS 3
+
+/* No compilation unit: names from a symbol table.  */
+#define NO_CU SIZE_MAX
+
+/* One function: its name (and mangled name, when DWARF has one), its
+   address range [LO, HI) and its compilation unit.  */
+struct function
+{
+  char *name;
+  char *linkage;
+  uint64_t lo, hi;
+  size_t cu;
+};
+
+/* Where the names come from.  */
+enum name_source
+{
+  NAMES_NONE,
+  NAMES_DWARF,
+  NAMES_SYMTAB,
+  NAMES_DYNSYM,
+};
+
+struct names
+{
+  struct function *funcs;
+  size_t nfuncs, cap;
+  char **cus;			/* compilation unit names, by index */
+  size_t ncus, cucap;
+  enum name_source source;
+  char *file;			/* the file the names were read from */
+  const char *found_by;		/* "file", "build-id", ".gnu_debuglink" */
+  size_t from_symbols;		/* functions DWARF missed, added from symbols */
+};
+
+/* One range of text: a whole chunk, or a part of an executable segment
+   outside whole chunks.  */
+struct range
+{
+  uint64_t start, end;
+  size_t segment;		/* program header index */
+  bool chunk;
+  size_t number;		/* chunk number, in address order */
+  bool now;			/* a chunk the file as it is already has */
+  const char *part;		/* outside: "head", "tail" or "whole" */
+
+  size_t nfuncs;		/* functions overlapping it */
+  size_t top[TOP_FUNCTIONS];	/* the largest of them, by bytes inside */
+  uint64_t top_bytes[TOP_FUNCTIONS];
+  size_t ntop;
+  struct cu_bytes *cus;		/* bytes per compilation unit, merged later */
+  size_t ncus, cucap;
+  double hot;			/* --hot weight inside */
+};
+
+struct cu_bytes
+{
+  size_t cu;
+  uint64_t bytes;
+};
+
+struct hot_total
+{
+  double total;			/* weight of the lines resolved */
+  double in_chunks;
+  double outside;
+  size_t lines;
+  size_t unresolved;		/* lines naming no text */
+  double unresolved_weight;
+};
+
+struct map
+{
+  const char *name;
+  const struct map_options *opts;
+  struct elf_file file;
+  uint64_t pmd, page;
+  char pmd_source[128];
+  bool as_aligned;		/* the chunks are those elfpmd's plan would make */
+  uint64_t chunks_now;		/* whole chunks of text in the file as it is */
+  struct range *ranges;		/* sorted by address, disjoint */
+  size_t nranges, rcap;
+  size_t nchunks;
+  struct names names;
+  struct names symbols;		/* the symbol table, for --hot names DWARF lacks */
+  bool has_hot;
+  struct hot_total hot;
+};
+
+bool
+map_has_libdwarf (void)
+{
+#ifdef HAVE_LIBDWARF
+  return true;
+#else
+  return false;
+#endif
+}
+
+/* Append a function NAME (LINKAGE: its mangled name or NULL) at [LO, HI) of
+   compilation unit CU to N.  Return 0, or -1 when out of memory.  */
+static int
+names_add (struct names *n, const char *name, const char *linkage, uint64_t lo, uint64_t hi,
+	   size_t cu)
+{
+  if (n->nfuncs == n->cap)
+    {
+      size_t cap = n->cap == 0 ? 256 : 2 * n->cap;
+      struct function *grown = realloc (n->funcs, cap * sizeof *grown);
+      if (grown == NULL)
+	return -1;
+      n->funcs = grown;
+      n->cap = cap;
+    }
+  struct function *f = &n->funcs[n->nfuncs];
+  f->name = strdup (name);
+  f->linkage = linkage != NULL ? strdup (linkage) : NULL;
+  if (f->name == NULL || (linkage != NULL && f->linkage == NULL))
+    {
+      free (f->name);
+      free (f->linkage);
+      return -1;
+    }
+  f->lo = lo;
+  f->hi = hi;
+  f->cu = cu;
+  n->nfuncs++;
+  return 0;
+}
+
+/* Free everything N holds.  */
+static void
+names_free (struct names *n)
+{
+  for (size_t i = 0; i < n->nfuncs; i++)
+    {
+      free (n->funcs[i].name);
+      free (n->funcs[i].linkage);
+    }
+  free (n->funcs);
+  for (size_t i = 0; i < n->ncus; i++)
+    free (n->cus[i]);
+  free (n->cus);
+  free (n->file);
+  memset (n, 0, sizeof *n);
+}
+
+static int
+function_by_address (const void *a, const void *b)
+{
+  const struct function *x = a, *y = b;
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  if (x->hi != y->hi)
+    return x->hi < y->hi ? -1 : 1;
+  return 0;
+}
+
+/* Sort N's functions by address and drop the second of two with the same
+   range (symbol aliases such as memcpy and __memcpy), so that no byte is
+   counted twice for one function.  */
+static void
+names_sort (struct names *n)
+{
+  if (n->nfuncs == 0)
+    return;
+  qsort (n->funcs, n->nfuncs, sizeof *n->funcs, function_by_address);
+  size_t k = 1;
+  for (size_t i = 1; i < n->nfuncs; i++)
+    {
+      if (n->funcs[i].lo == n->funcs[k - 1].lo && n->funcs[i].hi == n->funcs[k - 1].hi)
+	{
+	  free (n->funcs[i].name);
+	  free (n->funcs[i].linkage);
+	  continue;
+	}
+      n->funcs[k++] = n->funcs[i];
+    }
+  n->nfuncs = k;
+}
+
+/* ---- Sections of any ELF handle ------------------------------------------ */
+
+/* The first section of ELF named NAME, with its header in *SHDR, or NULL.  */
+static Elf_Scn *
+section_by_name (Elf *elf, const char *name, GElf_Shdr *shdr)
+{
+  size_t shstrndx;
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return NULL;
+  for (Elf_Scn *scn = elf_nextscn (elf, NULL); scn != NULL; scn = elf_nextscn (elf, scn))
+    {
+      if (gelf_getshdr (scn, shdr) == NULL)
+	continue;
+      const char *s = elf_strptr (elf, shstrndx, shdr->sh_name);
+      if (s != NULL && strcmp (s, name) == 0)
+	return scn;
+    }
+  return NULL;
+}
+
+/* Whether ELF has DWARF to read: a .debug_info section with contents.  */
+static bool
+has_dwarf (Elf *elf)
+{
+  GElf_Shdr sh;
+  return section_by_name (elf, ".debug_info", &sh) != NULL && sh.sh_type != SHT_NOBITS
+	 && sh.sh_size != 0;
+}
+
+/* The GNU build ID of ELF into ID (at most LEN bytes): its length, or 0
+   when it has none.  */
+static size_t
+build_id (Elf *elf, unsigned char *id, size_t len)
+{
+  for (Elf_Scn *scn = elf_nextscn (elf, NULL); scn != NULL; scn = elf_nextscn (elf, scn))
+    {
+      GElf_Shdr sh;
+      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+	continue;
+      Elf_Data *d = elf_getdata (scn, NULL);
+      if (d == NULL)
+	continue;
+      GElf_Nhdr nh;
+      size_t off = 0, name_off, desc_off, next;
+      while (off < d->d_size && (next = gelf_getnote (d, off, &nh, &name_off, &desc_off)) > 0)
+	{
+	  if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4
+	      && memcmp ((char *) d->d_buf + name_off, "GNU", 4) == 0
+	      && nh.n_descsz != 0 && nh.n_descsz <= len)
+	    {
+	      memcpy (id, (char *) d->d_buf + desc_off, nh.n_descsz);
+	      return nh.n_descsz;
+	    }
+	  off = next;
+	}
+    }
+  return 0;
+}
+
+/* The file name and CRC of ELF's .gnu_debuglink (in the byte order DATA)
+   into NAME (LEN bytes) and *CRC.  Return false when it has none that can
+   be used: the name must end inside the section and be a plain file name,
+   and the CRC must follow it.  */
+static bool
+debuglink (Elf *elf, int data, char *name, size_t len, uint32_t *crc)
+{
+  GElf_Shdr sh;
+  Elf_Scn *scn = section_by_name (elf, ".gnu_debuglink", &sh);
+  Elf_Data *d = scn != NULL && sh.sh_type != SHT_NOBITS ? elf_rawdata (scn, NULL) : NULL;
+  if (d == NULL || d->d_buf == NULL)
+    return false;
+  const unsigned char *p = d->d_buf;
+  const unsigned char *nul = memchr (p, '\0', d->d_size);
+  if (nul == NULL || nul == p || (size_t) (nul - p) >= len || memchr (p, '/', nul - p) != NULL)
+    return false;
+  size_t at = ((size_t) (nul - p) + 4) & ~(size_t) 3;
+  if (at > d->d_size || d->d_size - at < 4)
+    return false;
+  const unsigned char *c = p + at;
+  *crc = data == ELFDATA2MSB
+	 ? (uint32_t) c[0] << 24 | (uint32_t) c[1] << 16 | (uint32_t) c[2] << 8 | c[3]
+	 : (uint32_t) c[3] << 24 | (uint32_t) c[2] << 16 | (uint32_t) c[1] << 8 | c[0];
+  memcpy (name, p, (size_t) (nul - p) + 1);
+  return true;
+}
+
+/* The CRC-32 of the contents of FD, as .gnu_debuglink records it (the
+   zlib polynomial), into *CRC.  Return false on a read error.  */
+static bool
+file_crc32 (int fd, uint32_t *crc)
+{
+  static uint32_t table[256];
+  if (table[1] == 0)
+    for (uint32_t i = 0; i < 256; i++)
+      {
+	uint32_t c = i;
+	for (int k = 0; k < 8; k++)
+	  c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	table[i] = c;
+      }
+  unsigned char buf[65536];
+  uint32_t c = 0xffffffffu;
+  off_t off = 0;
+  for (;;)
+    {
+      ssize_t n = pread (fd, buf, sizeof buf, off);
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n < 0)
+	return false;
+      if (n == 0)
+	break;
+      for (ssize_t i = 0; i < n; i++)
+	c = table[(c ^ buf[i]) & 0xff] ^ (c >> 8);
+      off += n;
+    }
+  *crc = c ^ 0xffffffffu;
+  return true;
+}
+
+/* A separate debug file, open.  */
+struct debug_file
+{
+  char *path;
+  int fd;
+  Elf *elf;
+  const char *found_by;
+};
+
+static void
+debug_file_close (struct debug_file *d)
+{
+  if (d->elf != NULL)
+    elf_end (d->elf);
+  if (d->fd >= 0)
+    close (d->fd);
+  free (d->path);
+  d->path = NULL;
+  d->elf = NULL;
+  d->fd = -1;
+}
+
+/* Open PATH into *D if it is an ELF file other than the one with status
+   SELF.  Return false (D closed) if not.  */
+static bool
+debug_file_open (struct debug_file *d, const char *path, const struct stat *self)
+{
+  struct stat st;
+  d->fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (d->fd < 0)
+    return false;
+  d->path = strdup (path);
+  if (d->path == NULL || fstat (d->fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
+    {
+      debug_file_close (d);
+      return false;
+    }
+  d->elf = elf_begin (d->fd, ELF_C_READ_MMAP, NULL);
+  if (d->elf == NULL || elf_kind (d->elf) != ELF_K_ELF)
+    {
+      debug_file_close (d);
+      return false;
+    }
+  return true;
+}
+
+/* Find the separate debug file of M's file into *D, as gdb does: by build
+   ID under the debug root (ROOT/.build-id/xx/yyyy.debug, the build ID
+   checked), then by .gnu_debuglink beside the file, in its .debug
+   directory, and under ROOT followed by the file's directory (the CRC
+   checked).  A candidate whose build ID or CRC does not match is named in a
+   warning to ERRORS and passed over.  Return whether one was found.  */
+static bool
+find_debug_file (struct map *m, struct debug_file *d, FILE *errors)
+{
+  const char *root = m->opts->debug_root;
+  unsigned char id[64], other[64];
+  size_t idlen = build_id (m->file.elf, id, sizeof id);
+  d->fd = -1;
+  d->elf = NULL;
+  d->path = NULL;
+  if (idlen >= 2)
+    {
+      char hex[2 * sizeof id + 1];
+      for (size_t i = 0; i < idlen; i++)
+	sprintf (hex + 2 * i, "%02x", id[i]);
+      char *path;
+      if (asprintf (&path, "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2) >= 0)
+	{
+	  if (debug_file_open (d, path, &m->file.st))
+	    {
+	      if (build_id (d->elf, other, sizeof other) == idlen && memcmp (id, other, idlen) == 0
+		  && has_dwarf (d->elf))
+		{
+		  d->found_by = "build-id";
+		  free (path);
+		  return true;
+		}
+	      fprintf (errors, "elfpmd: %s: warning: %s: %s; passed over\n", m->name, path,
+		       has_dwarf (d->elf) ? "its build ID differs" : "no DWARF in it");
+	      debug_file_close (d);
+	    }
+	  free (path);
+	}
+    }
+
+  char link[256];
+  uint32_t want;
+  if (!debuglink (m->file.elf, m->file.data, link, sizeof link, &want))
+    return false;
+  char *real = realpath (m->name, NULL);
+  if (real == NULL)
+    return false;
+  char *dir = dirname (real);
+  for (int k = 0; k < 3; k++)
+    {
+      char *path;
+      int len = k == 0 ? asprintf (&path, "%s/%s", dir, link)
+		: k == 1 ? asprintf (&path, "%s/.debug/%s", dir, link)
+		: asprintf (&path, "%s%s/%s", root, strcmp (dir, "/") == 0 ? "" : dir, link);
+      if (len < 0)
+	break;
+      if (!debug_file_open (d, path, &m->file.st))
+	{
+	  free (path);
+	  continue;
+	}
+      uint32_t crc;
+      if (!file_crc32 (d->fd, &crc) || crc != want)
+	fprintf (errors, "elfpmd: %s: warning: %s: CRC %#010" PRIx32 " is not the %#010" PRIx32
+		 " of .gnu_debuglink; passed over\n", m->name, path, crc, want);
+      else if (!has_dwarf (d->elf))
+	fprintf (errors, "elfpmd: %s: warning: %s: no DWARF in it; passed over\n", m->name, path);
+      else
+	{
+	  d->found_by = ".gnu_debuglink";
+	  free (path);
+	  free (real);
+	  return true;
+	}
+      debug_file_close (d);
+      free (path);
+    }
+  free (real);
+  return false;
+}
+
+/* ---- Names from a symbol table ------------------------------------------ */
+
+/* The functions of ELF's first section of TYPE (SHT_SYMTAB or SHT_DYNSYM)
+   into N: defined STT_FUNC and STT_GNU_IFUNC symbols with a size.  Return
+   1 when there is such a section, 0 when not, -1 when out of memory.  */
+static int
+symbols_of (Elf *elf, Elf64_Word type, struct names *n)
+{
+  for (Elf_Scn *scn = elf_nextscn (elf, NULL); scn != NULL; scn = elf_nextscn (elf, scn))
+    {
+      GElf_Shdr sh;
+      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type != type)
+	continue;
+      Elf_Data *d = elf_getdata (scn, NULL);
+      if (d == NULL)
+	continue;
+      GElf_Sym sym;
+      for (int i = 1; gelf_getsym (d, i, &sym) != NULL; i++)
+	{
+	  int t = GELF_ST_TYPE (sym.st_info);
+	  uint64_t hi;
+	  if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF
+	      || sym.st_size == 0 || !add_checked (sym.st_value, sym.st_size, &hi))
+	    continue;
+	  const char *s = elf_strptr (elf, sh.sh_link, sym.st_name);
+	  if (s == NULL || *s == '\0')
+	    continue;
+	  if (names_add (n, s, NULL, sym.st_value, hi, NO_CU) != 0)
+	    return -1;
+	}
+      return 1;
+    }
+  return 0;
+}
+
+/* The symbol names of M's file into N: its .symtab, else that of the debug
+   file DEBUG (may be NULL), else its .dynsym.  Return 0, or -1 when out of
+   memory.  */
+static int
+load_symbols (struct map *m, Elf *debug, const char *debug_path, struct names *n)
+{
+  int r = symbols_of (m->file.elf, SHT_SYMTAB, n);
+  if (r > 0)
+    {
+      n->source = NAMES_SYMTAB;
+      n->file = strdup (m->name);
+    }
+  else if (r == 0 && debug != NULL && (r = symbols_of (debug, SHT_SYMTAB, n)) > 0)
+    {
+      n->source = NAMES_SYMTAB;
+      n->file = strdup (debug_path);
+    }
+  else if (r == 0 && (r = symbols_of (m->file.elf, SHT_DYNSYM, n)) > 0)
+    {
+      n->source = NAMES_DYNSYM;
+      n->file = strdup (m->name);
+    }
+  if (r < 0 || (r > 0 && n->file == NULL))
+    return -1;
+  names_sort (n);
+  return 0;
+}
+
+/* ---- Names from DWARF ----------------------------------------------------- */
+
+#ifdef HAVE_LIBDWARF
+/* DIEs nest no deeper than this here: a hostile file's nesting is cut.  */
+#define DWARF_MAX_DEPTH 32
+/* DW_AT_specification and DW_AT_abstract_origin chains are followed this far.  */
+#define DWARF_MAX_HOPS 4
+
+struct dwarf_walk
+{
+  Dwarf_Debug dbg;
+  struct names *n;
+  size_t cu;
+  bool nomem;
+};
+
+/* The string attribute AT of DIE (following DW_AT_specification and
+   DW_AT_abstract_origin for at most HOPS more DIEs, as an out-of-line
+   definition names itself through its declaration), or NULL.  The string
+   belongs to libdwarf.  */
+static char *
+die_string (Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, int hops)
+{
+  Dwarf_Error err = NULL;
+  Dwarf_Attribute attr;
+  char *s = NULL;
+  if (dwarf_attr (die, at, &attr, &err) == DW_DLV_OK)
+    {
+      if (dwarf_formstring (attr, &s, &err) != DW_DLV_OK)
+	s = NULL;
+      dwarf_dealloc (dbg, attr, DW_DLA_ATTR);
+      if (s != NULL)
+	return s;
+    }
+  if (err != NULL)
+    dwarf_dealloc (dbg, err, DW_DLA_ERROR);
+  if (hops <= 0)
+    return NULL;
+  static const Dwarf_Half via[2] = { DW_AT_specification, DW_AT_abstract_origin };
+  for (int k = 0; k < 2 && s == NULL; k++)
+    {
+      err = NULL;
+      Dwarf_Off off;
+      Dwarf_Die target;
+      if (dwarf_attr (die, via[k], &attr, &err) != DW_DLV_OK)
+	{
+	  if (err != NULL)
+	    dwarf_dealloc (dbg, err, DW_DLA_ERROR);
+	  continue;
+	}
+      int ok = dwarf_global_formref (attr, &off, &err);
+      dwarf_dealloc (dbg, attr, DW_DLA_ATTR);
+      if (ok == DW_DLV_OK && dwarf_offdie_b (dbg, off, true, &target, &err) == DW_DLV_OK)
+	{
+	  s = die_string (dbg, target, at, hops - 1);
+	  dwarf_dealloc (dbg, target, DW_DLA_DIE);
+	}
+      if (err != NULL)
+	dwarf_dealloc (dbg, err, DW_DLA_ERROR);
+    }
+  return s;
+}
+
+/* Add the function DIE of W's compilation unit, when it has an address
+   range (DW_AT_low_pc and DW_AT_high_pc) and a name.  Functions in several
+   ranges (DW_AT_ranges: a hot part and a cold one) are left to the symbol
+   table.  */
+static void
+add_subprogram (struct dwarf_walk *w, Dwarf_Die die)
+{
+  Dwarf_Error err = NULL;
+  Dwarf_Addr lo, hi;
+  Dwarf_Half form;
+  enum Dwarf_Form_Class cls;
+  if (dwarf_lowpc (die, &lo, &err) != DW_DLV_OK
+      || dwarf_highpc_b (die, &hi, &form, &cls, &err) != DW_DLV_OK)
+    {
+      if (err != NULL)
+	dwarf_dealloc (w->dbg, err, DW_DLA_ERROR);
+      return;
+    }
+  /* DWARF 4 and later give the high PC as a length.  */
+  uint64_t end = hi;
+  if (cls == DW_FORM_CLASS_CONSTANT && !add_checked (lo, hi, &end))
+    return;
+  if (end <= lo)
+    return;
+  const char *name = die_string (w->dbg, die, DW_AT_name, DWARF_MAX_HOPS);
+  const char *linkage = die_string (w->dbg, die, DW_AT_linkage_name, DWARF_MAX_HOPS);
+  if (linkage == NULL)
+    linkage = die_string (w->dbg, die, DW_AT_MIPS_linkage_name, DWARF_MAX_HOPS);
+  if (name == NULL)
+    name = linkage;
+  if (name == NULL)
+    return;
+  if (names_add (w->n, name, linkage, lo, end, w->cu) != 0)
+    w->nomem = true;
+}
+
+/* Walk DIE and its siblings (DIE is then freed) at DEPTH, adding the
+   functions to W: subprograms, and those inside namespaces, classes and
+   modules.  Return DW_DLV_OK or DW_DLV_ERROR with *ERR set.  */
+static int
+walk_dies (struct dwarf_walk *w, Dwarf_Die die, int depth, Dwarf_Error *err)
+{
+  while (die != NULL && !w->nomem)
+    {
+      Dwarf_Half tag;
+      if (dwarf_tag (die, &tag, err) != DW_DLV_OK)
+	{
+	  dwarf_dealloc (w->dbg, die, DW_DLA_DIE);
+	  return DW_DLV_ERROR;
+	}
+      if (tag == DW_TAG_subprogram)
+	add_subprogram (w, die);
+      else if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type
+		|| tag == DW_TAG_structure_type || tag == DW_TAG_union_type
+		|| tag == DW_TAG_module) && depth < DWARF_MAX_DEPTH)
+	{
+	  Dwarf_Die child;
+	  int r = dwarf_child (die, &child, err);
+	  if (r == DW_DLV_OK)
+	    r = walk_dies (w, child, depth + 1, err);
+	  if (r == DW_DLV_ERROR)
+	    {
+	      dwarf_dealloc (w->dbg, die, DW_DLA_DIE);
+	      return r;
+	    }
+	}
+      Dwarf_Die next = NULL;
+      int r = dwarf_siblingof_b (w->dbg, die, true, &next, err);
+      dwarf_dealloc (w->dbg, die, DW_DLA_DIE);
+      if (r == DW_DLV_ERROR)
+	return r;
+      die = r == DW_DLV_OK ? next : NULL;
+    }
+  if (die != NULL)
+    dwarf_dealloc (w->dbg, die, DW_DLA_DIE);
+  return DW_DLV_OK;
+}
+
+/* Append NAME as a compilation unit of N.  Return its index, or NO_CU
+   when out of memory.  */
+static size_t
+add_cu (struct names *n, const char *name)
+{
+  if (n->ncus == n->cucap)
+    {
+      size_t cap = n->cucap == 0 ? 64 : 2 * n->cucap;
+      char **grown = realloc (n->cus, cap * sizeof *grown);
+      if (grown == NULL)
+	return NO_CU;
+      n->cus = grown;
+      n->cucap = cap;
+    }
+  n->cus[n->ncus] = strdup (name);
+  return n->cus[n->ncus] == NULL ? NO_CU : n->ncus++;
+}
+
+/* Read the functions and compilation units of the DWARF in FD into N.
+   Return 0, or -1 with the reason in WHY (LEN bytes).  */
+static int
+dwarf_names (int fd, struct names *n, char *why, size_t len)
+{
+  Dwarf_Debug dbg = NULL;
+  Dwarf_Error err = NULL;
+  int r = dwarf_init_b (fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
+  if (r != DW_DLV_OK)
+    {
+      snprintf (why, len, "%s", r == DW_DLV_ERROR ? dwarf_errmsg (err) : "no DWARF");
+      if (err != NULL)
+	dwarf_dealloc (NULL, err, DW_DLA_ERROR);
+      return -1;
+    }
+  struct dwarf_walk w = { .dbg = dbg, .n = n };
+  int ret = 0;
+  for (;;)
+    {
+      Dwarf_Unsigned hlen, typeoff, next;
+      Dwarf_Half version, asize, lsize, esize, cutype;
+      Dwarf_Off abbrev;
+      Dwarf_Sig8 sig;
+      r = dwarf_next_cu_header_d (dbg, true, &hlen, &version, &abbrev, &asize, &lsize, &esize,
+				  &sig, &typeoff, &next, &cutype, &err);
+      if (r == DW_DLV_NO_ENTRY)
+	break;
+      Dwarf_Die cu = NULL;
+      if (r == DW_DLV_OK)
+	r = dwarf_siblingof_b (dbg, NULL, true, &cu, &err);
+      if (r == DW_DLV_NO_ENTRY)
+	continue;
+      if (r == DW_DLV_ERROR)
+	{
+	  snprintf (why, len, "%s", dwarf_errmsg (err));
+	  ret = -1;
+	  break;
+	}
+      char *cuname = NULL;
+      Dwarf_Error e2 = NULL;
+      if (dwarf_diename (cu, &cuname, &e2) != DW_DLV_OK)
+	cuname = NULL;
+      if (e2 != NULL)
+	dwarf_dealloc (dbg, e2, DW_DLA_ERROR);
+      w.cu = add_cu (n, cuname != NULL ? cuname : "?");
+      Dwarf_Die child = NULL;
+      if (w.cu == NO_CU)
+	w.nomem = true;
+      else if ((r = dwarf_child (cu, &child, &err)) == DW_DLV_OK)
+	r = walk_dies (&w, child, 1, &err);
+      dwarf_dealloc (dbg, cu, DW_DLA_DIE);
+      if (w.nomem)
+	{
+	  snprintf (why, len, "out of memory");
+	  ret = -1;
+	  break;
+	}
+      if (r == DW_DLV_ERROR)
+	{
+	  snprintf (why, len, "%s", dwarf_errmsg (err));
+	  ret = -1;
+	  break;
+	}
+    }
+  if (err != NULL)
+    dwarf_dealloc (dbg, err, DW_DLA_ERROR);
+  dwarf_finish (dbg, NULL);
+  return ret;
+}
+#endif
+
+/* Add to N (from DWARF) the functions of SYMBOLS whose address DWARF does
+   not cover: the cold parts of split functions, assembly.  Both sorted.
+   Return 0, or -1 when out of memory.  */
+static int
+add_uncovered_symbols (struct names *n, const struct names *symbols)
+{
+  size_t have = n->nfuncs, j = 0;
+  uint64_t covered = 0;		/* DWARF covers [.., COVERED) of those before J */
+  for (size_t i = 0; i < symbols->nfuncs; i++)
+    {
+      const struct function *s = &symbols->funcs[i];
+      while (j < have && n->funcs[j].lo <= s->lo)
+	{
+	  if (n->funcs[j].hi > covered)
+	    covered = n->funcs[j].hi;
+	  j++;
+	}
+      if (s->lo < covered || (j < have && n->funcs[j].lo < s->hi))
+	continue;
+      if (names_add (n, s->name, NULL, s->lo, s->hi, NO_CU) != 0)
+	return -1;
+      n->from_symbols++;
+    }
+  names_sort (n);
+  return 0;
+}
+
+/* Find M's names: DWARF from the file or its separate debug file when this
+   build reads DWARF, else (or when the DWARF cannot be read, which is said
+   once on ERRORS) the symbol table.  Return 0, or -1 when out of memory.  */
+static int
+find_names (struct map *m, FILE *errors)
+{
+  struct debug_file d = { .fd = -1 };
+  const char *dwarf_path = NULL;
+  int dwarf_fd = -1;
+  const char *found_by = NULL;
+  if (has_dwarf (m->file.elf))
+    {
+      dwarf_path = m->name;
+      dwarf_fd = m->file.fd;
+      found_by = "file";
+    }
+  else if (find_debug_file (m, &d, errors))
+    {
+      dwarf_path = d.path;
+      dwarf_fd = d.fd;
+      found_by = d.found_by;
+    }
+  int ret = -1;
+  if (load_symbols (m, d.elf, d.path, &m->symbols) != 0)
+    goto done;
+
+  if (dwarf_path != NULL)
+    {
+      char why[512] = "built without libdwarf";
+#ifdef HAVE_LIBDWARF
+      if (m->opts->no_dwarf)
+	snprintf (why, sizeof why, "DWARF reading is off (ELFPMD_MAP_NO_DWARF)");
+      else if (dwarf_names (dwarf_fd, &m->names, why, sizeof why) == 0)
+	{
+	  m->names.source = NAMES_DWARF;
+	  m->names.found_by = found_by;
+	  m->names.file = strdup (dwarf_path);
+	  names_sort (&m->names);
+	  if (m->names.file == NULL || add_uncovered_symbols (&m->names, &m->symbols) != 0)
+	    goto done;
+	  ret = 0;
+	  goto done;
+	}
+#else
+      (void) dwarf_fd;
+      (void) found_by;
+#endif
+      /* libdwarf's messages may span lines: the warning is one.  */
+      for (char *c = why; *c != '\0'; c++)
+	if (*c == '\n' || *c == '\r')
+	  *c = ' ';
+      fprintf (errors, "elfpmd: %s: %s: %s: names from the symbol table\n", m->name,
+	       dwarf_path, why);
+      names_free (&m->names);
+    }
+  /* The symbol table is the names.  */
+  m->names = m->symbols;
+  memset (&m->symbols, 0, sizeof m->symbols);
+  ret = 0;
+done:
+  debug_file_close (&d);
+  return ret;
+}
+
+/* ---- The ranges of text --------------------------------------------------- */
+
+/* Append the range [START, END) of segment SEG to M.  Return 0, or -1 when
+   out of memory.  */
+static int
+add_range (struct map *m, uint64_t start, uint64_t end, size_t seg, bool chunk, bool now,
+	   const char *part)
+{
+  if (m->nranges == m->rcap)
+    {
+      size_t cap = m->rcap == 0 ? 16 : 2 * m->rcap;
+      struct range *grown = realloc (m->ranges, cap * sizeof *grown);
+      if (grown == NULL)
+	return -1;
+      m->ranges = grown;
+      m->rcap = cap;
+    }
+  struct range *r = &m->ranges[m->nranges++];
+  memset (r, 0, sizeof *r);
+  r->start = start;
+  r->end = end;
+  r->segment = seg;
+  r->chunk = chunk;
+  r->now = now;
+  r->part = part;
+  if (chunk)
+    r->number = m->nchunks++;
+  return 0;
+}
+
+static int
+range_by_address (const void *a, const void *b)
+{
+  const struct range *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The largest power-of-two p_align among FILE's PT_LOADs, as PLAN leaves
+   them (NEW) or as they are.  */
+static uint64_t
+largest_align (const struct elf_file *file, const struct layout_plan *plan, bool new)
+{
+  uint64_t max = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      {
+	uint64_t a = new ? plan->segs[i].new_align : file->phdrs[i].p_align;
+	if (is_power_of_2 (a) && a > max)
+	  max = a;
+      }
+  return max;
+}
+
+/* Cut M's text into ranges: the whole chunks of each read-only executable
+   PT_LOAD that PLAN leaves congruent in an object with a PMD-aligned load
+   base, and the parts outside them.  Text is the file-backed part of a
+   segment.  Overlapping segments (a hostile file) keep only the first.
+   Return 0, or -1 with the reason in *ERR.  */
+static int
+cut_ranges (struct map *m, const struct layout_plan *plan, struct diag *err)
+{
+  const struct elf_file *f = &m->file;
+  uint64_t pmd = m->pmd;
+  bool exec = f->ehdr.e_type == ET_EXEC;
+  bool base_now = exec || largest_align (f, plan, false) >= pmd;
+  bool base_new = exec || largest_align (f, plan, true) >= pmd;
+  for (size_t i = 0; i < f->phnum; i++)
+    {
+      const GElf_Phdr *ph = &f->phdrs[i];
+      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || (ph->p_flags & PF_W))
+	continue;
+      uint64_t size = ph->p_filesz < ph->p_memsz ? ph->p_filesz : ph->p_memsz;
+      uint64_t start = ph->p_vaddr, end;
+      if (size == 0 || !add_checked (start, size, &end))
+	continue;
+      bool overlaps = false;
+      for (size_t k = 0; k < m->nranges; k++)
+	if (m->ranges[k].segment != i && m->ranges[k].start < end && start < m->ranges[k].end)
+	  overlaps = true;
+      if (overlaps)
+	continue;
+      struct load_segment now = elf_file_load (f, i);
+      struct load_segment new = now;
+      new.offset = plan->segs[i].new_offset;
+      bool whole_now = base_now && pmd_congruent (&now, pmd);
+      bool whole_new = base_new && pmd_congruent (&new, pmd);
+      uint64_t n = whole_new ? pmd_chunks_inside (&new, pmd) : 0;
+      if (whole_now)
+	m->chunks_now += pmd_chunks_inside (&now, pmd);
+      if (n == 0)
+	{
+	  if (add_range (m, start, end, i, false, false, "whole") != 0)
+	    return diag_set (err, "out of memory");
+	  continue;
+	}
+      /* pmd_chunks_inside found N chunks, so the first one and the end of
+	 the last one are inside the segment: nothing below wraps.  */
+      uint64_t first = start + ((pmd - (start & (pmd - 1))) & (pmd - 1));
+      uint64_t last_end = first + n * pmd;
+      if (first > start && add_range (m, start, first, i, false, false, "head") != 0)
+	return diag_set (err, "out of memory");
+      for (uint64_t c = 0; c < n; c++)
+	if (add_range (m, first + c * pmd, first + (c + 1) * pmd, i, true, whole_now, NULL) != 0)
+	  return diag_set (err, "out of memory");
+      if (last_end < end && add_range (m, last_end, end, i, false, false, "tail") != 0)
+	return diag_set (err, "out of memory");
+    }
+  qsort (m->ranges, m->nranges, sizeof *m->ranges, range_by_address);
+  /* Chunk numbers in address order.  */
+  size_t c = 0;
+  for (size_t k = 0; k < m->nranges; k++)
+    if (m->ranges[k].chunk)
+      m->ranges[k].number = c++;
+  /* The file as it is has these chunks unless some need elfpmd first.  */
+  for (size_t k = 0; k < m->nranges; k++)
+    if (m->ranges[k].chunk && !m->ranges[k].now)
+      m->as_aligned = true;
+  return 0;
+}
+
+/* The index of the range of M holding address A, or SIZE_MAX.  */
+static size_t
+range_at (const struct map *m, uint64_t a)
+{
+  size_t lo = 0, hi = m->nranges;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (m->ranges[mid].end <= a)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  return lo < m->nranges && m->ranges[lo].start <= a ? lo : SIZE_MAX;
+}
+
+/* The index of the first range of M ending after A (M->nranges if none).  */
+static size_t
+first_range_after (const struct map *m, uint64_t a)
+{
+  size_t lo = 0, hi = m->nranges;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (m->ranges[mid].end <= a)
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  return lo;
+}
+
+/* Count BYTES of function F (index FI) in range R.  Return 0, or -1 when
+   out of memory.  */
+static int
+attribute (struct range *r, const struct function *f, size_t fi, uint64_t bytes)
+{
+  r->nfuncs++;
+  /* Keep the largest TOP_FUNCTIONS, by bytes, the lower address first.  */
+  size_t k = r->ntop;
+  if (k < TOP_FUNCTIONS)
+    r->ntop++;
+  else if (bytes <= r->top_bytes[TOP_FUNCTIONS - 1])
+    k = TOP_FUNCTIONS;
+  else
+    k = TOP_FUNCTIONS - 1;
+  if (k < TOP_FUNCTIONS)
+    {
+      while (k > 0 && r->top_bytes[k - 1] < bytes)
+	{
+	  r->top[k] = r->top[k - 1];
+	  r->top_bytes[k] = r->top_bytes[k - 1];
+	  k--;
+	}
+      r->top[k] = fi;
+      r->top_bytes[k] = bytes;
+    }
+  if (f->cu == NO_CU)
+    return 0;
+  if (r->ncus > 0 && r->cus[r->ncus - 1].cu == f->cu)
+    {
+      r->cus[r->ncus - 1].bytes += bytes;
+      return 0;
+    }
+  if (r->ncus == r->cucap)
+    {
+      size_t cap = r->cucap == 0 ? 16 : 2 * r->cucap;
+      struct cu_bytes *grown = realloc (r->cus, cap * sizeof *grown);
+      if (grown == NULL)
+	return -1;
+      r->cus = grown;
+      r->cucap = cap;
+    }
+  r->cus[r->ncus].cu = f->cu;
+  r->cus[r->ncus++].bytes = bytes;
+  return 0;
+}
+
+static int
+cu_by_index (const void *a, const void *b)
+{
+  const struct cu_bytes *x = a, *y = b;
+  return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+static int
+cu_by_bytes (const void *a, const void *b)
+{
+  const struct cu_bytes *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+/* Attribute each of M's functions, by bytes, to the ranges it overlaps; a
+   function across a chunk boundary counts in each range with the bytes it
+   has there.  Then merge each range's compilation units, largest first.
+   Return 0, or -1 when out of memory.  */
+static int
+attribute_functions (struct map *m)
+{
+  const struct names *n = &m->names;
+  for (size_t i = 0; i < n->nfuncs; i++)
+    {
+      const struct function *f = &n->funcs[i];
+      for (size_t k = first_range_after (m, f->lo); k < m->nranges && m->ranges[k].start < f->hi;
+	   k++)
+	{
+	  struct range *r = &m->ranges[k];
+	  uint64_t lo = f->lo > r->start ? f->lo : r->start;
+	  uint64_t hi = f->hi < r->end ? f->hi : r->end;
+	  if (attribute (r, f, i, hi - lo) != 0)
+	    return -1;
+	}
+    }
+  for (size_t k = 0; k < m->nranges; k++)
+    {
+      struct range *r = &m->ranges[k];
+      if (r->ncus == 0)
+	continue;
+      qsort (r->cus, r->ncus, sizeof *r->cus, cu_by_index);
+      size_t j = 0;
+      for (size_t i = 1; i < r->ncus; i++)
+	if (r->cus[i].cu == r->cus[j].cu)
+	  r->cus[j].bytes += r->cus[i].bytes;
+	else
+	  r->cus[++j] = r->cus[i];
+      r->ncus = j + 1;
+      qsort (r->cus, r->ncus, sizeof *r->cus, cu_by_bytes);
+    }
+  return 0;
+}
+
+/* ---- The hot profile ------------------------------------------------------ */
+
+/* An index of function names for the --hot lookups.  */
+struct name_index
+{
+  const char *name;
+  const struct function *f;
+};
+
+static int
+index_by_name (const void *a, const void *b)
+{
+  const struct name_index *x = a, *y = b;
+  return strcmp (x->name, y->name);
+}
+
+/* The functions of N (and of EXTRA, may be empty) by name and by mangled
+   name, sorted, into *INDEX (*COUNT of them).  Return 0, or -1 when out of
+   memory.  */
+static int
+build_index (const struct names *n, const struct names *extra, struct name_index **index,
+	     size_t *count)
+{
+  size_t cap = 2 * (n->nfuncs + extra->nfuncs) + 1;
+  struct name_index *x = malloc (cap * sizeof *x);
+  if (x == NULL)
+    return -1;
+  size_t k = 0;
+  const struct names *both[2] = { n, extra };
+  for (int b = 0; b < 2; b++)
+    for (size_t i = 0; i < both[b]->nfuncs; i++)
+      {
+	const struct function *f = &both[b]->funcs[i];
+	x[k].name = f->name;
+	x[k++].f = f;
+	if (f->linkage != NULL && strcmp (f->linkage, f->name) != 0)
+	  {
+	    x[k].name = f->linkage;
+	    x[k++].f = f;
+	  }
+      }
+  qsort (x, k, sizeof *x, index_by_name);
+  *index = x;
+  *count = k;
+  return 0;
+}
+
+/* Add WEIGHT spread over the bytes of [LO, HI) to M's ranges, the share
+   of bytes outside any range into *LOST.  */
+static void
+weigh_span (struct map *m, uint64_t lo, uint64_t hi, double weight, double *lost)
+{
+  double size = (double) (hi - lo), placed = 0;
+  for (size_t k = first_range_after (m, lo); k < m->nranges && m->ranges[k].start < hi; k++)
+    {
+      struct range *r = &m->ranges[k];
+      uint64_t a = lo > r->start ? lo : r->start;
+      uint64_t b = hi < r->end ? hi : r->end;
+      double w = weight * (double) (b - a) / size;
+      r->hot += w;
+      placed += w;
+    }
+  *lost += weight - placed;
+}
+
+/* Parse WORD as a weight: a non-negative decimal number, a trailing '%'
+   allowed (perf's overhead column).  Return false if it is not one.  */
+static bool
+parse_weight (const char *word, double *w)
+{
+  /* strtod would also take "inf", "nan", hexadecimal and a sign.  */
+  if ((*word < '0' || *word > '9') && *word != '.')
+    return false;
+  for (const char *c = word; *c != '\0'; c++)
+    if (*c == 'x' || *c == 'X' || *c == 'n' || *c == 'N')
+      return false;
+  char *end;
+  errno = 0;
+  *w = strtod (word, &end);
+  if (end == word || errno != 0 || !isfinite (*w) || *w > 1e18)
+    return false;
+  if (*end == '%')
+    end++;
+  return *end == '\0';
+}
+
+/* Parse WORD as a hexadecimal address "0x..." into *A.  */
+static bool
+parse_address (const char *word, uint64_t *a)
+{
+  if (word[0] != '0' || (word[1] != 'x' && word[1] != 'X') || word[2] == '\0')
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull (word + 2, &end, 16);
+  if (*end != '\0' || errno != 0 || word[2] == '-' || word[2] == '+' || word[2] == ' ')
+    return false;
+  *a = v;
+  return true;
+}
+
+/* Weigh the lines of M's --hot file against M's ranges: each line
+   "ADDRESS-or-SYMBOL WEIGHT" (ADDRESS 0x-hexadecimal, SYMBOL a function
+   name, mangled or not, optionally +0xOFFSET into it); blank lines and
+   lines starting with '#' are skipped.  A symbol without an offset spreads
+   its weight over the function's bytes, and over every function of that
+   name.  Return 0, or -1 with the reason (the line number in it) in *ERR.  */
+static int
+weigh_hot (struct map *m, struct diag *err)
+{
+  const char *path = m->opts->hot;
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return diag_set (err, "--hot: %s: %s", path, strerror (errno));
+  struct name_index *index = NULL;
+  size_t nindex = 0;
+  if (build_index (&m->names, &m->symbols, &index, &nindex) != 0)
+    {
+      fclose (f);
+      return diag_set (err, "out of memory");
+    }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  size_t lineno = 0;
+  int ret = 0;
+  struct hot_total *h = &m->hot;
+  while ((len = getline (&line, &cap, f)) >= 0)
+    {
+      lineno++;
+      if ((size_t) len != strlen (line))
+	{
+	  ret = diag_set (err, "%s:%zu: a NUL byte in the line", path, lineno);
+	  break;
+	}
+      char *words[3] = { NULL, NULL, NULL };
+      size_t nwords = 0;
+      for (char *save = NULL, *w = strtok_r (line, " \t\r\n", &save); w != NULL;
+	   w = strtok_r (NULL, " \t\r\n", &save))
+	{
+	  if (nwords < 3)
+	    words[nwords] = w;
+	  nwords++;
+	}
+      if (nwords == 0 || words[0][0] == '#')
+	continue;
+      double weight;
+      if (nwords != 2)
+	{
+	  ret = diag_set (err, "%s:%zu: %zu words, not 'ADDRESS-or-SYMBOL WEIGHT'", path, lineno,
+			  nwords);
+	  break;
+	}
+      if (!parse_weight (words[1], &weight))
+	{
+	  ret = diag_set (err, "%s:%zu: '%.64s' is not a weight (a non-negative number)", path,
+			  lineno, words[1]);
+	  break;
+	}
+      h->lines++;
+      uint64_t a;
+      double lost = 0;
+      bool resolved = false;
+      if (words[0][0] == '0' && (words[0][1] == 'x' || words[0][1] == 'X'))
+	{
+	  if (!parse_address (words[0], &a))
+	    {
+	      ret = diag_set (err, "%s:%zu: '%.64s' is not a hexadecimal address", path, lineno,
+			      words[0]);
+	      break;
+	    }
+	  size_t k = range_at (m, a);
+	  if (k != SIZE_MAX)
+	    {
+	      m->ranges[k].hot += weight;
+	      resolved = true;
+	    }
+	}
+      else
+	{
+	  uint64_t off = 0;
+	  bool has_off = false;
+	  char *plus = strrchr (words[0], '+');
+	  if (plus != NULL && plus != words[0] && parse_address (plus + 1, &off))
+	    {
+	      *plus = '\0';
+	      has_off = true;
+	    }
+	  struct name_index key = { .name = words[0] };
+	  struct name_index *hit = bsearch (&key, index, nindex, sizeof *index, index_by_name);
+	  if (hit != NULL)
+	    {
+	      while (hit > index && strcmp (hit[-1].name, words[0]) == 0)
+		hit--;
+	      struct name_index *e = hit;
+	      uint64_t bytes = 0;
+	      for (e = hit; e < index + nindex && strcmp (e->name, words[0]) == 0; e++)
+		bytes += e->f->hi - e->f->lo;
+	      for (e = hit; e < index + nindex && strcmp (e->name, words[0]) == 0; e++)
+		if (has_off)
+		  {
+		    size_t k;
+		    if (off < e->f->hi - e->f->lo
+			&& (k = range_at (m, e->f->lo + off)) != SIZE_MAX)
+		      {
+			m->ranges[k].hot += weight;
+			resolved = true;
+		      }
+		    break;	/* the first of that name: an offset names one place */
+		  }
+		else
+		  {
+		    double w = weight * (double) (e->f->hi - e->f->lo) / (double) bytes;
+		    double part = 0;
+		    weigh_span (m, e->f->lo, e->f->hi, w, &part);
+		    lost += part;
+		    resolved = true;
+		  }
+	    }
+	}
+      if (!resolved || lost >= weight)
+	{
+	  h->unresolved++;
+	  h->unresolved_weight += weight;
+	}
+      else
+	h->unresolved_weight += lost;
+    }
+  if (ret == 0 && ferror (f))
+    ret = diag_set (err, "--hot: %s: %s", path, strerror (errno));
+  free (line);
+  free (index);
+  fclose (f);
+  if (ret != 0)
+    return ret;
+  for (size_t k = 0; k < m->nranges; k++)
+    if (m->ranges[k].chunk)
+      h->in_chunks += m->ranges[k].hot;
+    else
+      h->outside += m->ranges[k].hot;
+  h->total = h->in_chunks + h->outside;
+  m->has_hot = true;
+  return 0;
+}
+
+/* ---- The report ----------------------------------------------------------- */
+
+static const char *
+source_name (enum name_source s)
+{
+  switch (s)
+    {
+    case NAMES_DWARF: return "dwarf";
+    case NAMES_SYMTAB: return "symtab";
+    case NAMES_DYNSYM: return "dynsym";
+    default: return "none";
+    }
+}
+
+/* The text line of range R of M.  */
+static void
+text_range (FILE *out, const struct map *m, const struct range *r)
+{
+  if (r->chunk)
+    fprintf (out, "chunk %zu %#" PRIx64 "-%#" PRIx64 ":", r->number, r->start, r->end);
+  else
+    fprintf (out, "outside %#" PRIx64 "-%#" PRIx64 " (segment %zu, %s):", r->start, r->end,
+	     r->segment, r->part);
+  if (m->names.source == NAMES_DWARF)
+    fprintf (out, " %zu CU%s,", r->ncus, r->ncus == 1 ? "" : "s");
+  fprintf (out, " %zu function%s", r->nfuncs, r->nfuncs == 1 ? "" : "s");
+  for (size_t i = 0; i < r->ntop; i++)
+    fprintf (out, "%s%s (%" PRIu64 ")", i == 0 ? "; largest: " : ", ",
+	     m->names.funcs[r->top[i]].name, r->top_bytes[i]);
+  for (size_t i = 0; i < r->ncus && i < TOP_CUS; i++)
+    fprintf (out, "%s%s (%" PRIu64 ")", i == 0 ? "; CUs: " : ", ", m->names.cus[r->cus[i].cu],
+	     r->cus[i].bytes);
+  if (m->has_hot)
+    fprintf (out, "; hot %.6g", r->hot);
+  fputc ('\n', out);
+}
+
+static void
+report_text_map (FILE *out, const struct map *m)
+{
+  char pmd[32];
+  fprintf (out, "%s: %s %s, PMD size %s (%s)\n", m->name,
+	   machine_name (m->file.ehdr.e_machine, m->file.elfclass), object_kind_name (m->file.kind),
+	   format_size (m->pmd, pmd, sizeof pmd), m->pmd_source);
+  const struct names *n = &m->names;
+  if (n->source == NAMES_DWARF)
+    fprintf (out, "names: DWARF in %s (%s)%s\n", n->file,
+	     strcmp (n->found_by, "file") == 0 ? "the file itself" : n->found_by,
+	     n->from_symbols != 0 ? ", and the symbol table where DWARF has none" : "");
+  else if (n->source != NAMES_NONE)
+    fprintf (out, "names: %s of %s (no DWARF: no compilation units)\n",
+	     n->source == NAMES_SYMTAB ? ".symtab" : ".dynsym", n->file);
+  else
+    fprintf (out, "names: none (no DWARF, no symbol table)\n");
+  if (m->as_aligned)
+    fprintf (out, "chunks: %zu whole chunk%s of text once elfpmd aligns the file (as it is: %"
+	     PRIu64 ")\n", m->nchunks, m->nchunks == 1 ? "" : "s", m->chunks_now);
+  else if (m->nchunks == 0)
+    fprintf (out, "chunks: none: no executable segment holds a whole chunk, aligned or not\n");
+  else
+    fprintf (out, "chunks: %zu whole chunk%s of text (the file is aligned as it is)\n",
+	     m->nchunks, m->nchunks == 1 ? "" : "s");
+  fprintf (out, "sizes in bytes inside each range\n");
+  for (size_t k = 0; k < m->nranges; k++)
+    text_range (out, m, &m->ranges[k]);
+  if (m->has_hot)
+    {
+      const struct hot_total *h = &m->hot;
+      fprintf (out, "hot: %zu lines, total weight %.6g, in whole chunks %.6g", h->lines,
+	       h->total, h->in_chunks);
+      if (h->total > 0)
+	fprintf (out, " (%.1f%%)", 100 * h->in_chunks / h->total);
+      fprintf (out, ", outside %.6g; unresolved %zu line%s (weight %.6g)\n", h->outside,
+	       h->unresolved, h->unresolved == 1 ? "" : "s", h->unresolved_weight);
+    }
+}
+
+/* The JSON object of range R of M.  */
+static void
+json_range (FILE *out, const struct map *m, const struct range *r)
+{
+  fputc ('{', out);
+  if (r->chunk)
+    fprintf (out, "\"index\":%zu,", r->number);
+  fprintf (out, "\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"segment\":%zu,", r->start, r->end,
+	   r->segment);
+  if (r->chunk)
+    fprintf (out, "\"now\":%s,", r->now ? "true" : "false");
+  else
+    fprintf (out, "\"part\":\"%s\",", r->part);
+  if (m->names.source == NAMES_DWARF)
+    fprintf (out, "\"cus\":%zu,", r->ncus);
+  else
+    fputs ("\"cus\":null,", out);
+  fprintf (out, "\"functions\":%zu,\"largest\":[", r->nfuncs);
+  for (size_t i = 0; i < r->ntop; i++)
+    {
+      fputs (i == 0 ? "{\"name\":" : ",{\"name\":", out);
+      json_string (out, m->names.funcs[r->top[i]].name);
+      fprintf (out, ",\"bytes\":%" PRIu64 "}", r->top_bytes[i]);
+    }
+  fputs ("],\"largest_cus\":[", out);
+  for (size_t i = 0; i < r->ncus && i < TOP_CUS; i++)
+    {
+      fputs (i == 0 ? "{\"name\":" : ",{\"name\":", out);
+      json_string (out, m->names.cus[r->cus[i].cu]);
+      fprintf (out, ",\"bytes\":%" PRIu64 "}", r->cus[i].bytes);
+    }
+  fputc (']', out);
+  if (m->has_hot)
+    fprintf (out, ",\"hot\":%.17g", r->hot);
+  fputc ('}', out);
+}
+
+static void
+report_json_map (FILE *out, const struct map *m)
+{
+  fputs ("{\"file\":", out);
+  json_string (out, m->name);
+  fprintf (out, ",\"machine\":\"%s\",\"pmd_size\":%" PRIu64 ",\"names\":{\"source\":\"%s\",\"file\":",
+	   machine_name (m->file.ehdr.e_machine, m->file.elfclass), m->pmd,
+	   source_name (m->names.source));
+  if (m->names.file != NULL)
+    json_string (out, m->names.file);
+  else
+    fputs ("null", out);
+  fputs (",\"found_by\":", out);
+  if (m->names.found_by != NULL)
+    json_string (out, m->names.found_by);
+  else
+    fputs ("null", out);
+  fprintf (out, ",\"functions\":%zu},\"layout\":\"%s\",\"chunks_now\":%" PRIu64 ",\"chunks\":[",
+	   m->names.nfuncs, m->as_aligned ? "as_aligned" : "as_is", m->chunks_now);
+  bool first = true;
+  for (size_t k = 0; k < m->nranges; k++)
+    if (m->ranges[k].chunk)
+      {
+	if (!first)
+	  fputc (',', out);
+	first = false;
+	json_range (out, m, &m->ranges[k]);
+      }
+  fputs ("],\"outside\":[", out);
+  first = true;
+  for (size_t k = 0; k < m->nranges; k++)
+    if (!m->ranges[k].chunk)
+      {
+	if (!first)
+	  fputc (',', out);
+	first = false;
+	json_range (out, m, &m->ranges[k]);
+      }
+  fputs ("],\"hot\":", out);
+  if (m->has_hot)
+    {
+      const struct hot_total *h = &m->hot;
+      fputs ("{\"file\":", out);
+      json_string (out, m->opts->hot);
+      fprintf (out, ",\"lines\":%zu,\"total\":%.17g,\"in_chunks\":%.17g,\"outside\":%.17g,\"share\":",
+	       h->lines, h->total, h->in_chunks, h->outside);
+      if (h->total > 0)
+	fprintf (out, "%.17g", h->in_chunks / h->total);
+      else
+	fputs ("null", out);
+      fprintf (out, ",\"unresolved_lines\":%zu,\"unresolved_weight\":%.17g}", h->unresolved,
+	       h->unresolved_weight);
+    }
+  else
+    fputs ("null", out);
+  fputs ("}\n", out);
+}
+
+/* ---- The run ---------------------------------------------------------------- */
+
+/* The PMD and page size for M's file under M's options, and where the PMD
+   size came from, as the main command decides them.  Return 0, or -1 with
+   the reason in *ERR.  */
+static int
+choose_map_sizes (struct map *m, struct diag *err)
+{
+  const struct map_options *o = m->opts;
+  const struct elf_file *f = &m->file;
+  struct machine_info info;
+  const char *why = machine_pmd_size (f->ehdr.e_machine, f->elfclass, o->page_size, &info);
+  char page[32];
+  if (o->pmd_size != 0)
+    {
+      m->pmd = o->pmd_size;
+      m->page = why == NULL ? info.page : o->page_size != 0 ? o->page_size : 4096;
+      snprintf (m->pmd_source, sizeof m->pmd_source, "--pmd-size");
+    }
+  else if (why != NULL)
+    return diag_set (err, "%s: %s", machine_name (f->ehdr.e_machine, f->elfclass), why);
+  else
+    {
+      m->pmd = info.pmd;
+      m->page = info.page;
+      snprintf (m->pmd_source, sizeof m->pmd_source, "%s, %s pages", info.note,
+		format_size (info.page, page, sizeof page));
+    }
+  if (m->pmd < m->page)
+    return diag_set (err, "PMD size smaller than the page size");
+  return 0;
+}
+
+int
+map_run (const char *name, const struct map_options *opts, FILE *out, FILE *errors)
+{
+  struct map m = { .name = name, .opts = opts };
+  struct diag err = { "" };
+  struct layout_plan plan;
+  bool opened = false, planned = false;
+
+  if (elf_file_open (&m.file, name, &err) != 0)
+    goto done;
+  opened = true;
+  if (m.file.skip_reason != NULL)
+    {
+      diag_set (&err, "nothing to map: %s", m.file.skip_reason);
+      goto done;
+    }
+  if (choose_map_sizes (&m, &err) != 0)
+    goto done;
+  struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = m.pmd, .page = m.page,
+			       .pad = true };
+  if (layout_plan_build (&plan, &m.file, &lo, &err) != 0)
+    goto done;
+  planned = true;
+  if (cut_ranges (&m, &plan, &err) != 0)
+    goto done;
+  if (m.nranges == 0)
+    {
+      diag_set (&err, "no read-only executable PT_LOAD with contents: no text to map");
+      goto done;
+    }
+  if (find_names (&m, errors) != 0 || attribute_functions (&m) != 0)
+    {
+      diag_set (&err, "out of memory");
+      goto done;
+    }
+  if (opts->hot != NULL && weigh_hot (&m, &err) != 0)
+    goto done;
+  if (opts->json)
+    report_json_map (out, &m);
+  else
+    report_text_map (out, &m);
+
+done:
+  if (err.msg[0] != '\0')
+    fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
+  for (size_t k = 0; k < m.nranges; k++)
+    free (m.ranges[k].cus);
+  free (m.ranges);
+  names_free (&m.names);
+  names_free (&m.symbols);
+  if (planned)
+    layout_plan_free (&plan);
+  if (opened)
+    elf_file_close (&m.file);
+  return err.msg[0] != '\0' ? 1 : 0;
+}
