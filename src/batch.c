@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "namelist.h"
 
 /* One name met by the run.  */
 struct entry
@@ -215,41 +216,17 @@ add_name (struct gather *g, char *path, bool follow)
 static int
 add_list (struct gather *g, const char *list, FILE *errors)
 {
-  FILE *in = strcmp (list, "-") == 0 ? stdin : fopen (list, "r");
-  if (in == NULL)
-    {
-      fprintf (errors, "elfpmd: %s: cannot open the list: %s\n", list, strerror (errno));
-      return 1;
-    }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
+  struct namelist l;
+  if (namelist_open (&l, list, g->bo->null, false, errors) != 0)
+    return 1;
   int ret = 0;
-  int delim = g->bo->null ? '\0' : '\n';
-  while (ret == 0 && (len = getdelim (&line, &cap, delim, in)) >= 0)
+  const char *name;
+  while (ret == 0 && (name = namelist_next (&l, &ret, errors)) != NULL)
     {
-      if (len > 0 && line[len - 1] == delim)
-	line[--len] = '\0';
-      if (len == 0)
-	continue;
-      /* A name with a NUL inside, from a newline list, cannot be a path.  */
-      if (strlen (line) != (size_t) len)
-	{
-	  fprintf (errors, "elfpmd: %s: a name in the list holds a NUL byte (use -0)\n", list);
-	  ret = 1;
-	  break;
-	}
-      char *name = strdup (line);
-      ret = name == NULL || add_name (g, name, false) != 0 ? -1 : 0;
+      char *copy = strdup (name);
+      ret = copy == NULL || add_name (g, copy, false) != 0 ? -1 : 0;
     }
-  if (ret == 0 && ferror (in))
-    {
-      fprintf (errors, "elfpmd: %s: cannot read the list: %s\n", list, strerror (errno));
-      ret = 1;
-    }
-  free (line);
-  if (in != stdin)
-    fclose (in);
+  namelist_close (&l);
   return ret;
 }
 

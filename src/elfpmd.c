@@ -158,6 +158,30 @@ size_argument (struct argp_state *state, const char *option, const char *arg,
   return size;
 }
 
+/* STATUS, or 1 when the report on standard output could not be written
+   (a full disk, a closed pipe): said on standard error.  */
+static int
+report_flushed (int status)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      fprintf (stderr, "elfpmd: cannot write the report\n");
+      return 1;
+    }
+  return status;
+}
+
+/* --files-from=ARG into *LIST, refused when given twice or empty.  */
+static void
+files_from_argument (struct argp_state *state, const char **list, const char *arg)
+{
+  if (*list != NULL)
+    argp_error (state, "--files-from given twice");
+  if (*arg == '\0')
+    argp_error (state, "--files-from needs a file name ('-' for standard input)");
+  *list = arg;
+}
+
 static error_t
 parse_opt (int key, char *arg, struct argp_state *state)
 {
@@ -228,11 +252,7 @@ parse_opt (int key, char *arg, struct argp_state *state)
       c->batch.recursive = true;
       break;
     case 'T':
-      if (c->batch.files_from != NULL)
-	argp_error (state, "--files-from given twice");
-      if (*arg == '\0')
-	argp_error (state, "--files-from needs a file name ('-' for standard input)");
-      c->batch.files_from = arg;
+      files_from_argument (state, &c->batch.files_from, arg);
       break;
     case '0':
       c->batch.null = true;
@@ -437,11 +457,7 @@ parse_prime_opt (int key, char *arg, struct argp_state *state)
       c->opts.quiet = true;
       break;
     case 'T':
-      if (c->opts.files_from != NULL)
-	argp_error (state, "--files-from given twice");
-      if (*arg == '\0')
-	argp_error (state, "--files-from needs a file name ('-' for standard input)");
-      c->opts.files_from = arg;
+      files_from_argument (state, &c->opts.files_from, arg);
       break;
     case '0':
       c->opts.null = true;
@@ -569,12 +585,7 @@ map_command (int argc, char **argv)
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   int status = map_run (c.file, &c.opts, stdout, stderr);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      fprintf (stderr, "elfpmd: cannot write the report\n");
-      status = 1;
-    }
-  return status;
+  return report_flushed (status);
 }
 
 static int
@@ -586,12 +597,7 @@ prime_command (int argc, char **argv)
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   int status = prime_run (c.files, c.nfiles, &c.opts, stdout, stderr);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      fprintf (stderr, "elfpmd: cannot write the report\n");
-      status = 1;
-    }
-  return status;
+  return report_flushed (status);
 }
 
 static int
@@ -604,12 +610,7 @@ status_command (int argc, char **argv)
     return EX_USAGE;
   int status = status_run (c.pids, c.npids, &c.opts, stdout, stderr);
   free (c.pids);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      fprintf (stderr, "elfpmd: cannot write the report\n");
-      status = 1;
-    }
-  return status;
+  return report_flushed (status);
 }
 
 int
@@ -618,21 +619,22 @@ main (int argc, char **argv)
   argp_err_exit_status = EX_USAGE;
   elf_version (EV_CURRENT);
   /* A verb first; a file of that name is still ./status.  */
-  if (argc >= 2 && strcmp (argv[1], "status") == 0)
-    {
-      argv[1] = (char *) "elfpmd status";
-      return status_command (argc - 1, argv + 1);
-    }
-  if (argc >= 2 && strcmp (argv[1], "prime") == 0)
-    {
-      argv[1] = (char *) "elfpmd prime";
-      return prime_command (argc - 1, argv + 1);
-    }
-  if (argc >= 2 && strcmp (argv[1], "map") == 0)
-    {
-      argv[1] = (char *) "elfpmd map";
-      return map_command (argc - 1, argv + 1);
-    }
+  static const struct
+  {
+    const char *name, *usage_name;
+    int (*command) (int argc, char **argv);
+  } verbs[] = {
+    { "status", "elfpmd status", status_command },
+    { "prime", "elfpmd prime", prime_command },
+    { "map", "elfpmd map", map_command },
+  };
+  for (size_t v = 0; argc >= 2 && v < sizeof verbs / sizeof verbs[0]; v++)
+    if (strcmp (argv[1], verbs[v].name) == 0)
+      {
+	/* argp names the program by argv[0]: "elfpmd status: ...".  */
+	argv[1] = (char *) verbs[v].usage_name;
+	return verbs[v].command (argc - 1, argv + 1);
+      }
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
 				  .populate_max = STUB_POPULATE_DEFAULT },
 		       .batch = { .default_excludes = true } };
@@ -654,10 +656,5 @@ main (int argc, char **argv)
   int status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
 			  stdout, stderr, &counts);
   free (c.excludes);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      fprintf (stderr, "elfpmd: cannot write the report\n");
-      status = 1;
-    }
-  return status;
+  return report_flushed (status);
 }

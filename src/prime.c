@@ -32,6 +32,7 @@
 
 #include "elf_file.h"
 #include "host.h"
+#include "namelist.h"
 #include "prime.h"
 #include "report.h"
 
@@ -468,47 +469,23 @@ static int
 prime_list (uint64_t pmd, long page, const struct prime_options *opts, FILE *out, FILE *errors,
 	    struct list_counts *c)
 {
-  const char *list = opts->files_from;
-  FILE *in = strcmp (list, "-") == 0 ? stdin : fopen (list, "re");
-  if (in == NULL)
-    {
-      fprintf (errors, "elfpmd: %s: cannot open the list: %s\n", list, strerror (errno));
-      return 1;
-    }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
+  struct namelist l;
+  if (namelist_open (&l, opts->files_from, opts->null, true, errors) != 0)
+    return 1;
   int status = 0;
-  int delim = opts->null ? '\0' : '\n';
-  while ((len = getdelim (&line, &cap, delim, in)) >= 0)
+  const char *name;
+  while ((name = namelist_next (&l, &status, errors)) != NULL)
     {
-      if (len > 0 && line[len - 1] == delim)
-	line[--len] = '\0';
-      if (len == 0 || (!opts->null && line[0] == '#'))
-	continue;
-      if (strlen (line) != (size_t) len)
-	{
-	  fprintf (errors, "elfpmd: %s: a name in the list holds a NUL byte (use -0)\n", list);
-	  status = 1;
-	  break;
-	}
       c->names++;
-      if (!list_name_wanted (line, opts, out, c))
+      if (!list_name_wanted (name, opts, out, c))
 	continue;
-      if (prime_one (line, pmd, page, opts, out, errors) != 0)
+      if (prime_one (name, pmd, page, opts, out, errors) != 0)
 	{
 	  c->failed++;
 	  status = 1;
 	}
     }
-  if (ferror (in))
-    {
-      fprintf (errors, "elfpmd: %s: cannot read the list: %s\n", list, strerror (errno));
-      status = 1;
-    }
-  free (line);
-  if (in != stdin)
-    fclose (in);
+  namelist_close (&l);
   return status;
 }
 
