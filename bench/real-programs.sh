@@ -360,8 +360,13 @@ cc -O2 -o "$IN/order0" "$IN/order0.c"
 # For each set: content_SET (what is written into the gate), run_SET (the
 # gated job; $D is the copy directory), ver_SET (a --version-style check),
 # env LD_LIBRARY_PATH=$D where libraries come from the copy directory.
+# cc1plus run without the gcc driver gets no multiarch include directory
+# (Debian's /usr/include/x86_64-linux-gnu: asm/errno.h); gcc-multilib's
+# /usr/include/asm link used to hide that, and setup.sh installs no
+# gcc-multilib any more (it conflicts with the cross compilers).
+MULTIARCH=$(gcc -print-multiarch 2>/dev/null || :)
 content_cc1plus=$IN/job.cc
-run_cc1plus() { "$D/cc1plus" -quiet -O2 -o - "$FIFO"; }
+run_cc1plus() { "$D/cc1plus" -quiet -O2 ${MULTIARCH:+-imultiarch "$MULTIARCH"} -o - "$FIFO"; }
 ver_cc1plus() { "$D/cc1plus" -quiet -version -o /dev/null </dev/null; }
 content_cc1=$IN/job.c
 run_cc1() { "$D/cc1" -quiet -O2 -o - "$FIFO"; }
@@ -465,6 +470,35 @@ pmd_of() { # SMAPS PATH -> "TEXT_KIB ALIGNED VMAS"
 			for (i = 1; i <= length(a); i++) v = v * 16 + index("0123456789abcdef", substr(a, i, 1)) - 1
 			print t + 0, (n ? (v % P == 0 ? "yes" : "no") : "-"), n + 0 }' "$1"
 }
+# From /proc/PID/pagemap (root): KiB of the whole PMD chunks of PATH's
+# executable VMAs in process PID (address and offset PMD-aligned) that the
+# process has reached, a page of them mapped.  The stub leaves a chunk
+# nothing of which is cached to the program's own first fault, so a chunk
+# not reached yet is not mapped at all.
+reached_of() { # PID PATH -> KIB
+	python3 - "$1" "$2" "$PMD" <<'PY' 2>/dev/null || echo 0
+import struct, sys
+pid, path, pmd = sys.argv[1], sys.argv[2], int(sys.argv[3])
+kib = 0
+with open("/proc/%s/pagemap" % pid, "rb") as pm:
+    for line in open("/proc/%s/maps" % pid):
+        f = line.split(None, 5)
+        if len(f) < 6 or f[5].rstrip("\n") != path or "x" not in f[1]:
+            continue
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        off = int(f[2], 16)
+        if (lo - off) % pmd:
+            continue
+        c = -(-lo // pmd) * pmd
+        while c + pmd <= hi:
+            pm.seek(c // 4096 * 8)
+            entries = struct.unpack("%dQ" % (pmd // 4096), pm.read(pmd // 4096 * 8))
+            if any(e >> 63 for e in entries):
+                kib += pmd // 1024
+            c += pmd
+print(kib)
+PY
+}
 normalize() {
 	sed -e "s|$WORK/orig|DIR|g" -e "s|$WORK/pmd|DIR|g" -e 's/process [0-9][0-9]*/process N/g' \
 		-e 's/gate[0-9][0-9]*/gate/g'
@@ -472,7 +506,7 @@ normalize() {
 lock() { exec 9>"$LOCK"; flock 9; }
 unlock() { flock -u 9; exec 9>&-; }
 
-declare -A COV COVS ALIGN NOTE TEXT IDEAL KIND SUMMARY RC GATE
+declare -A COV COVS REACH ALIGN NOTE TEXT IDEAL KIND SUMMARY RC GATE
 # One gated run of SET with the copies in D: optional global cache drop,
 # start K instances of the job at once (K = 1 unless given), wait until
 # every one has opened its gate, copy smaps of every process mapping one of
@@ -540,6 +574,7 @@ gated() { # SET D LABEL COLD [K]
 			ALIGN[$name.$label]=$b
 			if [ "${COV[$name.$label]}" = - ] || [ "$a" -lt "${COV[$name.$label]}" ]; then
 				COV[$name.$label]=$a
+				REACH[$name.$label]=$(reached_of "$p" "$D/$rel")
 			fi
 		done
 		if [ "$(wc -w <<<"$pids")" != "$K" ]; then
@@ -711,6 +746,14 @@ for set in "${SETS[@]}"; do
 	echo "  outputs (job $(wc -c <"$WORK/out/$set.orig.1.out") bytes, version $(wc -l <"$WORK/out/$set.ver.orig") lines) same as the original's: $ok"
 	for name in "${local_objs[@]}"; do
 		if [ "$ok" = no ]; then NOTE[$name]+="OUTPUT DIFFERS; "; fi
+		# Where a run had not reached every chunk at its gate: how many of
+		# those it had reached are PMD-mapped.
+		for label in cold warm; do
+			r=${REACH[$name.$label]:-}
+			if [ -n "$r" ] && [ "${COV[$name.$label]}" != - ] && [ "$r" -lt $((IDEAL[$name] * 2048)) ]; then
+				NOTE[$name]+="$label: ${COV[$name.$label]} of $r KiB reached PMD-mapped; "
+			fi
+		done
 		printf '  %-20s KiB PMD-mapped of %d: fresh %s  cold %s  warm %s  order-0 %s  3 at once %s dirty %s  orig %s; base aligned: %s\n' \
 			"$name" $((IDEAL[$name] * 2048)) "${COV[$name.fresh]}" "${COV[$name.cold]}" "${COV[$name.warm]}" "${COV[$name.order0]}" \
 			"${COVS[$name.par3]:--}" "${COV[$name.dirty]}" "${COV[$name.orig]}" "${ALIGN[$name.warm]:-?}"
