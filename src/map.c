@@ -983,22 +983,6 @@ cut_ranges (struct map *m, const struct layout_plan *plan, struct diag *err)
   return 0;
 }
 
-/* The index of the range of M holding address A, or SIZE_MAX.  */
-static size_t
-range_at (const struct map *m, uint64_t a)
-{
-  size_t lo = 0, hi = m->nranges;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (m->ranges[mid].end <= a)
-	lo = mid + 1;
-      else
-	hi = mid;
-    }
-  return lo < m->nranges && m->ranges[lo].start <= a ? lo : SIZE_MAX;
-}
-
 /* The index of the first range of M ending after A (M->nranges if none).  */
 static size_t
 first_range_after (const struct map *m, uint64_t a)
@@ -1013,6 +997,14 @@ first_range_after (const struct map *m, uint64_t a)
 	hi = mid;
     }
   return lo;
+}
+
+/* The index of the range of M holding address A, or SIZE_MAX.  */
+static size_t
+range_at (const struct map *m, uint64_t a)
+{
+  size_t k = first_range_after (m, a);
+  return k < m->nranges && m->ranges[k].start <= a ? k : SIZE_MAX;
 }
 
 /* Count BYTES of function F (index FI) in range R.  Return 0, or -1 when
