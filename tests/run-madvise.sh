@@ -36,8 +36,11 @@
 #     (strace fault injection), it prints the same;
 #   - strip and eu-strip of the rewritten file keep the stub working;
 #   - on an xfs image (loop mount; skipped without mkfs.xfs or loop
-#     devices), the PIE's coverage cold, warm, order-0, fresh and three at
-#     once.
+#     devices) with read_ahead_kb 128, the PIE's coverage cold, warm,
+#     order-0, fresh and three at once, and the disk reads of a cold start
+#     that runs none of the text (FIXTURE_NO_TEXT): at most 3 chunks more
+#     than the original's, since the stub leaves the chunks the program
+#     never reaches unread.
 #
 # Needs root (drop_caches, /proc/kpageflags), THP not [never], and file THP
 # working on the file system of $TESTS_BUILDDIR (probed with
@@ -647,7 +650,12 @@ xfs_setup () {
 	mkdir -p "$WORK/xfs.mnt"
 	mount "$XFS_DEV" "$WORK/xfs.mnt" 2>"$img.log" || { echo "mount failed: $(tail -1 "$img.log")"; return 1; }
 	XFS_MNT=$WORK/xfs.mnt
+	# Linux's default read-ahead (this test's own loop device): the stub
+	# then leaves the chunks away from the text's ends to the program.
+	echo 128 >"/sys/block/${XFS_DEV##*/}/queue/read_ahead_kb" 2>/dev/null || :
 }
+# loop_kib: KiB read from XFS_DEV so far.
+loop_kib () { awk '{ print int($3 / 2) }' "/sys/block/${XFS_DEV##*/}/stat"; }
 name=pie file=mad-pie prog=mad-pie
 echo "# xfs"
 if [ ! -x "$O/mad-pie" ]; then
@@ -668,6 +676,33 @@ else
 		coverage warm "$dir" "$r"
 		coverage_small_folios "$dir" "$XFS_MNT/fresh"
 		COVERAGE+=("$cov_line")
+		# A cold start of a program that runs none of its big text
+		# (FIXTURE_NO_TEXT) reads the chunks near the text's ends, those
+		# the program's other faults read around, and leaves the others:
+		# at most 3 chunks more than the original, not the 7 of the text.
+		mkdir -p "$XFS_MNT/orig"
+		cp -p "$O/$file" "$XFS_MNT/orig/$file"
+		ra=$(cat "/sys/block/${XFS_DEV##*/}/queue/read_ahead_kb")
+		extra=0 runs=3
+		for ((k = 1; k <= runs; k++)); do
+			drop_caches
+			b0=$(loop_kib)
+			FIXTURE_NO_TEXT=1 "$XFS_MNT/orig/$file" >/dev/null 2>&1
+			b1=$(loop_kib)
+			drop_caches
+			b2=$(loop_kib)
+			FIXTURE_NO_TEXT=1 "$r" >/dev/null 2>&1
+			b3=$(loop_kib)
+			extra=$((extra + (b3 - b2) - (b1 - b0)))
+		done
+		extra=$((extra / runs))
+		if [ "$ra" != 128 ]; then
+			skip "xfs: read_ahead_kb of the loop device is $ra, not 128: the lazy cold start is not measured"
+		elif [ "$extra" -le $((3 * 2048)) ]; then
+			pass "xfs: a cold start that runs none of the text reads $extra KiB more than the original's (at most 3 chunks; the text has 7)"
+		else
+			fail "xfs: a cold start that runs none of the text reads $extra KiB more than the original's (more than 3 chunks: the stub read chunks the program never reached)"
+		fi
 	else
 		fail "xfs: elfpmd -q --madvise failed: $(head -3 "$w/rewrite.log")"
 	fi
