@@ -697,16 +697,17 @@ page_cached (struct stub *st, uintptr_t addr)
   return v & 1;
 }
 
-/* Whether a touch of CHUNK can fault it in without harm: its first page
-   is cached (the fault maps what is there and reads nothing), or its last
-   page is not either (nothing of it is cached: the fault reads one PMD
-   folio).  Not when only the last is: another process is evicting the
-   chunk (POSIX_FADV_DONTNEED drops pages in ascending order), and a fault
-   now would read the missing pages as small folios under it.  */
+/* Whether a touch of CHUNK can fault it in without harm, FIRST being
+   page_cached () of its first page: that page is cached (the fault maps
+   what is there and reads nothing), or its last page is not either
+   (nothing of it is cached: the fault reads one PMD folio).  Not when only
+   the last is: another process is evicting the chunk (POSIX_FADV_DONTNEED
+   drops pages in ascending order), and a fault now would read the missing
+   pages as small folios under it.  */
 static int
-touch_harmless (struct stub *st, uintptr_t chunk)
+touch_harmless (struct stub *st, uintptr_t chunk, int first)
 {
-  return page_cached (st, chunk) != 0 || page_cached (st, chunk + st->pmd - st->page) == 0;
+  return first != 0 || page_cached (st, chunk + st->pmd - st->page) == 0;
 }
 
 /* Mark in BAD (one bit per chunk) the chunks of the N at START that are not
@@ -836,13 +837,14 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
 	uintptr_t chunk = start + i * pmd;
 	/* Counting every page costs a cache lookup each: only when the
 	   first page is not cached (a cached chunk is touched anyway).  */
-	if (page_cached (st, chunk) == 0 && cached_pages (st, chunk) == 0)
+	int first = page_cached (st, chunk);
+	if (first == 0 && cached_pages (st, chunk) == 0)
 	  {
 	    uint64_t edge = edge_chunks (st);
 	    if (i >= edge && n - i > edge)
 	      continue;
 	  }
-	if (touch_harmless (st, chunk))
+	if (touch_harmless (st, chunk, first))
 	  {
 	    touch (chunk);
 	    if (chunk_pmd_mapped (st, chunk))
