@@ -28,6 +28,7 @@ enum
   OPT_NO_PAD,
   OPT_MADVISE,
   OPT_POPULATE_MAX,
+  OPT_COPY_MAX,
   OPT_EXCLUDE,
   OPT_NO_DEFAULT_EXCLUDES,
   OPT_HOT,
@@ -70,9 +71,14 @@ static const struct argp_option options[] = {
     "Base page size of the target kernel (e.g. 64K, from 4K to 256K), when the "
     "machine has several", 0 },
 
-  { "madvise", OPT_MADVISE, NULL, 0,
+  { "madvise", OPT_MADVISE, "copy", OPTION_ARG_OPTIONAL,
     "Inject a startup stub that gets the aligned text onto huge pages at run time "
-    "(x86-64, aarch64, riscv64)", 0 },
+    "(x86-64, aarch64, riscv64).  With =copy, where the kernel cannot give the file "
+    "huge page cache folios (ext4 before Linux 6.16, xfs before 5.18), the stub copies "
+    "the text into anonymous huge pages instead (a private copy per process)", 0 },
+  { "copy-max", OPT_COPY_MAX, "SIZE", 0,
+    "With --madvise=copy: copy at most SIZE bytes of text per object (whole chunks; "
+    "default: all the aligned text)", 0 },
   { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
     "With --madvise: at every start the stub looks at text ranges of at most CHUNKS "
     "PMD-sized chunks whole (default 64); larger ranges are sampled, and looked at whole "
@@ -207,7 +213,24 @@ parse_opt (int key, char *arg, struct argp_state *state)
       c->run.sync = false;
       break;
     case OPT_MADVISE:
+      if (c->run.madvise)
+	argp_error (state, "--madvise given twice");
       c->run.madvise = true;
+      if (arg != NULL && strcmp (arg, "copy") == 0)
+	c->run.copy = true;
+      else if (arg != NULL)
+	argp_error (state, "--madvise: unknown value '%s' (only --madvise or --madvise=copy)", arg);
+      break;
+    case OPT_COPY_MAX:
+      {
+	if (c->run.copy_max != 0)
+	  argp_error (state, "--copy-max given twice");
+	const char *why = parse_size (arg, &c->run.copy_max);
+	if (why != NULL)
+	  argp_error (state, "--copy-max: invalid size '%s': %s", arg, why);
+	if (c->run.copy_max == 0)
+	  argp_error (state, "--copy-max: the size must be more than 0");
+      }
       break;
     case OPT_NO_PAD:
       c->run.pad = false;
@@ -325,6 +348,8 @@ parse_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--output and --dry-run exclude each other");
       if (c->seen_populate && !c->run.madvise)
 	argp_error (state, "--populate-max needs --madvise");
+      if (c->run.copy_max != 0 && !c->run.copy)
+	argp_error (state, "--copy-max needs --madvise=copy");
       if (c->run.pmd_size != 0 && c->run.page_size != 0 && c->run.pmd_size < c->run.page_size)
 	argp_error (state, "--pmd-size is smaller than --page-size");
       break;

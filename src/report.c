@@ -137,6 +137,15 @@ report_stub_text (FILE *out, const struct file_report *r)
     fprintf (out, "  %" PRIu64 " of the chunks are in ranges longer than --populate-max=%" PRIu64
 	     ": the stub samples them and populates them whole only when the sample finds small pages\n",
 	     stub_sampled_chunks (sp), sp->params.populate_max);
+  if (sp->params.flags & STUB_FLAG_COPY)
+    {
+      char max[32];
+      fprintf (out, "  --madvise=copy: where the kernel cannot give the file huge page cache folios, "
+	       "the stub copies up to %s of text (%" PRIu64 " chunk%s) into anonymous huge pages, "
+	       "a private copy in each process\n",
+	       format_size (stub_copy_max (sp), max, sizeof max), stub_copy_max (sp) / sp->params.pmd,
+	       stub_copy_max (sp) / sp->params.pmd == 1 ? "" : "s");
+    }
   if (sp->table == STUB_TABLE_GROWN)
     {
       fprintf (out, "  the program header table grew in place by one entry");
@@ -374,6 +383,8 @@ report_json (FILE *out, const struct file_report *r)
 		   sp->entry_vaddr, (uint64_t) sp->params.nranges, stub_chunks (sp));
 	  fprintf (out, ",\"populate_max\":%" PRIu64 ",\"sampled_chunks\":%" PRIu64,
 		   sp->params.populate_max, stub_sampled_chunks (sp));
+	  fprintf (out, ",\"copy\":%s,\"copy_max\":%" PRIu64,
+		   (sp->params.flags & STUB_FLAG_COPY) ? "true" : "false", stub_copy_max (sp));
 	}
       else
 	{

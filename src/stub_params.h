@@ -27,6 +27,9 @@ stub_range_sampled (uint64_t n, uint64_t populate_max)
 /* The stub finds the object's file through /proc/self/exe (programs) or
    through /proc/self/maps (shared objects).  */
 #define STUB_FLAG_EXE 1u
+/* --madvise=copy: where the kernel cannot give the file PMD-sized page
+   cache folios, copy the text into anonymous huge pages.  */
+#define STUB_FLAG_COPY 2u
 
 struct stub_range
 {
@@ -46,6 +49,9 @@ struct stub_params
   /* Ranges of at most this many chunks are populated whole at startup;
      larger ones are sampled first (see stub/stub.c).  */
   uint64_t populate_max;
+  /* With STUB_FLAG_COPY: the stub copies at most this many bytes of text
+     (whole chunks) into anonymous huge pages (--copy-max).  */
+  uint64_t copy_max;
 };
 
 #endif

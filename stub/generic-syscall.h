@@ -13,14 +13,19 @@
 #define SYS_openat 56
 #define SYS_close 57
 #define SYS_read 63
+#define SYS_write 64
 #define SYS_pread64 67
 #define SYS_fstat 80
 #define SYS_sync_file_range 84
 #define SYS_clock_nanosleep 115
 #define SYS_uname 160
 #define SYS_prctl 167
+#define SYS_getpid 172
+#define SYS_munmap 215
+#define SYS_mremap 216
 #define SYS_mmap 222
 #define SYS_fadvise64 223
+#define SYS_mprotect 226
 #define SYS_mincore 232
 #define SYS_madvise 233
 

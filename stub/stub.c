@@ -75,7 +75,28 @@
       Where this process's own page table still covers the chunk after
       MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is
       mapped afresh from the file (mmap MAP_FIXED, refault), which frees
-      it.  */
+      it.
+
+   With STUB_FLAG_COPY (--madvise=copy), and only where the kernel cannot
+   give the file PMD-sized folios (no_file_folios: a kernel before 5.18, a
+   file system without large folios on this kernel where MADV_COLLAPSE of
+   file text fails, ext4 mounted data=journal, or a repair that read a
+   chunk back whole in small folios), the text is copied into anonymous
+   huge pages instead (copy_all): never under PR_SET_THP_DISABLE or THP
+   "never", never on tmpfs, and only chunks whose pages are all clean file
+   pages, so that the copy, read from the file, holds exactly the bytes the
+   process had.  Each run of such chunks, up to copy_max bytes in all, is
+   read with pread into a fresh PMD-aligned anonymous mapping populated as
+   huge pages, checked to be huge pages, made read-only and executable
+   like the text, named after the file (PR_SET_VMA_ANON_NAME, 5.17+, where
+   the kernel has it), and moved over the text with one mremap, which
+   replaces the file mapping atomically; on any error the file mapping stays
+   (or is put back, when mremap failed after unmapping it).  With the
+   environment variable ELFPMD_PERF_MAP set (to anything but empty or 0),
+   the stub also writes /tmp/perf-PID.map, the function symbols of the
+   copied text at their run-time addresses, so that perf report can name
+   what it sampled there, and leaves the copies unnamed (perf reads the map
+   only for unnamed anonymous memory).  */
 
 #include <stdint.h>
 
@@ -85,19 +106,30 @@
 #define MADV_RANDOM 1
 #define MADV_DONTNEED 4
 #define MADV_HUGEPAGE 14
+#define MADV_POPULATE_WRITE 23
 #define MADV_COLLAPSE 25
 #define POSIX_FADV_DONTNEED 4
 #define PR_GET_THP_DISABLE 42
 #define PROT_READ 1
+#define PROT_WRITE 2
 #define PROT_EXEC 4
 #define MAP_PRIVATE 2
 #define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_NORESERVE 0x4000
+#define MREMAP_MAYMOVE 1
+#define MREMAP_FIXED 2
+#define PR_SET_VMA 0x53564d41
+#define PR_SET_VMA_ANON_NAME 0
 #define O_RDONLY 0
 #define O_NOCTTY 0400
 #define O_NONBLOCK 04000
 #ifndef O_NOFOLLOW		/* aarch64 has its own (SYSCALL_H) */
 #define O_NOFOLLOW 0400000
 #endif
+#define O_WRONLY 1
+#define O_CREAT 0100
+#define O_EXCL 0200
 #define O_CLOEXEC 02000000
 #define O_PATH 010000000
 #define AT_FDCWD (-100)
@@ -186,6 +218,16 @@ enum mode
   MODE_REPAIR,			/* populate, find small chunks, repair them */
 };
 
+/* A run of text the stub copied into anonymous huge pages.  */
+struct copy
+{
+  uintptr_t start;
+  uint64_t length, file_offset;
+};
+
+/* Runs of copies the stub remembers, for the perf map.  */
+#define MAX_COPIES 16
+
 /* The mapping the stub belongs to, as /proc/self/maps shows it.  */
 struct mapping
 {
@@ -211,6 +253,11 @@ struct stub
   struct mapping map;		/* filled by find_mapping */
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;
+  int no_file_folios;		/* the kernel cannot give this file PMD folios */
+  uint64_t copied;		/* bytes of text copied into anonymous huge pages */
+  int ncopies;
+  struct copy copies[MAX_COPIES];
+  int perf_map;			/* ELFPMD_PERF_MAP asks for a perf map */
 #ifdef STUB_PROT_BTI
   long guard;			/* guarded (): -2 not looked at yet */
 #endif
@@ -1011,6 +1058,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
       if (cached_pages (st, chunk) == (long) (pmd / st->page))
 	{
 	  st->stop = 1;
+	  st->no_file_folios = 1;
 	  return 1;
 	}
     }
@@ -1135,6 +1183,7 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
   if (ext4_journals_data (st))
     {
       st->stop = 1;
+      st->no_file_folios = 1;
       return;
     }
   /* Dirty pages (a file just written) cannot be evicted: write the range
@@ -1274,7 +1323,10 @@ choose_mode (struct stub *st)
   st->kernel = kernel_version ();
   st->table_stays = st->kernel == 0 || st->kernel < KV (6, 14);
   if (st->kernel != 0 && st->kernel < KV (5, 18))
-    return MODE_HINT;
+    {
+      st->no_file_folios = 1;
+      return MODE_HINT;
+    }
   uint64_t fs = st->fs = file_system (st);
   unsigned large_folios_since = 0;
   switch (fs)
@@ -1292,7 +1344,13 @@ choose_mode (struct stub *st)
       return MODE_HINT;
     }
   if (st->kernel != 0 && st->kernel < large_folios_since)
-    return st->kernel >= KV (6, 1) ? MODE_COLLAPSE : MODE_HINT;
+    {
+      /* MODE_COLLAPSE finds out whether the kernel can collapse file
+	 text; before 6.1 nothing can tell, and nothing can make PMD folios
+	 of this file at start.  */
+      st->no_file_folios = st->kernel < KV (6, 1);
+      return st->kernel >= KV (6, 1) ? MODE_COLLAPSE : MODE_HINT;
+    }
   if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0 || thp_never ())
     return MODE_NOTHING;
   return MODE_REPAIR;
@@ -1301,8 +1359,9 @@ choose_mode (struct stub *st)
 /* MODE_COLLAPSE: the kernel can collapse file text into PMD folios
    (CONFIG_READ_ONLY_THP_FOR_FS) if MADV_COLLAPSE of the first chunk does
    not fail with EINVAL; then collapse every chunk (one that is already
-   collapsed costs a look).  */
-static void
+   collapsed costs a look).  Return 0 when the kernel cannot collapse file
+   text, else 1.  */
+static int
 collapse_all (struct stub *st)
 {
   const struct stub_params *p = st->p;
@@ -1314,7 +1373,7 @@ collapse_all (struct stub *st)
 	{
 	  long err = sys_madvise (start + i * st->pmd, st->pmd, MADV_COLLAPSE);
 	  if (err != 0 && err != -EAGAIN && err != -ENOMEM && err != -EBUSY)
-	    return;
+	    return r != 0 || i != 0;
 	  if (r == 0 && i == 0)
 	    {
 	      /* Supported (MADV_COLLAPSE itself refuses a process with
@@ -1322,13 +1381,438 @@ collapse_all (struct stub *st)
 		 MADV_COLLAPSE ignores, go on, and let khugepaged see the
 		 text too.  */
 	      if (thp_never ())
-		return;
+		return 1;
 	      for (uint64_t k = 0; k < p->nranges && k < STUB_MAX_RANGES; k++)
 		sys_madvise (st->self + (uintptr_t) p->range[k].start, p->range[k].length,
 			     MADV_HUGEPAGE);
 	    }
 	}
     }
+  return 1;
+}
+
+/* AnonHugePages of the mapping that holds ADDR, in kB, from
+   /proc/self/smaps; -1 if it cannot be told.  */
+static long
+anon_huge_kb (uintptr_t addr)
+{
+  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
+    return -1;
+  static const char key[] = "AnonHugePages:";
+  char line[256];
+  int in = 0;
+  long kb = -1;
+  while (next_line (&l, line, sizeof line) >= 0)
+    {
+      const char *s = line;
+      if (in)
+	{
+	  int k = 0;
+	  while (key[k] != '\0' && s[k] == key[k])
+	    k++;
+	  if (key[k] == '\0')
+	    {
+	      s += k;
+	      skip_spaces (&s);
+	      kb = (long) parse_number (&s, 10);
+	      break;
+	    }
+	}
+      /* A mapping's first line: "LO-HI perms ..."; the others are "Name: value".  */
+      uint64_t lo = parse_number (&s, 16);
+      if (*s != '-' || s == line)
+	continue;
+      s++;
+      uint64_t hi = parse_number (&s, 16);
+      in = *s == ' ' && addr >= lo && addr < hi;
+    }
+  sys_close (l.fd);
+  return kb;
+}
+
+/* Whether the N chunks of anonymous memory at START are all huge pages:
+   with PAGEMAP_SCAN (6.7+) chunk by chunk, else from smaps.  */
+static int
+anon_huge (struct stub *st, uintptr_t start, uint64_t n)
+{
+  uint64_t bad[SET_WORDS];
+  long small = scan_small_chunks (st, start, n, bad);
+  if (small >= 0)
+    return small == 0;
+  long kb = anon_huge_kb (start);
+  return kb >= 0 && (uint64_t) kb >= n * (st->pmd / 1024);
+}
+
+/* Name the anonymous mapping [START, START + LEN) after the object's file,
+   "elfpmd copy of PATH" (the end of PATH where it is too long), so that
+   /proc/PID/maps tells where it came from.  The kernel keeps the name when
+   the mapping moves.  Kernels without CONFIG_ANON_VMA_NAME (and before
+   5.17) refuse: the copy is then plain [anon].  */
+static void
+name_copy (struct stub *st, uintptr_t start, uint64_t len)
+{
+  char path[MAPS_LINE];
+  if (find_mapping (st, st->self, path) != 0 || path[0] != '/')
+    return;
+  static const char prefix[] = "elfpmd copy of ";
+  char name[80];		/* the kernel's limit, with the NUL */
+  int at = 0;
+  for (const char *c = prefix; *c != '\0'; c++)
+    name[at++] = *c;
+  long plen = 0;
+  while (path[plen] != '\0')
+    plen++;
+  long room = (long) sizeof name - 1 - at;
+  const char *from = path;
+  if (plen > room)
+    {
+      from = path + plen - (room - 3);
+      name[at++] = '.';
+      name[at++] = '.';
+      name[at++] = '.';
+    }
+  for (; *from != '\0'; from++)
+    {
+      /* Characters the kernel refuses in a name.  */
+      char c = *from;
+      int bad = c < 0x20 || c > 0x7e || c == '\\' || c == '`' || c == '$' || c == '[' || c == ']';
+      name[at++] = bad ? '?' : c;
+    }
+  name[at] = '\0';
+  syscall6 (SYS_prctl, PR_SET_VMA, PR_SET_VMA_ANON_NAME, (long) start, (long) len, (long) name, 0);
+}
+
+/* Put the file mapping of [TARGET, TARGET + LEN) (file offset OFFSET)
+   back where a failed mremap left the range unmapped: mremap unmaps the
+   target before it moves the source, and can fail after that.  */
+static void
+restore_text (struct stub *st, uintptr_t target, uint64_t len, uint64_t offset, long prot)
+{
+  unsigned char v;
+  for (uint64_t at = 0; at < len; at += st->page)
+    if (syscall6 (SYS_mincore, (long) (target + at), (long) st->page, (long) &v, 0, 0, 0)
+	== -ENOMEM)
+      {
+	syscall6 (SYS_mmap, (long) target, (long) len, prot, MAP_PRIVATE | MAP_FIXED, st->file,
+		  (long) offset);
+	return;
+      }
+}
+
+/* Copy the LEN bytes of text at TARGET (file offset OFFSET, whole chunks
+   whose pages are all clean file pages) into anonymous huge pages and move
+   them over TARGET.  Return 0, or -1 when the copy could not be made (no
+   huge page, no memory): the text is as it was.  */
+static int
+copy_run (struct stub *st, uintptr_t target, uint64_t len, uint64_t offset)
+{
+  uint64_t pmd = st->pmd;
+  long prot = PROT_READ | PROT_EXEC;
+#ifdef STUB_PROT_BTI
+  long guard = guarded (st, target);
+  if (guard < 0)
+    return -1;
+  prot |= guard;
+#endif
+  /* A PMD-aligned anonymous range: LEN + PMD bytes, the ends cut off.  */
+  long raw = syscall6 (SYS_mmap, 0, (long) (len + pmd), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw < 0 && raw > -4096)
+    return -1;
+  uintptr_t copy = ((uintptr_t) raw + pmd - 1) & ~(uintptr_t) (pmd - 1);
+  if (copy > (uintptr_t) raw)
+    syscall6 (SYS_munmap, raw, (long) (copy - (uintptr_t) raw), 0, 0, 0, 0);
+  if ((uintptr_t) raw + pmd > copy)
+    syscall6 (SYS_munmap, (long) (copy + len), (long) ((uintptr_t) raw + pmd - copy), 0, 0, 0,
+	      0);
+  /* Huge pages first (a populate that fails leaves the pread's faults to
+     make them), then the bytes, read from the file's page cache without
+     mapping it.  */
+  int ok = sys_madvise (copy, len, MADV_HUGEPAGE) == 0;
+  if (ok)
+    sys_madvise (copy, len, MADV_POPULATE_WRITE);
+  for (uint64_t done = 0; ok && done < len;)
+    {
+      long got = syscall6 (SYS_pread64, st->file, (long) (copy + done), (long) (len - done),
+			   (long) (offset + done), 0, 0);
+      if (got <= 0)
+	ok = 0;
+      else
+	done += (uint64_t) got;
+    }
+  if (ok && !anon_huge (st, copy, len / pmd))
+    {
+      /* Small pages where memory was short: collapse them (6.1+), or give
+	 up; a copy in small pages would cost memory and gain nothing.  */
+      sys_madvise (copy, len, MADV_COLLAPSE);
+      ok = anon_huge (st, copy, len / pmd);
+    }
+  if (ok)
+    ok = syscall6 (SYS_mprotect, (long) copy, (long) len, prot, 0, 0, 0) == 0;
+  if (ok)
+    {
+      /* perf (6.1 at least) reads a perf map only for unnamed anonymous
+	 memory.  */
+      if (!st->perf_map)
+	name_copy (st, copy, len);
+      long got = syscall6 (SYS_mremap, (long) copy, (long) len, (long) len,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, (long) target, 0);
+      if (got != (long) target)
+	{
+	  restore_text (st, target, len, offset, prot);
+	  ok = 0;
+	}
+    }
+  if (!ok)
+    {
+      syscall6 (SYS_munmap, (long) copy, (long) len, 0, 0, 0, 0);
+      return -1;
+    }
+  if (st->ncopies < MAX_COPIES)
+    {
+      st->copies[st->ncopies].start = target;
+      st->copies[st->ncopies].length = len;
+      st->copies[st->ncopies].file_offset = offset;
+      st->ncopies++;
+    }
+  st->copied += len;
+  return 0;
+}
+
+/* Copy the text into anonymous huge pages where the kernel cannot give the
+   file PMD folios (see the top of the file): every run of chunks whose
+   pages are all clean file pages, up to copy_max bytes in all, first to
+   last; nothing under PR_SET_THP_DISABLE or THP "never", nothing on tmpfs.
+   The first copy that cannot be made ends the copying.  */
+static void
+copy_all (struct stub *st)
+{
+  const struct stub_params *p = st->p;
+  if (syscall6 (SYS_prctl, PR_GET_THP_DISABLE, 0, 0, 0, 0, 0) > 0 || thp_never ())
+    return;
+  if (st->fs == 0)
+    st->fs = file_system (st);
+  if (st->fs == TMPFS_MAGIC || open_object_file (st) < 0)
+    return;
+  uint64_t pmd = st->pmd;
+  uint64_t budget = p->copy_max;
+  for (uint64_t r = 0; r < p->nranges && r < STUB_MAX_RANGES; r++)
+    {
+      uintptr_t start = st->self + (uintptr_t) p->range[r].start;
+      uint64_t n = p->range[r].length / pmd;
+      if (n > MAX_CHUNKS)
+	continue;
+      for (uint64_t i = 0; i < n && budget >= pmd;)
+	{
+	  if (!chunk_clean (st, start + i * pmd))
+	    {
+	      i++;
+	      continue;
+	    }
+	  uint64_t j = i + 1;
+	  while (j < n && (j - i + 1) * pmd <= budget && chunk_clean (st, start + j * pmd))
+	    j++;
+	  if (copy_run (st, start + i * pmd, (j - i) * pmd, p->range[r].file_offset + i * pmd)
+	      != 0)
+	    return;
+	  budget -= (j - i) * pmd;
+	  i = j;
+	}
+    }
+}
+
+/* Whether the environment asks for a perf map: ELFPMD_PERF_MAP set to
+   anything but "" or "0" in /proc/self/environ.  */
+static int
+perf_map_wanted (void)
+{
+  int fd = sys_openat ("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  static const char key[] = "ELFPMD_PERF_MAP=";
+  const int keylen = (int) sizeof key - 1;
+  char buf[512];
+  int matched = 0;		/* characters of KEY matched; -1: another variable */
+  long value = 0;
+  char first = 0;
+  int want = 0;
+  long got;
+  while (!want && (got = sys_read (fd, buf, sizeof buf)) > 0)
+    for (long i = 0; i < got; i++)
+      {
+	char c = buf[i];
+	if (c == '\0')
+	  {
+	    if (matched == keylen && value != 0 && !(value == 1 && first == '0'))
+	      want = 1;
+	    matched = 0;
+	    value = 0;
+	  }
+	else if (matched == keylen)
+	  {
+	    if (value++ == 0)
+	      first = c;
+	  }
+	else if (matched >= 0)
+	  matched = c == key[matched] ? matched + 1 : -1;
+      }
+  sys_close (fd);
+  return want;
+}
+
+/* The little-endian number of SIZE bytes at P.  */
+static uint64_t
+get_le (const unsigned char *p, int size)
+{
+  uint64_t v = 0;
+  for (int k = size; k-- > 0;)
+    v = v << 8 | p[k];
+  return v;
+}
+
+/* Read exactly LEN bytes of the object's file at OFFSET into BUF.  */
+static int
+read_at (struct stub *st, void *buf, uint64_t len, uint64_t offset)
+{
+  return syscall6 (SYS_pread64, st->file, (long) buf, (long) len, (long) offset, 0, 0)
+	 == (long) len;
+}
+
+/* A buffered writer of the perf map.  */
+struct out
+{
+  int fd;
+  int used;
+  char buf[2048];
+};
+
+static void
+out_flush (struct out *o)
+{
+  for (int done = 0; done < o->used;)
+    {
+      long got = syscall6 (SYS_write, o->fd, (long) (o->buf + done), o->used - done, 0, 0, 0);
+      if (got <= 0)
+	break;
+      done += (int) got;
+    }
+  o->used = 0;
+}
+
+static void
+out_hex (struct out *o, uint64_t v)
+{
+  char digits[16];
+  int n = 0;
+  do
+    digits[n++] = "0123456789abcdef"[v & 15];
+  while ((v >>= 4) != 0);
+  while (n > 0)
+    o->buf[o->used++] = digits[--n];
+}
+
+/* Write /tmp/perf-PID.map (never over an existing file): one line
+   "ADDRESS SIZE NAME" (hexadecimal) per function symbol of the object's
+   file (.symtab, else .dynsym) that overlaps the copied text, at its
+   run-time address, which is what perf report reads for addresses in
+   anonymous executable memory.  ELF64 little-endian only, as the stub's
+   machines are.  */
+static void
+write_perf_map (struct stub *st)
+{
+  unsigned char eh[64];
+  if (st->ncopies == 0 || !read_at (st, eh, sizeof eh, 0) || eh[4] != 2 || eh[5] != 1)
+    return;
+  uint64_t phoff = get_le (eh + 32, 8), shoff = get_le (eh + 40, 8);
+  uint64_t phnum = get_le (eh + 56, 2), shnum = get_le (eh + 60, 2);
+  /* The load bias, from the PT_LOAD that holds the first copy.  */
+  uint64_t fo = st->copies[0].file_offset;
+  int found = 0;
+  uintptr_t bias = 0;
+  for (uint64_t k = 0; k < phnum && !found; k++)
+    {
+      unsigned char ph[56];
+      if (!read_at (st, ph, sizeof ph, phoff + k * 56))
+	return;
+      uint64_t off = get_le (ph + 8, 8), filesz = get_le (ph + 32, 8);
+      if (get_le (ph, 4) == 1 && fo >= off && fo - off < filesz)
+	{
+	  bias = st->copies[0].start - (uintptr_t) (get_le (ph + 16, 8) + (fo - off));
+	  found = 1;
+	}
+    }
+  /* The symbol table: SHT_SYMTAB, else SHT_DYNSYM; and its strings.  */
+  uint64_t sym_off = 0, sym_size = 0, str_off = 0, str_size = 0;
+  for (int want = 2; found && want <= 11 && sym_size == 0; want += 9)
+    for (uint64_t k = 0; k < shnum; k++)
+      {
+	unsigned char sh[64], link[64];
+	if (!read_at (st, sh, sizeof sh, shoff + k * 64))
+	  return;
+	if (get_le (sh + 4, 4) != (uint64_t) want)
+	  continue;
+	uint64_t l = get_le (sh + 40, 4);
+	if (l >= shnum || !read_at (st, link, sizeof link, shoff + l * 64))
+	  return;
+	sym_off = get_le (sh + 24, 8);
+	sym_size = get_le (sh + 32, 8);
+	str_off = get_le (link + 24, 8);
+	str_size = get_le (link + 32, 8);
+	break;
+      }
+  if (sym_size == 0)
+    return;
+  char path[32] = "/tmp/perf-";
+  char *d = path + 10;
+  put_number (&d, (uint64_t) syscall6 (SYS_getpid, 0, 0, 0, 0, 0, 0));
+  for (const char *c = ".map"; *c != '\0'; c++)
+    *d++ = *c;
+  *d = '\0';
+  struct out o = { .used = 0 };
+  o.fd = (int) syscall6 (SYS_openat, AT_FDCWD, (long) path,
+			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644, 0, 0);
+  if (o.fd < 0)
+    return;
+  unsigned char syms[24 * 85];
+  for (uint64_t at = 0; at + 24 <= sym_size;)
+    {
+      uint64_t chunk = sym_size - at < sizeof syms ? (sym_size - at) / 24 * 24 : sizeof syms;
+      if (!read_at (st, syms, chunk, sym_off + at))
+	break;
+      at += chunk;
+      for (uint64_t k = 0; k < chunk; k += 24)
+	{
+	  const unsigned char *s = syms + k;
+	  uint64_t name = get_le (s, 4), value = get_le (s + 8, 8), size = get_le (s + 16, 8);
+	  uintptr_t addr = (uintptr_t) value + bias;
+	  /* A function that overlaps a copy: perf looks a sample's address
+	     up among the symbols that hold it.  */
+	  int inside = 0;
+	  for (int c = 0; c < st->ncopies; c++)
+	    inside |= addr < st->copies[c].start + st->copies[c].length
+		      && addr + size > st->copies[c].start;
+	  /* STT_FUNC, with a size and a name.  */
+	  if ((s[4] & 15) != 2 || size == 0 || !inside || name == 0 || name >= str_size)
+	    continue;
+	  char text[256];
+	  long got = syscall6 (SYS_pread64, st->file, (long) text, (long) sizeof text,
+			       (long) (str_off + name), 0, 0);
+	  if (got <= 0)
+	    continue;
+	  if (o.used > (int) sizeof o.buf - 300)
+	    out_flush (&o);
+	  out_hex (&o, addr);
+	  o.buf[o.used++] = ' ';
+	  out_hex (&o, size);
+	  o.buf[o.used++] = ' ';
+	  for (long c = 0; c < got && c < (long) sizeof text - 1 && text[c] != '\0'; c++)
+	    o.buf[o.used++] = text[c] == '\n' ? '?' : text[c];
+	  o.buf[o.used++] = '\n';
+	}
+    }
+  out_flush (&o);
+  sys_close (o.fd);
 }
 
 HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
@@ -1352,7 +1836,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
     return;
   enum mode mode = choose_mode (&st);
   if (mode == MODE_COLLAPSE)
-    collapse_all (&st);
+    st.no_file_folios = !collapse_all (&st);
   else if (mode == MODE_HINT || mode == MODE_REPAIR)
     for (uint64_t r = 0; r < p->nranges && r < STUB_MAX_RANGES; r++)
       {
@@ -1369,6 +1853,13 @@ stub_main (uintptr_t self, const struct stub_params *p)
 	else if (populate_range (&st, start, n, p->range[r].file_offset) != 0)
 	  break;		/* no THP here: leave everything as it is */
       }
+  if (mode != MODE_NOTHING && st.no_file_folios && (p->flags & STUB_FLAG_COPY))
+    {
+      st.perf_map = perf_map_wanted ();
+      copy_all (&st);
+      if (st.copied != 0 && st.perf_map)
+	write_perf_map (&st);
+    }
   if (st.pagemap >= 0)
     sys_close (st.pagemap);
   if (st.file >= 0)

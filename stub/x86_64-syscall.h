@@ -3,13 +3,18 @@
 #define STUB_SYSCALL_H
 
 #define SYS_read 0
+#define SYS_write 1
 #define SYS_close 3
 #define SYS_fstat 5
 #define SYS_mmap 9
+#define SYS_mprotect 10
+#define SYS_munmap 11
 #define SYS_ioctl 16
 #define SYS_pread64 17
+#define SYS_mremap 25
 #define SYS_mincore 27
 #define SYS_madvise 28
+#define SYS_getpid 39
 #define SYS_uname 63
 #define SYS_fcntl 72
 #define SYS_flock 73

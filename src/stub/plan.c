@@ -970,6 +970,17 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   sp->params.magic = STUB_MAGIC;
   sp->params.pmd = opts->pmd;
   sp->params.populate_max = opts->populate_max;
+  if (opts->copy)
+    {
+      /* The whole-chunk text, or less (--copy-max, whole chunks).  */
+      uint64_t all = 0;
+      for (size_t k = 0; k < sp->params.nranges; k++)
+	all += sp->params.range[k].length;
+      uint64_t max = opts->copy_max != 0 && opts->copy_max < all
+		     ? opts->copy_max / opts->pmd * opts->pmd : all;
+      sp->params.flags |= STUB_FLAG_COPY;
+      sp->params.copy_max = max;
+    }
   for (size_t k = 0; k < sp->params.nranges; k++)
     sp->params.range[k].start = (int64_t) ((uint64_t) sp->params.range[k].start - sp->entry_vaddr);
   sp->page = seg_align;
@@ -1131,6 +1142,12 @@ stub_sampled_chunks (const struct stub_plan *sp)
   return chunks;
 }
 
+uint64_t
+stub_copy_max (const struct stub_plan *sp)
+{
+  return (sp->params.flags & STUB_FLAG_COPY) ? sp->params.copy_max : 0;
+}
+
 /* Store V as SIZE bytes in byte order DATA at P.  */
 static void
 put_word (unsigned char *p, uint64_t v, size_t size, int data)
@@ -1170,6 +1187,7 @@ stub_code (const struct stub_plan *sp, int data)
       put64 (p + at + offsetof (struct stub_range, file_offset), v->range[k].file_offset, data);
     }
   put64 (p + offsetof (struct stub_params, populate_max), v->populate_max, data);
+  put64 (p + offsetof (struct stub_params, copy_max), v->copy_max, data);
   return code;
 }
 

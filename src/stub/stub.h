@@ -79,6 +79,8 @@ struct stub_options
   bool wanted;			/* --madvise was given */
   uint64_t pmd, page;
   uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
+  bool copy;			/* --madvise=copy */
+  uint64_t copy_max;		/* --copy-max; 0: all the aligned text */
 };
 
 /* Where the stub goes and how it is hooked.  */
@@ -164,6 +166,12 @@ const char *stub_hook_name (enum stub_hook hook);
    (--populate-max).  */
 uint64_t stub_chunks (const struct stub_plan *sp);
 uint64_t stub_sampled_chunks (const struct stub_plan *sp);
+
+/* With --madvise=copy, the bytes of text the stub copies at most where
+   the kernel cannot give the file huge page cache folios: --copy-max
+   rounded down to whole chunks, and at most all of them; 0 without
+   --madvise=copy.  */
+uint64_t stub_copy_max (const struct stub_plan *sp);
 
 #define STUB_SECTION_NAME ".elfpmd.stub"
 #define STUB_PHDR_SECTION_NAME ".elfpmd.phdrs"
