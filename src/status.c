@@ -51,6 +51,7 @@ struct object_use
   uint64_t whole;		/* whole PMD chunks in them, address and offset aligned */
   uint64_t pmd_kb;		/* their FilePmdMapped */
   uint64_t anon_kb;		/* their AnonHugePages */
+  uint64_t copied_kb;		/* AnonHugePages of its text copied by elfpmd's stub */
   uint64_t map_start, map_end;	/* one of them, for /proc/PID/map_files */
   struct object_file *file;	/* NULL when the text is too small to matter */
 };
@@ -133,6 +134,17 @@ parse_head (char *line, struct smaps_head *h)
   return true;
 }
 
+/* Whether the anonymous mapping H, which starts right where a mapping of a
+   file ends, is text that elfpmd's stub (--madvise=copy) copied from that
+   file and moved over it: unnamed (kernels without anonymous mapping names,
+   or the stub asked for a perf map) or named by the stub.  */
+static bool
+copied_text (const struct smaps_head *h)
+{
+  static const char name[] = "[anon:elfpmd copy of ";
+  return h->path[0] == '\0' || strncmp (h->path, name, sizeof name - 1) == 0;
+}
+
 /* Read /proc/PID/smaps into P.  Return 0, or the errno that stopped it.  */
 static int
 read_smaps (struct status *s, struct process *p)
@@ -148,7 +160,11 @@ read_smaps (struct status *s, struct process *p)
   /* What the fields after a header line add to: an object's text, the
      process's anonymous text, or nothing.  */
   struct object_use *cur = NULL;
-  bool anon_exec = false;
+  bool anon_exec = false, copy = false;
+  /* The last mapping of a file, and where it ends: an anonymous executable
+     mapping right after it is its text, copied (copied_text).  */
+  struct smaps_head file = { .inode = 0 };
+  char file_path[PATH_MAX + 1] = "";
   errno = 0;
   while (getline (&line, &cap, f) > 0)
     {
@@ -156,8 +172,33 @@ read_smaps (struct status *s, struct process *p)
       if (islower ((unsigned char) line[0]) || isdigit ((unsigned char) line[0]))
 	{
 	  cur = NULL;
-	  anon_exec = false;
-	  if (!parse_head (line, &h) || !h.exec)
+	  anon_exec = copy = false;
+	  if (!parse_head (line, &h))
+	    continue;
+	  if (h.inode == 0 && h.exec && file.inode != 0 && h.start == file.end
+	      && copied_text (&h))
+	    {
+	      cur = object_of (p, makedev (file.major, file.minor), (ino_t) file.inode, file_path);
+	      if (cur == NULL)
+		{
+		  ret = ENOMEM;
+		  break;
+		}
+	      /* Copies are whole chunks, at their own address and offset.  */
+	      cur->text += h.end - h.start;
+	      cur->whole += whole_chunks (h.start, h.end, h.start, s->pmd);
+	      copy = true;
+	      file.end = h.end;
+	      continue;
+	    }
+	  if (h.inode != 0)
+	    {
+	      file = h;
+	      snprintf (file_path, sizeof file_path, "%s", h.path);
+	    }
+	  else
+	    file.inode = 0;
+	  if (!h.exec)
 	    continue;
 	  if (h.inode == 0)
 	    {
@@ -184,7 +225,9 @@ read_smaps (struct status *s, struct process *p)
 	cur->pmd_kb += kb;
       else if (sscanf (line, "AnonHugePages: %llu kB", &kb) == 1)
 	{
-	  if (cur != NULL)
+	  if (cur != NULL && copy)
+	    cur->copied_kb += kb;
+	  else if (cur != NULL)
 	    cur->anon_kb += kb;
 	  else if (anon_exec)
 	    p->anon_text_kb += kb;
@@ -403,6 +446,14 @@ print_column (FILE *out, const char *str, int width)
   fprintf (out, "%*s", width - n, "");
 }
 
+/* Chunks of O's text on huge pages: PMD-mapped from the page cache, or
+   copied into anonymous huge pages.  */
+static uint64_t
+huge_chunks (const struct status *s, const struct object_use *o)
+{
+  return (o->pmd_kb + o->copied_kb) * 1024 / s->pmd;
+}
+
 static void
 print_row (FILE *out, const struct status *s, const struct process *p, const struct object_use *o)
 {
@@ -421,8 +472,8 @@ print_row (FILE *out, const struct status *s, const struct process *p, const str
   fprintf (out, "%7ld ", p->pid);
   print_column (out, p->comm, 15);
   fprintf (out, " %7.1fM %4" PRIu64 "/%-4" PRIu64 " %9" PRIu64 " %9" PRIu64 " %-8s %-4s ",
-	   (double) o->text / 1048576.0, o->pmd_kb * 1024 / s->pmd, o->whole, o->pmd_kb,
-	   o->anon_kb, aligned, stub);
+	   (double) o->text / 1048576.0, huge_chunks (s, o), o->whole, o->pmd_kb,
+	   o->anon_kb + o->copied_kb, aligned, stub);
   print_plain (out, o->path);
   if (of != NULL && !of->read)
     {
@@ -447,8 +498,8 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
       json_string (out, o->path);
       fprintf (out, ",\"text_kb\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
 	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
-	       ",\"anon_huge_kb\":%" PRIu64, o->text / 1024, o->whole, o->pmd_kb * 1024 / s->pmd,
-	       o->pmd_kb, o->anon_kb);
+	       ",\"anon_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64, o->text / 1024, o->whole,
+	       huge_chunks (s, o), o->pmd_kb, o->anon_kb, o->copied_kb);
       if (of != NULL && of->read)
 	fprintf (out, ",\"aligned\":%s,\"stub\":%s,\"chunks_once_aligned\":%" PRIu64
 		 ",\"gain_chunks\":%" PRIu64, of->aligned ? "true" : "false",
@@ -466,7 +517,7 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
 /* The totals of the summary.  */
 struct totals
 {
-  uint64_t objects, whole, pmd_chunks, pmd_kb, anon_kb, not_aligned, gain, stubs;
+  uint64_t objects, whole, pmd_chunks, pmd_kb, anon_kb, copied_kb, not_aligned, gain, stubs;
 };
 
 static struct totals
@@ -483,8 +534,9 @@ add_up (const struct status *s)
 	  t.objects++;
 	  t.whole += o->whole;
 	  t.pmd_kb += o->pmd_kb;
-	  t.pmd_chunks += o->pmd_kb * 1024 / s->pmd;
+	  t.pmd_chunks += huge_chunks (s, o);
 	  t.anon_kb += o->anon_kb;
+	  t.copied_kb += o->copied_kb;
 	  if (o->file != NULL && o->file->read)
 	    {
 	      t.stubs += o->file->stub;
@@ -514,18 +566,22 @@ print_summary (FILE *out, const struct status *s)
       fprintf (out, ",\"pmd_size\":%" PRIu64 ",\"processes\":%" PRIu64 ",\"unreadable\":%" PRIu64
 	       ",\"gone\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
 	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
-	       ",\"anon_text_huge_kb\":%" PRIu64 ",\"with_stub\":%" PRIu64
-	       ",\"not_aligned\":%" PRIu64 ",\"gain_chunks\":%" PRIu64 "}}\n",
+	       ",\"anon_text_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64
+	       ",\"with_stub\":%" PRIu64 ",\"not_aligned\":%" PRIu64 ",\"gain_chunks\":%" PRIu64 "}}\n",
 	       s->pmd, s->seen, s->unreadable, s->gone, t.objects, t.whole, t.pmd_chunks, t.pmd_kb,
-	       t.anon_kb, t.stubs, t.not_aligned, t.gain);
+	       t.anon_kb, t.copied_kb, t.stubs, t.not_aligned, t.gain);
       return;
     }
   fprintf (out, "elfpmd status: %" PRIu64 " process%s", s->seen, s->seen == 1 ? "" : "es");
   if (s->unreadable != 0)
     fprintf (out, " (%" PRIu64 " unreadable, skipped)", s->unreadable);
-  fprintf (out, ", %" PRIu64 " object%s with whole chunks: %" PRIu64 " of %" PRIu64
-	   " chunks PMD-mapped (%" PRIu64 " kB)", t.objects, t.objects == 1 ? "" : "s",
-	   t.pmd_chunks, t.whole, t.pmd_kb);
+  fprintf (out, ", %" PRIu64 " object%s with whole chunks: %" PRIu64 " of %" PRIu64,
+	   t.objects, t.objects == 1 ? "" : "s", t.pmd_chunks, t.whole);
+  if (t.copied_kb == 0)
+    fprintf (out, " chunks PMD-mapped (%" PRIu64 " kB)", t.pmd_kb);
+  else
+    fprintf (out, " chunks on huge pages (%" PRIu64 " kB PMD-mapped from the page cache, %" PRIu64
+	     " kB copied into anonymous huge pages by --madvise=copy)", t.pmd_kb, t.copied_kb);
   if (t.anon_kb != 0)
     fprintf (out, ", %" PRIu64 " kB of anonymous text on huge pages", t.anon_kb);
   fprintf (out, "; %" PRIu64 " with the stub, %" PRIu64 " not aligned (aligning would add %"
