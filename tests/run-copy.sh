@@ -24,9 +24,10 @@
 #     - --copy-max=2M: exactly one chunk copied;
 #     - PR_SET_THP_DISABLE (fixtures/thp-off.c): no copy, same output;
 #     - inv-pie (fixtures inv.S: mid() at text + 8.5 MiB, inv_sum() through
-#       the whole text): a gdb breakpoint in mid hits as often as in the
-#       original, and the chunk holding it stays file-backed (ideal - 1
-#       chunks copied); a preload that patches mid (fixtures/invpatch.c)
+#       the whole text): a gdb breakpoint in mid, and a uprobe on it
+#       registered before the start, hit as often as in the original, and
+#       the chunk holding them stays file-backed (ideal - 1 chunks
+#       copied); a preload that patches mid (fixtures/invpatch.c)
 #       keeps its patch (mid() = 99, as in the original), same chunk count;
 #       inv_sum() right (every copied byte is the file's);
 #     - elfpmd status of a paused copy (FIXTURE_PAUSE) counts the copy with
@@ -351,6 +352,52 @@ if $have_inv; then
 			"$J/patch-copy.smaps" "$J/inv-copy" "$KEPT_KB" 0
 	else
 		skip "preload patch: the original is not patched here ($(head -1 "$J/patch-orig.err"))"
+	fi
+	# A uprobe on mid, registered before the start: its breakpoint is in
+	# the chunk at mmap time, so that chunk stays file-backed and the
+	# probe fires.
+	TRACE=
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e "$d/uprobe_events" ] && { TRACE=$d; break; }
+	done
+	if [ -z "$TRACE" ] && grep -qw tracefs /proc/filesystems && mkdir -p "$WORK/tracefs" \
+		&& mount -t tracefs nodev "$WORK/tracefs" 2>/dev/null; then
+		CLEANUP+=("umount $WORK/tracefs")
+		[ -e "$WORK/tracefs/uprobe_events" ] && TRACE=$WORK/tracefs
+	fi
+	va=$(nm -D --defined-only "$J/inv-copy" | awk '$3 == "mid" { print $1; exit }')
+	off=$([ -n "$va" ] && "$PHDR_DUMP" "$J/inv-copy" | awk -v va="$va" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex(va) >= hex($5) && hex(va) < hex($5) + hex($6) {
+			printf "0x%x\n", hex($4) + hex(va) - hex($5); exit }')
+	ev=copy_$$
+	if [ -z "$TRACE" ]; then
+		skip "uprobe: no tracefs with uprobe_events (CONFIG_UPROBE_EVENTS)"
+	elif [ -z "$off" ]; then
+		fail "uprobe: cannot find mid's file offset in inv-copy (nm -D, phdr-dump)"
+	elif ! echo "p:elfpmd_copy/$ev $J/inv-copy:$off" >>"$TRACE/uprobe_events" 2>/dev/null; then
+		skip "uprobe: the kernel refuses a uprobe"
+	else
+		inst=$TRACE/instances/elfpmd_copy_$$
+		# (removed before gdb runs: a uprobe and a breakpoint on one
+		# instruction get in each other's way)
+		uprobe_off="echo 0 >$inst/events/elfpmd_copy/enable; rmdir $inst; echo -:elfpmd_copy/$ev >>$TRACE/uprobe_events"
+		CLEANUP+=("$uprobe_off")
+		if mkdir "$inst" 2>/dev/null && echo 1 >"$inst/events/elfpmd_copy/enable"; then
+			: >"$inst/trace"
+			run "$J/uprobe" "$J/inv-copy"
+			hits=$(grep -c " $ev: " "$inst/trace")
+			holds "data=journal, inv-pie copy with a uprobe on mid: $hits hits of 3 calls" '[ "$hits" -eq 3 ]'
+			same "$J/inv-orig.out" "$J/uprobe" "data=journal, inv-pie copy with a uprobe on mid"
+			expect_kb "data=journal, inv-pie copy with a uprobe on mid: the probed chunk kept" \
+				"$J/uprobe.smaps" "$J/inv-copy" "$KEPT_KB" 0
+		else
+			skip "uprobe: cannot make a trace instance"
+		fi
+		eval "$uprobe_off" 2>/dev/null
 	fi
 	if have gdb; then
 		# gdb_run FILE OUT: FILE under gdb with a breakpoint in mid, run
