@@ -903,6 +903,45 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
   return (long) chunks_count (bad, n);
 }
 
+/* Find the line KEY ("VmFlags:") of the mapping that holds ADDR in
+   /proc/self/smaps, and leave in LINE (CAP bytes) what follows KEY.
+   Return 0, or -1 when not found.  */
+static int
+smaps_value (uintptr_t addr, const char *key, char *line, long cap)
+{
+  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
+  if (l.fd < 0)
+    return -1;
+  int in = 0, found = -1;
+  while (found != 0 && next_line (&l, line, cap) >= 0)
+    {
+      const char *s = line;
+      if (in)
+	{
+	  int k = 0;
+	  while (key[k] != '\0' && s[k] == key[k])
+	    k++;
+	  if (key[k] == '\0')
+	    {
+	      char *d = line;
+	      for (s += k; (*d++ = *s++) != '\0';)
+		;
+	      found = 0;
+	      continue;
+	    }
+	}
+      /* A mapping's first line: "LO-HI perms ..."; the others are "Name: value".  */
+      uint64_t lo = parse_number (&s, 16);
+      if (*s != '-' || s == line)
+	continue;
+      s++;
+      uint64_t hi = parse_number (&s, 16);
+      in = *s == ' ' && addr >= lo && addr < hi;
+    }
+  sys_close (l.fd);
+  return found;
+}
+
 #ifdef STUB_PROT_BTI
 /* STUB_PROT_BTI if the mapping at ADDR is guarded (arm64 BTI: "bt" among
    its VmFlags in /proc/self/smaps), else 0; -1 when that cannot be told.
@@ -917,34 +956,13 @@ guarded (struct stub *st, uintptr_t addr)
   if (st->guard != -2)
     return st->guard;
   st->guard = -1;
-  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
-  if (l.fd < 0)
+  char flags[256];
+  if (smaps_value (addr, "VmFlags:", flags, sizeof flags) != 0)
     return -1;
-  char line[256];
-  int in = 0;
-  while (next_line (&l, line, sizeof line) >= 0)
-    {
-      const char *s = line;
-      if (s[0] == 'V' && s[1] == 'm' && s[2] == 'F' && s[3] == 'l' && s[4] == 'a' && s[5] == 'g'
-	  && s[6] == 's' && s[7] == ':')
-	{
-	  if (!in)
-	    continue;
-	  st->guard = 0;
-	  for (s += 8; *s != '\0'; s++)
-	    if (s[0] == ' ' && s[1] == 'b' && s[2] == 't' && (s[3] == ' ' || s[3] == '\0'))
-	      st->guard = STUB_PROT_BTI;
-	  break;
-	}
-      /* A mapping's first line: "LO-HI perms ..."; the others are "Name: value".  */
-      uint64_t lo = parse_number (&s, 16);
-      if (*s != '-' || s == line)
-	continue;
-      s++;
-      uint64_t hi = parse_number (&s, 16);
-      in = *s == ' ' && addr >= lo && addr < hi;
-    }
-  sys_close (l.fd);
+  st->guard = 0;
+  for (const char *s = flags; *s != '\0'; s++)
+    if (s[0] == ' ' && s[1] == 'b' && s[2] == 't' && (s[3] == ' ' || s[3] == '\0'))
+      st->guard = STUB_PROT_BTI;
   return st->guard;
 }
 
@@ -1396,39 +1414,12 @@ collapse_all (struct stub *st)
 static long
 anon_huge_kb (uintptr_t addr)
 {
-  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
-  if (l.fd < 0)
+  char value[256];
+  if (smaps_value (addr, "AnonHugePages:", value, sizeof value) != 0)
     return -1;
-  static const char key[] = "AnonHugePages:";
-  char line[256];
-  int in = 0;
-  long kb = -1;
-  while (next_line (&l, line, sizeof line) >= 0)
-    {
-      const char *s = line;
-      if (in)
-	{
-	  int k = 0;
-	  while (key[k] != '\0' && s[k] == key[k])
-	    k++;
-	  if (key[k] == '\0')
-	    {
-	      s += k;
-	      skip_spaces (&s);
-	      kb = (long) parse_number (&s, 10);
-	      break;
-	    }
-	}
-      /* A mapping's first line: "LO-HI perms ..."; the others are "Name: value".  */
-      uint64_t lo = parse_number (&s, 16);
-      if (*s != '-' || s == line)
-	continue;
-      s++;
-      uint64_t hi = parse_number (&s, 16);
-      in = *s == ' ' && addr >= lo && addr < hi;
-    }
-  sys_close (l.fd);
-  return kb;
+  const char *s = value;
+  skip_spaces (&s);
+  return (long) parse_number (&s, 10);
 }
 
 /* Whether the N chunks of anonymous memory at START are all huge pages:

@@ -270,6 +270,20 @@ same_run () {
 	fi
 }
 
+# same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run,
+# stdout and "exit status N", stderr in OUT.err): PASS or FAIL, with the
+# difference (run-invisible.sh, run-copy.sh).
+same () {
+	if cmp -s "$1" "$2"; then
+		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
+		return 0
+	fi
+	fail "$3: prints something else than the original, or exits otherwise"
+	diff "$1" "$2" | head -10 | sed 's/^/      /'
+	sed 's/^/      stderr: /' "$2.err" 2>/dev/null | head -5
+	return 1
+}
+
 # check_elflint RESULT [WHAT]: RESULT has no more eu-elflint --gnu-ld messages
 # than the original; WHAT, when given, labels the check.  Nothing checked
 # when have_elflint is false.  Reads have_elflint, lint_before (the

@@ -113,18 +113,6 @@ run () {
 	echo "exit status $status" >>"$out"
 }
 
-# same REF OUT WHAT: OUT prints and exits as REF: PASS or FAIL.
-same () {
-	if cmp -s "$1" "$2"; then
-		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
-		return 0
-	fi
-	fail "$3: prints something else than the original, or exits otherwise"
-	diff "$1" "$2" | head -10 | sed 's/^/      /'
-	sed 's/^/      stderr: /' "$2.err" 2>/dev/null | head -5
-	return 1
-}
-
 # anon_kb SMAPS: AnonHugePages of the anonymous executable mappings (inode
 # 0, but [vdso] and [vsyscall]) in the smaps copy SMAPS, in kB.
 anon_kb () {

@@ -156,19 +156,6 @@ run () {
 	echo "exit status $status" >>"$out"
 }
 
-# same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run):
-# PASS or FAIL, with the difference.
-same () {
-	if cmp -s "$1" "$2"; then
-		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
-		return 0
-	fi
-	fail "$3: prints something else than the original, or exits otherwise"
-	diff "$1" "$2" | head -10 | sed 's/^/      /'
-	sed 's/^/      stderr: /' "$2.err" 2>/dev/null | head -5
-	return 1
-}
-
 # coverage_figures SMAPS OBJECT: "KB WANT IDEAL" for OBJECT in SMAPS.
 coverage_figures () {
 	local ideal
