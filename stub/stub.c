@@ -967,6 +967,25 @@ guarded (struct stub *st, uintptr_t addr)
 }
 
 #endif
+/* The protection of the text at ADDR for a new mapping of it: read and
+   execute, and on arm64 the BTI guard exactly where the text has it; -1
+   when that cannot be told.  */
+static long
+text_prot (struct stub *st, uintptr_t addr)
+{
+  long prot = PROT_READ | PROT_EXEC;
+#ifdef STUB_PROT_BTI
+  long guard = guarded (st, addr);
+  if (guard < 0)
+    return -1;
+  prot |= guard;
+#else
+  (void) st;
+  (void) addr;
+#endif
+  return prot;
+}
+
 /* Map CHUNK (file offset OFFSET) afresh from the object's file, so that the
    kernel frees the page table that covered it and a fault can map it with
    one PMD entry.  The chunk's pages are all clean file pages, so nothing is
@@ -974,13 +993,9 @@ guarded (struct stub *st, uintptr_t addr)
 static int
 remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
 {
-  long prot = PROT_READ | PROT_EXEC;
-#ifdef STUB_PROT_BTI
-  long guard = guarded (st, chunk);
-  if (guard < 0)
+  long prot = text_prot (st, chunk);
+  if (prot < 0)
     return -1;
-  prot |= guard;
-#endif
   long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, prot,
 		       MAP_PRIVATE | MAP_FIXED, st->file, (long) offset);
   if (got != (long) chunk)
@@ -1499,13 +1514,9 @@ static int
 copy_run (struct stub *st, uintptr_t target, uint64_t len, uint64_t offset)
 {
   uint64_t pmd = st->pmd;
-  long prot = PROT_READ | PROT_EXEC;
-#ifdef STUB_PROT_BTI
-  long guard = guarded (st, target);
-  if (guard < 0)
+  long prot = text_prot (st, target);
+  if (prot < 0)
     return -1;
-  prot |= guard;
-#endif
   /* A PMD-aligned anonymous range: LEN + PMD bytes, the ends cut off.  */
   long raw = syscall6 (SYS_mmap, 0, (long) (len + pmd), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

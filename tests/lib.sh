@@ -284,6 +284,22 @@ same () {
 	return 1
 }
 
+# cleanup_on_exit: run the commands of the array CLEANUP (shell code,
+# added by the caller) in reverse order when the script exits, whatever
+# happened (run-invisible.sh, run-copy.sh).
+CLEANUP=()
+run_cleanup () {
+	local i
+	for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${CLEANUP[i]}" >/dev/null 2>&1
+	done
+	CLEANUP=()
+}
+cleanup_on_exit () {
+	trap run_cleanup EXIT
+	trap 'exit 130' INT TERM HUP
+}
+
 # check_elflint RESULT [WHAT]: RESULT has no more eu-elflint --gnu-ld messages
 # than the original; WHAT, when given, labels the check.  Nothing checked
 # when have_elflint is false.  Reads have_elflint, lint_before (the

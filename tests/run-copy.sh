@@ -60,17 +60,7 @@ ARGS=(alpha "beta gamma")
 O=$TESTS_BUILDDIR/copy-build
 WORK=$O/work
 
-# Cleanup: commands run in reverse order on exit, whatever happened.
-CLEANUP=()
-run_cleanup () {
-	local i
-	for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do
-		eval "${CLEANUP[i]}" >/dev/null 2>&1
-	done
-	CLEANUP=()
-}
-trap run_cleanup EXIT
-trap 'exit 130' INT TERM HUP
+cleanup_on_exit
 
 require_elfpmd
 require_root_thp "drop_caches, loop devices"
