@@ -86,8 +86,9 @@
 #   ELFPMD=path  the tool (default: ../src/elfpmd beside this script, else
 #                PATH); it must know --madvise=copy
 # Needs root (mount, losetup, drop_caches), cc, gcc with cc1plus,
-# mkfs.ext4, losetup, flock, THP not [never].  About 40 seconds with the
-# defaults (a minute with -p).
+# mkfs.ext4, losetup, flock, THP not [never].  About 15 seconds with the
+# defaults, half a minute with -p (more while another benchmark holds the
+# lock).
 
 set -eu
 export LC_ALL=C
