@@ -24,7 +24,17 @@
        is tried on the second 2 MiB chunk of FILE mapped read-only and
        executable at a 2 MiB-aligned address, after MADV_HUGEPAGE and a read
        of every page under MADV_RANDOM (so that the cache holds it in small
-       folios); collapse_pmd_kb is the mapping's FilePmdMapped afterwards.  */
+       folios); collapse_pmd_kb is the mapping's FilePmdMapped afterwards.
+     vmtime break OFFSET PROG [ARG...]
+       x86-64 only: run PROG (stdin, stdout and stderr its own) under
+       ptrace with a software breakpoint at OFFSET from its load base (the
+       lowest address PROG's file is mapped at: a PIE's st_value), written
+       while it stops at its execve, before the dynamic loader and the
+       startup stub run, the way gdb writes one (int3 through
+       /proc/PID/mem, which makes a private copy of the page in the text
+       mapping); at each hit the original byte is put back for one single
+       step, then the int3 again.  Exit with PROG's exit status (128 +
+       signal), after printing "vmtime break: hits=N" on stderr.  */
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +46,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,6 +255,124 @@ probe (const char *name)
   return 0;
 }
 
+#ifdef __x86_64__
+# include <signal.h>
+# include <sys/ptrace.h>
+# include <sys/user.h>
+
+/* The lowest address the executable of process PID is mapped at (its
+   /proc/PID/maps lines are sorted), or 0.  */
+static uintptr_t
+load_base (pid_t pid)
+{
+  char name[64], line[4096];
+  struct stat st;
+  snprintf (name, sizeof name, "/proc/%d/exe", (int) pid);
+  if (stat (name, &st) != 0)
+    return 0;
+  snprintf (name, sizeof name, "/proc/%d/maps", (int) pid);
+  FILE *f = fopen (name, "r");
+  if (f == NULL)
+    return 0;
+  uintptr_t base = 0;
+  while (base == 0 && fgets (line, sizeof line, f) != NULL)
+    {
+      uintptr_t lo, hi;
+      unsigned long long off, ino;
+      unsigned maj, min;
+      char perms[8];
+      if (sscanf (line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu", &lo, &hi, perms, &off,
+		  &maj, &min, &ino) == 7 && ino == (unsigned long long) st.st_ino)
+	base = lo;
+    }
+  fclose (f);
+  return base;
+}
+
+static int
+breakpoint (uintptr_t offset, char **argv)
+{
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      perror ("fork");
+      return 2;
+    }
+  if (pid == 0)
+    {
+      ptrace (PTRACE_TRACEME, 0, NULL, NULL);
+      execv (argv[0], argv);
+      _exit (127);
+    }
+  int ws, hits = 0, sig = 0, status = -1;
+  /* Stopped at the execve (SIGTRAP): the kernel has mapped the program,
+     nothing of it has run.  */
+  if (waitpid (pid, &ws, 0) != pid || !WIFSTOPPED (ws))
+    {
+      fprintf (stderr, "vmtime break: %s did not stop at its execve\n", argv[0]);
+      return 2;
+    }
+  ptrace (PTRACE_SETOPTIONS, pid, NULL, (void *) (long) PTRACE_O_EXITKILL);
+  char name[64];
+  snprintf (name, sizeof name, "/proc/%d/mem", (int) pid);
+  int mem = open (name, O_RDWR | O_CLOEXEC);
+  uintptr_t base = load_base (pid), addr = base + offset;
+  unsigned char saved, trap = 0xcc;
+  if (mem < 0 || base == 0 || pread (mem, &saved, 1, (off_t) addr) != 1
+      || pwrite (mem, &trap, 1, (off_t) addr) != 1)
+    {
+      fprintf (stderr, "vmtime break: cannot set a breakpoint at %#" PRIxPTR "\n", addr);
+      kill (pid, SIGKILL);
+      waitpid (pid, &ws, 0);
+      return 2;
+    }
+  for (;;)
+    {
+      ptrace (PTRACE_CONT, pid, NULL, (void *) (long) sig);
+      sig = 0;
+      if (waitpid (pid, &ws, 0) != pid)
+	{
+	  perror ("waitpid");
+	  return 2;
+	}
+      if (WIFEXITED (ws) || WIFSIGNALED (ws))
+	{
+	  status = WIFEXITED (ws) ? WEXITSTATUS (ws) : 128 + WTERMSIG (ws);
+	  break;
+	}
+      if (WSTOPSIG (ws) != SIGTRAP)
+	{
+	  sig = WSTOPSIG (ws);
+	  continue;
+	}
+      struct user_regs_struct regs;
+      if (ptrace (PTRACE_GETREGS, pid, NULL, &regs) != 0 || regs.rip - 1 != addr)
+	{
+	  sig = SIGTRAP;
+	  continue;
+	}
+      hits++;
+      /* Step over the breakpoint with the original byte, then set it
+	 again.  */
+      regs.rip = addr;
+      if (pwrite (mem, &saved, 1, (off_t) addr) != 1
+	  || ptrace (PTRACE_SETREGS, pid, NULL, &regs) != 0
+	  || ptrace (PTRACE_SINGLESTEP, pid, NULL, NULL) != 0
+	  || waitpid (pid, &ws, 0) != pid || !WIFSTOPPED (ws)
+	  || pwrite (mem, &trap, 1, (off_t) addr) != 1)
+	{
+	  fprintf (stderr, "vmtime break: cannot step over the breakpoint\n");
+	  kill (pid, SIGKILL);
+	  waitpid (pid, &ws, 0);
+	  return 2;
+	}
+    }
+  close (mem);
+  fprintf (stderr, "vmtime break: hits=%d\n", hits);
+  return status;
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -266,6 +395,14 @@ main (int argc, char **argv)
     }
   if (argc == 3 && strcmp (argv[1], "probe") == 0)
     return probe (argv[2]);
-  fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | probe FILE\n");
+#ifdef __x86_64__
+  if (argc >= 4 && strcmp (argv[1], "break") == 0)
+    return breakpoint ((uintptr_t) strtoull (argv[2], NULL, 0), argv + 3);
+#endif
+  fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | probe FILE"
+#ifdef __x86_64__
+	   " | break OFFSET PROG [ARG...]"
+#endif
+	   "\n");
   return 2;
 }
