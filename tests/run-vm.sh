@@ -234,7 +234,7 @@ for mode in $THPS; do
 				done < <(grep "^R run fs=$fs thp=$mode bin=mad state=$state " "$W/results")
 			done
 		fi
-		orig_pmd=$(grep "^R run fs=$fs thp=$mode bin=orig " "$W/results" | grep -vc 'pmd_kb=0$')
+		orig_pmd=$(grep "^R run fs=$fs thp=$mode bin=orig " "$W/results" | grep -vc ' pmd_kb=0 ')
 		[ "$orig_pmd" -eq 0 ] || note "$tag: $orig_pmd run(s) of the original got PMD mappings"
 	done
 done

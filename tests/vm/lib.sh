@@ -415,21 +415,34 @@ vm_host_libs () {
 # says what each line means) into OUT, for mad-pie and mad-empty on the
 # disks DISKS ("label:vdX:fstype:mount options" words) in the states
 # STATES, with THPS, PAIRS, BATCH and READS as the caller set them, and
-# the binaries VM_BINS and the timed one VM_CMP as vm_payload set them.
+# the binaries VM_BINS and the timed ones VM_CMP as vm_payload set them (a
+# caller may set VM_CMP to several: "mad copy").  COPY_STATES, when set,
+# are the copy binary's states.  With VM_INV (vm_payload), inv-pie's runs
+# on the file systems INV_FS (default ext4) in THP mode INV_THP (default
+# the last of THPS) and the states INV_STATES (default "cold warm").
 vm_conf () {
+	local last=
+	for last in $THPS; do :; done
 	cat >"$1" <<EOF
 DISKS="$2"
 THPS="$THPS"
 STATES="$3"
 BINS="${VM_BINS:-orig mad}"
-CMP=${VM_CMP:-mad}
+CMP="${VM_CMP:-mad}"
 PROG=mad-pie
 EMPTY=mad-empty
 PAIRS=$PAIRS
 BATCH=$BATCH
 READS=$READS
 PROBE=yes
+INV=${VM_INV:-}
+INV_BINS="orig copy"
+INV_FS="${INV_FS:-ext4}"
+INV_THP=${INV_THP:-$last}
+INV_STATES="${INV_STATES:-cold warm}"
+${VM_INV_OFFS:-}
 EOF
+	[ -z "${COPY_STATES+x}" ] || echo "STATES_copy=\"$COPY_STATES\"" >>"$1"
 }
 
 # vm_initramfs KDIR OUT CONF BIN...: a newc cpio at OUT holding busybox,
@@ -628,6 +641,13 @@ vm_ideal_kb () {
 #   align  their rewrites by $ELFPMD -q (aligned, no stub)
 #   mad    their rewrites by $ELFPMD -q --madvise; left out when elfpmd
 #          injects no stub for this machine (VM_NA_WHY says why)
+#   copy   their rewrites by $ELFPMD -q --madvise=copy (left out with mad);
+#          for x86_64 also inv-pie (tests/fixtures/inv.S, invmain.c: mid,
+#          exported, in a whole chunk), original in orig/ and rewritten in
+#          copy/, and invpatch.so for the guest's /bin (VM_INV=inv-pie;
+#          VM_INV_OFFS the "INV_OFF_BIN=.. INV_FOFF_BIN=.." words of
+#          vm.conf; when they cannot be built VM_INV is empty and
+#          VM_INV_WHY says why)
 #   self   mad-pie only: the same program linked -static -no-pie with
 #          -z max-page-size=0x200000 and tests/vm/selfmad.c, which
 #          madvises its own text before main (no elfpmd)
@@ -642,7 +662,8 @@ vm_ideal_kb () {
 # VM_GUEST_LIBS (cross: the C library, "SOURCE:DESTINATION"), VM_BINS (BINS
 # less what is not available) and VM_CMP (the binary timed against orig:
 # mad, else align).  Returns 1 (VM_WHY) when something cannot be built, 2
-# when elfpmd fails.
+# when elfpmd fails.  The guest's helpers: pagecache, vmtime and thp-off
+# (tests/fixtures/thp-off.c: a program under PR_SET_THP_DISABLE).
 vm_payload () {
 	local o=$1 stage=$2 bins=${3:-orig mad} src=$VM_HERE/../fixtures t b cc=${VM_CROSS}gcc pmdopt=
 	mkdir -p "$o" || return 1
@@ -689,6 +710,7 @@ vm_payload () {
 			"mad-empty:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $o/empty.c" \
 			"vmtime:-static -Wall:$VM_HERE/vmtime.c" \
 			"pagecache:-static -Wall:$src/pagecache.c" \
+			"thp-off:-static -Wall:$src/thp-off.c" \
 			"self:-static -no-pie -DBIG_SIZE=$size -Wl,-z,max-page-size=$pmd -Wl,-Ttext-segment=$at:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
 			b=${t%%:*}
 			t=${t#*:}
@@ -708,6 +730,13 @@ vm_payload () {
 			VM_GUEST_LIBS+=("/usr/$triple/lib/$lib:/lib/$lib" "/usr/$triple/lib/$lib:/lib/$triple/$lib")
 		done
 	fi
+	VM_INV='' VM_INV_OFFS='' VM_INV_WHY="the inv fixture is x86-64 code (invpatch.c)"
+	VM_GUEST_BINS=("$o/pagecache" "$o/vmtime" "$o/thp-off")
+	case " $bins " in
+	*" copy "*)
+		[ -z "$VM_CROSS" ] && vm_inv_build "$o" "$src" && VM_GUEST_BINS+=("$o/invpatch.so") ;;
+	*) VM_INV_WHY="no copy binary" ;;
+	esac
 	rm -rf "$stage"
 	VM_BINS=
 	for b in $bins; do
@@ -720,25 +749,41 @@ vm_payload () {
 				"$ELFPMD" -q ${pmdopt:+"$pmdopt"} -o "$stage/align/$t" "$o/$t" >"$o/align-$t.log" 2>&1 \
 					|| { VM_WHY="elfpmd -q $t failed: $(head -1 "$o/align-$t.log")"; return 2; }
 			done ;;
-		mad)
+		mad | copy)
+			local how=--madvise
+			[ "$b" = copy ] && how=--madvise=copy
 			for t in mad-pie mad-empty; do
-				if ! "$ELFPMD" --json --madvise ${pmdopt:+"$pmdopt"} -o "$stage/mad/$t" "$o/$t" >"$o/rewrite-$t.log" 2>&1; then
-					VM_WHY="elfpmd --madvise $t failed: $(head -1 "$o/rewrite-$t.log")"
+				if ! "$ELFPMD" --json "$how" ${pmdopt:+"$pmdopt"} -o "$stage/$b/$t" "$o/$t" >"$o/rewrite-$b-$t.log" 2>&1; then
+					VM_WHY="elfpmd $how $t failed: $(head -1 "$o/rewrite-$b-$t.log")"
 					return 2
 				fi
 				# elfpmd aligns and reports the stub it could not
 				# inject (an architecture without one yet): not a
 				# failure, "not available" in the table.
-				if ! grep -q '"injected":true' "$o/rewrite-$t.log"; then
-					VM_NA_WHY="elfpmd --madvise injects no stub: $(sed -n 's/.*"stub":{[^}]*"reason":"\([^"]*\)".*/\1/p' "$o/rewrite-$t.log" | head -1)"
-					rm -rf "${stage:?}/mad"
+				if ! grep -q '"injected":true' "$o/rewrite-$b-$t.log"; then
+					VM_NA_WHY="elfpmd $how injects no stub: $(sed -n 's/.*"stub":{[^}]*"reason":"\([^"]*\)".*/\1/p' "$o/rewrite-$b-$t.log" | head -1)"
+					rm -rf "${stage:?}/$b"
 					continue 2
 				fi
-			done ;;
+			done
+			if [ "$b" = copy ] && [ -n "$VM_INV" ]; then
+				mkdir -p "$stage/orig"
+				cp "$o/inv-pie" "$stage/orig/inv-pie"
+				if ! "$ELFPMD" -q --madvise=copy -o "$stage/copy/inv-pie" "$o/inv-pie" >"$o/rewrite-copy-inv-pie.log" 2>&1; then
+					VM_WHY="elfpmd --madvise=copy inv-pie failed: $(head -1 "$o/rewrite-copy-inv-pie.log")"
+					return 2
+				fi
+				VM_INV_OFFS="$(vm_sym_offsets "$stage/orig/inv-pie" mid orig) $(vm_sym_offsets "$stage/copy/inv-pie" mid copy)"
+				case "$VM_INV_OFFS " in
+				*"= "*)
+					VM_INV='' VM_INV_WHY="no dynamic symbol mid in inv-pie (nm -D): $VM_INV_OFFS"
+					rm -f "$stage/orig/inv-pie" "$stage/copy/inv-pie" ;;
+				esac
+			fi ;;
 		self)
 			cp "$o/self" "$stage/self/mad-pie" ;;
 		*)
-			VM_WHY="unknown binary $b (orig, align, mad, self)"
+			VM_WHY="unknown binary $b (orig, align, mad, copy, self)"
 			return 1 ;;
 		esac
 		VM_BINS="$VM_BINS $b"
@@ -749,7 +794,41 @@ vm_payload () {
 	*" mad "*) VM_CMP=mad ;;
 	*" align "*) VM_CMP=align ;;
 	esac
-	VM_GUEST_BINS=("$o/pagecache" "$o/vmtime")
+	case " $VM_BINS " in
+	*" copy "*) ;;
+	*) VM_INV= ;;
+	esac
+}
+
+# vm_inv_build O SRC: inv-pie and invpatch.so (the fixtures Makefile's)
+# into O; sets VM_INV=inv-pie, or returns 1 with VM_INV_WHY.
+vm_inv_build () {
+	local t
+	for t in inv-pie "$1/invpatch.so"; do
+		if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+			make -f "$2/Makefile" SRC="$2" O="$1" "$t" >"$1/inv.log" 2>&1; then
+			VM_INV_WHY="cannot build ${t##*/}: $(tail -1 "$1/inv.log")"
+			return 1
+		fi
+	done
+	VM_INV=inv-pie
+}
+
+# vm_sym_offsets FILE SYM BIN: "INV_OFF_BIN=0x.. INV_FOFF_BIN=0x..": the
+# dynamic symbol SYM's value in FILE (its offset from the load base of a
+# PIE whose first PT_LOAD is at 0) and its file offset (through the
+# PT_LOAD that holds it), for vm.conf.
+vm_sym_offsets () {
+	local va foff
+	va=$(LC_ALL=C nm -D --defined-only "$1" 2>/dev/null | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$va" ] || { echo "INV_OFF_$3= INV_FOFF_$3="; return; }
+	foff=$(LC_ALL=C readelf -lW "$1" | awk -v va=$((16#$va)) '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$1 == "LOAD" && va >= hex($3) && va < hex($3) + hex($5) { printf "0x%x\n", va - hex($3) + hex($2); exit }')
+	echo "INV_OFF_$3=0x$va INV_FOFF_$3=$foff"
 }
 
 # vm_reference PROG: what the guest's reference run must match, made on
@@ -775,11 +854,12 @@ vm_table_header () {
 }
 
 # vm_table_rows KERNEL IDEAL_KB RESULTS: one markdown row per file system
-# and THP mode in RESULTS (the guest's R lines): the rewrite's
+# and THP mode in RESULTS (the guest's R lines): the --madvise rewrite's
 # FilePmdMapped in % of IDEAL_KB per state (3 at once: the lowest of the
 # three), whether every run of the original and the rewrite printed the
-# original's output and exit status, the median warm-start time ratio and
-# the MiB the rewrite read from disk per warm start beyond the original's.
+# original's output and exit status (the copy rewrite's and inv-pie's runs
+# included), the median warm-start time ratio and the MiB the rewrite read
+# from disk per warm start beyond the original's.
 vm_table_rows () {
 	awk -v kernel="$1" -v ideal="$2" '
 		function f(key,  i, kv) {
@@ -790,6 +870,7 @@ vm_table_rows () {
 			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 		}
 		$2 == "ref" && f("status") != 42 { bad[k] = 1 }
+		$2 == "inv" && f("same") != "yes" { bad[k] = 1 }
 		$2 == "run" {
 			if (f("same") != "yes" || f("status") != 42) bad[k] = 1
 			if (f("bin") != "mad") next
@@ -797,8 +878,8 @@ vm_table_rows () {
 			if (f("pmd_kb") == "none") pct = "?"
 			if (!((k, s) in cov) || pct < cov[k, s]) cov[k, s] = pct
 		}
-		$2 == "reads" { r = f("runs"); extra[k] = sprintf("%.1f", (f("mad_kb") - f("orig_kb")) / r / 1024) }
-		$2 == "time" { ratio[k] = sprintf("%.2fx", f("ratio")) }
+		$2 == "reads" && f("b") != "copy" { r = f("runs"); extra[k] = sprintf("%.1f", (f("mad_kb") - f("orig_kb")) / r / 1024) }
+		$2 == "time" && f("b") != "copy" { ratio[k] = sprintf("%.2fx", f("ratio")) }
 		END {
 			for (i = 1; i <= n; i++) {
 				k = order[i]; split(k, p, SUBSEP)
@@ -821,6 +902,7 @@ vm_table_bins_header () {
 	for st in $1; do
 		case $st in
 		order0) line="$line | small folios" ;;
+		thpoff) line="$line | THP disabled" ;;
 		concurrent) line="$line | 3 at once" ;;
 		*) line="$line | $st" ;;
 		esac
@@ -833,7 +915,9 @@ vm_table_bins_header () {
 # vm_table_bins KERNEL PMD STATES IDEALS RESULTS: one markdown row per file
 # system, THP mode and binary in RESULTS (the guest's R lines): per state
 # of STATES, the PMD-mapped chunks of the binary's text (FilePmdMapped
-# divided by PMD bytes) "of" its ideal (IDEALS: "BIN=KB ..." as
+# and AnonHugePages of the text --madvise=copy copied, divided by PMD
+# bytes; "(N anon)" says how many of them are copies) "of" its ideal
+# (IDEALS: "BIN=KB ..." as
 # vm_ideal_kb counts with this PMD; 3 at once: the lowest of the three);
 # whether every run printed the original's output and exit status.
 vm_table_bins () {
@@ -846,13 +930,15 @@ vm_table_bins () {
 			for (i = 1; i <= n; i++) { split(w[i], kv, "="); ideal[kv[1]] = kv[2] }
 		}
 		$2 == "ref" && f("status") != 42 { badfs[f("fs"), f("thp")] = 1 }
+		$2 == "inv" && f("same") != "yes" { badfs[f("fs"), f("thp")] = 1 }
 		$2 == "run" {
 			k = f("fs") SUBSEP f("thp") SUBSEP f("bin")
 			if (!(k in seen)) { seen[k] = 1; order[++m] = k }
 			if (f("same") != "yes" || f("status") != 42) bad[k] = 1
 			s = f("state")
-			c = f("pmd_kb") == "none" ? "?" : int(f("pmd_kb") * 1024 / pmd)
-			if (!((k, s) in cov) || c < cov[k, s]) cov[k, s] = c
+			c = f("pmd_kb") == "none" ? "?" : int((f("pmd_kb") + f("anon_kb")) * 1024 / pmd)
+			a = f("pmd_kb") == "none" ? 0 : int(f("anon_kb") * 1024 / pmd)
+			if (!((k, s) in cov) || c < cov[k, s]) { cov[k, s] = c; anon[k, s] = a }
 		}
 		END {
 			ns = split(states, st, " ")
@@ -860,7 +946,8 @@ vm_table_bins () {
 				k = order[i]; split(k, p, SUBSEP)
 				line = "| " kernel " | " p[1] " | " p[2] " | " p[3]
 				for (j = 1; j <= ns; j++)
-					line = line " | " (((k, st[j]) in cov) ? cov[k, st[j]] " of " int(ideal[p[3]] * 1024 / pmd) : "-")
+					line = line " | " (((k, st[j]) in cov) ? cov[k, st[j]] " of " int(ideal[p[3]] * 1024 / pmd) \
+						(anon[k, st[j]] > 0 ? " (" anon[k, st[j]] " anon)" : "") : "-")
 				line = line " | " ((bad[k] || badfs[p[1], p[2]]) ? "**no**" : "yes") " |"
 				print line
 			}
@@ -868,14 +955,15 @@ vm_table_bins () {
 }
 
 # vm_cost_rows KERNEL RESULTS: "| kernel | fs | THP | B | warm start B/orig |
-# extra MiB read per warm start |" rows from the guest's time and reads lines.
+# extra MiB read per warm start |" rows from the guest's time and reads
+# lines, one per binary B timed (CMP).
 vm_cost_rows () {
 	awk -v kernel="$1" '
 		function f(key,  i, kv) {
 			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return substr($i, length(key) + 2) }
 			return "" }
 		$2 == "reads" || $2 == "time" {
-			k = f("fs") SUBSEP f("thp")
+			k = f("fs") SUBSEP f("thp") SUBSEP f("b")
 			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 			b[k] = f("b")
 		}
@@ -885,6 +973,97 @@ vm_cost_rows () {
 			for (i = 1; i <= n; i++) {
 				k = order[i]; split(k, p, SUBSEP)
 				print "| " kernel " | " p[1] " | " p[2] " | " b[k] " | " ((k in ratio) ? ratio[k] : "-") " | " ((k in extra) ? extra[k] : "-") " |"
+			}
+		}' "$2"
+}
+
+# vm_table_copy_header STATES: the header of the markdown table
+# vm_table_copy_rows fills, one column per state of STATES.
+vm_table_copy_header () {
+	local st line="| kernel | fs | THP" sep="|---|---|---"
+	for st in $1; do
+		case $st in
+		order0) line="$line | order-0" ;;
+		concurrent) line="$line | 3 at once" ;;
+		thpoff) line="$line | THP disabled" ;;
+		*) line="$line | $st" ;;
+		esac
+		sep="$sep|---"
+	done
+	echo "$line | outputs identical | warm start copy/original | extra MiB read per warm start |"
+	echo "$sep|---|---|---|"
+}
+
+# vm_table_copy_rows KERNEL IDEAL_KB STATES RESULTS: one markdown row per
+# file system and THP mode in RESULTS (the guest's R lines) for the
+# --madvise=copy rewrite: per state of STATES its text on huge pages in %
+# of IDEAL_KB, "N% anon" (AnonHugePages of the copied text) and/or "N%
+# file" (FilePmdMapped), "0" for neither (3 at once: the lowest of the
+# three); whether its runs printed the original's output and exit status;
+# its warm-start time ratio and extra MiB read, when the guest timed it.
+vm_table_copy_rows () {
+	awk -v kernel="$1" -v ideal="$2" -v states="$3" '
+		function f(key,  i, kv) {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return substr($i, length(key) + 2) }
+			return "" }
+		function pct(kb) { return ideal > 0 ? int(kb * 100 / ideal) : 0 }
+		$2 == "run" && f("bin") == "copy" {
+			k = f("fs") SUBSEP f("thp")
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			if (f("same") != "yes" || f("status") != 42) bad[k] = 1
+			s = f("state")
+			if (f("pmd_kb") == "none") { c = -1; cell = "?" }
+			else {
+				a = pct(f("anon_kb")); p = pct(f("pmd_kb")); c = a + p
+				cell = a > 0 && p > 0 ? a "% anon + " p "% file" : a > 0 ? a "% anon" : p > 0 ? p "% file" : "0"
+			}
+			if (!((k, s) in cov) || c < cov[k, s]) { cov[k, s] = c; txt[k, s] = cell }
+		}
+		$2 == "reads" && f("b") == "copy" { extra[f("fs"), f("thp")] = sprintf("%.1f", (f("mad_kb") - f("orig_kb")) / f("runs") / 1024) }
+		$2 == "time" && f("b") == "copy" { ratio[f("fs"), f("thp")] = sprintf("%.2fx", f("ratio")) }
+		END {
+			ns = split(states, st, " ")
+			for (i = 1; i <= n; i++) {
+				k = order[i]; split(k, q, SUBSEP)
+				line = "| " kernel " | " q[1] " | " q[2]
+				for (j = 1; j <= ns; j++)
+					line = line " | " (((k, st[j]) in txt) ? txt[k, st[j]] : "-")
+				line = line " | " (bad[k] ? "**no**" : "yes")
+				line = line " | " ((k in ratio) ? ratio[k] : "-") " | " ((k in extra) ? extra[k] : "-") " |"
+				print line
+			}
+		}' "$4"
+}
+
+# vm_table_inv_header: the header of the markdown table vm_table_inv_rows
+# fills.
+vm_table_inv_header () {
+	echo "| kernel | fs | THP | state | run | mid() original / copy | hits original / copy | copy: AnonHugePages kB | copy: FilePmdMapped kB | same output |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+}
+
+# vm_table_inv_rows KERNEL RESULTS: one markdown row per file system, THP
+# mode, state and kind of run of inv-pie in RESULTS (the guest's "R inv"
+# lines): what mid() returned last and the breakpoint's or uprobe's hits in
+# the original and in the copy rewrite, the copy's AnonHugePages and
+# FilePmdMapped, whether it printed what the original printed.
+vm_table_inv_rows () {
+	awk -v kernel="$1" '
+		function f(key,  i, kv) {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return substr($i, length(key) + 2) }
+			return "" }
+		$2 == "inv" {
+			k = f("fs") SUBSEP f("thp") SUBSEP f("state") SUBSEP f("how")
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			b = f("bin")
+			mid[k, b] = f("mid"); hits[k, b] = f("hits")
+			if (b == "copy") { anon[k] = f("anon_kb"); pmd[k] = f("pmd_kb"); same[k] = f("same") }
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]; split(k, q, SUBSEP)
+				print "| " kernel " | " q[1] " | " q[2] " | " q[3] " | " q[4] " | " mid[k, "orig"] " / " mid[k, "copy"] \
+					" | " hits[k, "orig"] " / " hits[k, "copy"] " | " anon[k] " | " pmd[k] " | " (same[k] == "yes" ? "yes" : "**no**") " |"
 			}
 		}' "$2"
 }
