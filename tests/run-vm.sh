@@ -9,24 +9,36 @@
 # aarch64-linux-gnu-gcc from tests/vm/bigtext.S, busybox-static:arm64
 # downloaded and unpacked (not installed), in THP mode always only; the
 # same assertions except the coverage of 3 at once, which is reported (see
-# COVERAGE_STATES).  About 40 s here.  --arch riscv64
+# COVERAGE_STATES), and no inv-pie (its preload is x86-64 code).  About
+# 45 s here (33 s without the copy rewrite).  --arch riscv64
 # (tests/run-vm-riscv64.sh) boots trixie's riscv64 kernel (6.12) the same
-# way in qemu-system-riscv64 -M virt; about 45 s.
+# way in qemu-system-riscv64 -M virt; about 50 s (40 s).
 #
 # Debian 12's own kernel (bookworm's linux-image-amd64, 6.1), fetched with
 # apt-get download through a private apt configuration whose mirror is read
 # from this machine's (cached in ${ELFPMD_VM_CACHE:-~/.cache/elfpmd-vm});
 # a busybox initramfs; two disk images made on the host, ext4 (mkfs.ext4 -d)
-# and xfs (mkfs.xfs -p), holding the 17 MiB-text PIE fixture mad-pie and
-# its elfpmd -q --madvise rewrite, and mad-empty (the same text, a main that
-# returns at once) for timing.  In the guest, on each file system and in
-# each THP mode of THPS, original and rewrite run in the page cache states
-# cold, warm, order-0 (cached in 4 KiB folios), fresh (first run of a copy
-# just written with dd bs=4k) and three at once on an order-0 cache.
+# and xfs (mkfs.xfs -p), holding the 17 MiB-text PIE fixture mad-pie, its
+# elfpmd -q --madvise rewrite and its elfpmd --madvise=copy rewrite (the
+# copy rewrite), and mad-empty (the same text, a main that returns at once)
+# for timing.  In the guest, on each file system and in each THP mode of
+# THPS, the original and both rewrites run in the page cache states cold,
+# warm, order-0 (cached in 4 KiB folios), fresh (first run of a copy just
+# written with dd bs=4k), three at once on an order-0 cache and thpoff
+# (under PR_SET_THP_DISABLE, tests/fixtures/thp-off.c, the file cached).
+# For x86_64 the ext4 image also holds inv-pie (tests/fixtures/inv.S: mid,
+# exported, in a whole chunk) and its copy rewrite, run in THP mode always,
+# cold and warm, plainly, with LD_PRELOAD of fixtures/invpatch.c (patches
+# mid to return 99; the guest has the host's glibc), under "vmtime break"
+# (tests/vm/vmtime.c: a breakpoint on mid written at the execve stop
+# through /proc/PID/mem, as gdb writes one; gdb itself, 73 MB of
+# libraries, is not in the initramfs: tests/run-copy.sh runs gdb on the
+# host, on ext4 data=journal) and with a uprobe on mid (tracefs in the
+# guest).
 #
 # Hard assertions (FAIL):
-#   - every run of the original and of the rewrite prints what the original
-#     prints on the host and exits 42;
+#   - every run of the original and of the rewrites prints what the
+#     original prints on the host and exits 42;
 #   - harmless where the kernel cannot help (HARMLESS_FS: ext4 on 6.1, no
 #     large folios): a warm start of the rewrite reads at most
 #     MAX_EXTRA_READ_KB more from disk than the original's (sectors read,
@@ -34,6 +46,19 @@
 #   - coverage where it can (COVERAGE_FS: xfs on 6.1): the rewrite's
 #     FilePmdMapped is at least MIN_COVERAGE % of the ideal (whole 2 MiB
 #     chunks of its text) in every state of COVERAGE_STATES;
+#   - the copy rewrite where only the copy can work (COPY_FS: ext4, no
+#     large folios before 6.16): AnonHugePages of its text (anonymous r-x
+#     mappings of inode 0) exactly the ideal in every state of
+#     COPY_ANON_STATES; where the file can be PMD-mapped (COVERAGE_FS):
+#     AnonHugePages 0 and FilePmdMapped at least MIN_COVERAGE % of the
+#     ideal, as the --madvise rewrite; under PR_SET_THP_DISABLE
+#     AnonHugePages 0 on every file system;
+#   - inv-pie (x86_64, INV_FS, INV_STATES): the copy rewrite prints what the
+#     original prints plainly (AnonHugePages of its text = its ideal), with
+#     the preload (mid() = 99), under the breakpoint and with the uprobe
+#     (3 hits each), and in those three the chunk of mid stays file-backed:
+#     AnonHugePages = the ideal less one chunk (SKIP where the original
+#     does not show the patch or the hits);
 #   - the warm-start time ratio rewrite/original (median of PAIRS
 #     interleaved pairs of BATCH warm starts of mad-empty, the same text
 #     with a main that returns at once) at most MAX_WARM_RATIO, only when that
@@ -55,12 +80,15 @@
 # configuration) or the fixtures cannot be built.  Needs no root and no KVM:
 # KVM is used when a probe boot through /dev/kvm works, else TCG.
 #
-# Run time here (TCG, 2 CPUs, kernel cached, machine otherwise idle): about
-# 75 s, the guest's share 70 s; plus 20 s for the KVM probe where /dev/kvm
+# Run time here (TCG, 2 CPUs, kernel cached; 2026-12-01, other tests
+# running, load 4): 84 s, the guest's share 79 s, of which the copy
+# rewrite, thpoff and inv-pie's runs take about 30 s (53 s and 51 s
+# without them, back to back); plus 20 s for the KVM probe where /dev/kvm
 # exists but does not boot the kernel (once a day: the answer is cached;
 # ELFPMD_VM_ACCEL=tcg skips it), plus ~10 s for the first download.
-# Work files in $TESTS_BUILDDIR/vm-work, kept when something failed
-# (console.log holds the guest's console).
+# Work files in $TESTS_BUILDDIR/vm-work, kept when something failed or
+# ELFPMD_VM_KEEP is set (console.log holds the guest's console, results
+# its result lines).
 #
 # Run by 'make check', or by hand from the source tree after building:
 # bash tests/run-vm.sh (see tests/lib.sh for the defaults).
@@ -88,7 +116,7 @@ SUITE=${ELFPMD_VM_SUITE:-$suite}		# the Debian release whose kernel boots
 thps="madvise always"
 [ "$VM_ARCH" = x86_64 ] || thps=always		# TCG time: the mode Debian boots in
 THPS=${ELFPMD_VM_THPS:-$thps}			# THP modes (Debian's kernels boot in always)
-STATES="cold warm order0 fresh concurrent"
+STATES="cold warm order0 fresh concurrent thpoff"
 HARMLESS_FS=${ELFPMD_VM_HARMLESS_FS:-ext4}	# no PMD folios for file text on this kernel
 MAX_EXTRA_READ_KB=${ELFPMD_VM_MAX_EXTRA_READ_KB:-0}	# per warm start, rewrite minus original
 MAX_WARM_RATIO=${ELFPMD_VM_MAX_WARM_RATIO-}	# e.g. 1.05; empty: reported only
@@ -104,6 +132,10 @@ cov_states="cold warm order0 fresh concurrent"
 [ "$VM_ARCH" = x86_64 ] || cov_states="cold warm order0 fresh"
 COVERAGE_STATES=${ELFPMD_VM_COVERAGE_STATES:-$cov_states}
 MIN_COVERAGE=${ELFPMD_VM_MIN_COVERAGE:-95}	# % of the ideal, every run of those states
+COPY_FS=${ELFPMD_VM_COPY_FS-ext4}		# the copy rewrite copies all its text here
+COPY_ANON_STATES=${ELFPMD_VM_COPY_ANON_STATES:-cold warm order0 fresh concurrent}	# ... in these states
+INV_FS=${ELFPMD_VM_INV_FS:-ext4}		# inv-pie: preload, breakpoint, uprobe (x86_64)
+INV_STATES=${ELFPMD_VM_INV_STATES:-cold warm}
 pairs=20
 [ "$VM_ARCH" = x86_64 ] || pairs=10
 PAIRS=${ELFPMD_VM_PAIRS:-$pairs}		# timed warm-start pairs (mad-empty)
@@ -128,7 +160,7 @@ kernel=$(cat "$VM_KDIR/release")
 note "kernel: $(cat "$VM_KDIR/package") (cache $VM_CACHE)"
 note "config: $(vm_config_line "$VM_KDIR")"
 
-vm_payload "$W/build" "$W/stage"
+vm_payload "$W/build" "$W/stage" "orig mad copy"
 case $? in
 0) ;;
 1) skip_all "$VM_WHY" ;;
@@ -138,9 +170,18 @@ case " $VM_BINS " in
 *" mad "*) ;;
 *) skip_all "$VM_NA_WHY" ;;
 esac
-pass "fixtures built ($VM_ARCH), elfpmd --madvise rewrote mad-pie and mad-empty with its stub"
+pass "fixtures built ($VM_ARCH), elfpmd --madvise and --madvise=copy rewrote mad-pie and mad-empty with the stub"
 ideal=$(vm_ideal_kb "$W/stage/mad/mad-pie")
 check "the rewrite has whole 2 MiB chunks of text to map ($ideal kB)" test "$ideal" -gt 0
+copy_ideal=$(vm_ideal_kb "$W/stage/copy/mad-pie")
+check "the copy rewrite has as many ($copy_ideal kB)" test "$copy_ideal" = "$ideal"
+if [ -n "$VM_INV" ]; then
+	inv_ideal=$(vm_ideal_kb "$W/stage/copy/inv-pie")
+	inv_rest=$((inv_ideal - 2048))		# all but mid's chunk
+	note "inv-pie: $inv_ideal kB of whole chunks, mid at $VM_INV_OFFS"
+else
+	note "no preload, breakpoint or uprobe runs in the guest: $VM_INV_WHY"
+fi
 ref=$(vm_reference "$W/stage/orig/mad-pie")
 [ "$ref" != none ] || note "no qemu-$VM_ARCH (qemu-user): the guest's outputs are compared with the original's in the guest only"
 
@@ -186,7 +227,7 @@ for mode in $THPS; do
 			if [ -z "$runs" ]; then
 				fail "$tag $state: no runs reported"
 			elif [ "$bad" -eq 0 ]; then
-				pass "$tag $state: original and rewrite print the same and exit 42"
+				pass "$tag $state: original and rewrites print the same and exit 42"
 			else
 				fail "$tag $state: $bad run(s) differ from the original's output or status"
 				printf '%s\n' "$runs" | grep -v 'same=yes status=42 ' | sed 's/^R run /      /'
@@ -195,8 +236,8 @@ for mode in $THPS; do
 			fi
 		done
 
-		reads=$(grep -m1 "^R reads fs=$fs thp=$mode " "$W/results")
-		time=$(grep -m1 "^R time fs=$fs thp=$mode " "$W/results")
+		reads=$(grep "^R reads fs=$fs thp=$mode " "$W/results" | grep -m1 " b=$VM_CMP\$")
+		time=$(grep "^R time fs=$fs thp=$mode " "$W/results" | grep -m1 " b=$VM_CMP\$")
 		ratio=$(vm_field "$time" ratio)
 		o_kb=$(( $(vm_field "$reads" orig_kb) / READS ))
 		m_kb=$(( $(vm_field "$reads" mad_kb) / READS ))
@@ -236,11 +277,84 @@ for mode in $THPS; do
 		fi
 		orig_pmd=$(grep "^R run fs=$fs thp=$mode bin=orig " "$W/results" | grep -vc ' pmd_kb=0 ')
 		[ "$orig_pmd" -eq 0 ] || note "$tag: $orig_pmd run(s) of the original got PMD mappings"
+
+		# The copy rewrite: all its text copied where the kernel cannot
+		# give the file PMD folios, nothing copied where it can (the
+		# --madvise way then, as the plain rewrite), nothing under
+		# PR_SET_THP_DISABLE.
+		for state in $STATES; do
+			while read -r line; do
+				[ -n "$line" ] || continue
+				anon=$(vm_field "$line" anon_kb)
+				kb=$(vm_field "$line" pmd_kb)
+				what="AnonHugePages of the text $anon kB, FilePmdMapped $kb kB"
+				if [ "$anon" = none ]; then
+					fail "$tag $state: the copy rewrite wrote no smaps copy"
+				elif [ "$state" = thpoff ]; then
+					check "$tag under PR_SET_THP_DISABLE: the copy rewrite copies nothing ($what)" test "$anon" = 0
+				elif [ "$fs" = "$COPY_FS" ]; then
+					case " $COPY_ANON_STATES " in
+					*" $state "*)
+						check "$tag $state: the copy rewrite copied its text into huge pages: $what, ideal $copy_ideal kB" \
+							test "$anon" = "$copy_ideal" ;;
+					*) note "$tag $state: the copy rewrite: $what" ;;
+					esac
+				elif [ "$fs" = "$COVERAGE_FS" ] && [[ " $COVERAGE_STATES " = *" $state "* ]]; then
+					holds "$tag $state: the copy rewrite copies nothing where the file can be PMD-mapped and gets >= $MIN_COVERAGE% ($what, ideal $copy_ideal kB)" \
+						"[ \"$anon\" = 0 ] && [ $((kb * 100)) -ge $((copy_ideal * MIN_COVERAGE)) ]"
+				else
+					note "$tag $state: the copy rewrite: $what"
+				fi
+			done < <(grep "^R run fs=$fs thp=$mode bin=copy state=$state " "$W/results")
+		done
+
+		# inv-pie: a preload's patch, a breakpoint set at the execve and
+		# a uprobe registered before the start survive the copy (mid's
+		# chunk stays file-backed, the others are copied).
+		if [ -z "$VM_INV" ] || [[ " $INV_FS " != *" $fs "* ]]; then continue; fi
+		[ "$(grep -c "^R inv fs=$fs thp=$mode " "$W/results")" -gt 0 ] || continue
+		for state in $INV_STATES; do
+			for how in plain preload break uprobe; do
+				o=$(grep -m1 "^R inv fs=$fs thp=$mode bin=orig state=$state how=$how " "$W/results")
+				c=$(grep -m1 "^R inv fs=$fs thp=$mode bin=copy state=$state how=$how " "$W/results")
+				[ -n "$o$c" ] || continue
+				t="$tag $state inv-pie $how"
+				if [ -z "$c" ] || [ -z "$o" ]; then
+					fail "$t: no result for the original or the copy rewrite"
+					continue
+				fi
+				want_mid=42 want_hits=- want_anon=$inv_rest
+				case $how in
+				plain) want_anon=$inv_ideal ;;
+				preload) want_mid=99 ;;
+				*) want_hits=3 ;;
+				esac
+				if [ "$(vm_field "$o" mid)" != "$want_mid" ] || [ "$(vm_field "$o" hits)" != "$want_hits" ]; then
+					skip "$t: the original does not show it here (mid() $(vm_field "$o" mid), hits $(vm_field "$o" hits))"
+					continue
+				fi
+				mid=$(vm_field "$c" mid) hits=$(vm_field "$c" hits) anon=$(vm_field "$c" anon_kb)
+				if [ "$(vm_field "$c" same)" = yes ] && [ "$mid" = "$want_mid" ] && [ "$hits" = "$want_hits" ]; then
+					pass "$t: the copy rewrite prints what the original prints (mid() = $mid, hits $hits)"
+				else
+					fail "$t: the copy rewrite: same output $(vm_field "$c" same), mid() = $mid (want $want_mid), hits $hits (want $want_hits)"
+				fi
+				check "$t: the copy rewrite's AnonHugePages of the text $anon kB = $want_anon kB ($([ "$how" = plain ] && echo "all of it" || echo "all but mid's chunk"))" \
+					test "$anon" = "$want_anon"
+			done
+		done
 	done
 done
 
 echo "# coverage (% of $ideal kB) and cost, $SUITE's $VM_DEB_ARCH kernel:"
 { vm_table_header; vm_table_rows "$kernel" "$ideal" "$W/results"; } | sed 's/^/#   /'
+echo "# the copy rewrite (elfpmd --madvise=copy): text on huge pages, % of $copy_ideal kB:"
+{ vm_table_copy_header "$STATES"; vm_table_copy_rows "$kernel" "$copy_ideal" "$STATES" "$W/results"; } | sed 's/^/#   /'
+if [ -n "$VM_INV" ]; then
+	echo "# inv-pie ($inv_ideal kB of whole chunks) with a preload's patch, a breakpoint, a uprobe:"
+	{ vm_table_inv_header; vm_table_inv_rows "$kernel" "$W/results"; } | sed 's/^/#   /'
+fi
 echo "# run time $((SECONDS - started)) s"
-if [ "$n_fail" -eq 0 ]; then rm -rf "$W"; else rm -f "$W/ext4.img" "$W/xfs.img"; fi
+# ELFPMD_VM_KEEP=1 keeps the work files of a run that passed too.
+if [ "$n_fail" -eq 0 ] && [ -z "${ELFPMD_VM_KEEP:-}" ]; then rm -rf "$W"; else rm -f "$W/ext4.img" "$W/xfs.img"; fi
 finish
