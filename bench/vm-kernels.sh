@@ -10,10 +10,14 @@
 # boots it (KVM where a probe boot through /dev/kvm works, else TCG) with a
 # busybox initramfs and two disk images made on the host, ext4 and xfs (and
 # with -j an ext4 mounted data=journal), each holding the 17 MiB-text PIE
-# fixture mad-pie and its `elfpmd -q --madvise` rewrite, and in each THP
-# mode runs original and rewrite in the states cold, warm, order-0 (file
-# cached in 4 KiB folios), fresh (first run of a copy just written with dd
-# bs=4k) and 3 at once (on an order-0 cache).  It prints, per kernel, the
+# fixture mad-pie, its `elfpmd -q --madvise` rewrite and its `elfpmd -q
+# --madvise=copy` rewrite (the copy rewrite), and in each THP mode runs
+# them in the states cold, warm, order-0 (file cached in 4 KiB folios),
+# fresh (first run of a copy just written with dd bs=4k), 3 at once (on an
+# order-0 cache) and thpoff (under PR_SET_THP_DISABLE, the file cached);
+# on ext4, in THP mode always, cold and warm, inv-pie and its copy rewrite
+# run plainly, with a preload that patches mid, under a breakpoint on mid
+# and with a uprobe on it (tests/run-vm.sh).  It prints, per kernel, the
 # configuration the stub depends on and what the kernel offers it
 # (PAGEMAP_SCAN, MADV_POPULATE_READ, MADV_COLLAPSE, tried in the guest), and
 # at the end one markdown table, kernel x fs x THP mode:
@@ -26,20 +30,30 @@
 #     returns at once); TCG timing moves by 5-10% between runs;
 #   - extra MiB read per warm start: sectors read from the guest's disk
 #     during READS warm starts of the rewrite, minus the original's, per
-#     start.
+#     start;
+# then a table of the copy rewrite, kernel x fs x THP mode: per state its
+# text on huge pages in % of the ideal, "N% anon" (AnonHugePages of the
+# copied text: anonymous r-x mappings of inode 0) or "N% file"
+# (FilePmdMapped: the kernel could map the file, nothing copied), whether
+# its outputs are the original's, its warm-start time against the
+# original's and the MiB it read more per warm start; and one of inv-pie's
+# runs (mid() and the hits in the original and the copy rewrite, the
+# copy's AnonHugePages and FilePmdMapped).
 #
 # With --arch aarch64 or riscv64 (or ELFPMD_VM_ARCH) it boots Debian's arm64
 # or riscv64 kernels in qemu-system-aarch64 / -riscv64 -M virt (TCG) with
 # busybox-static of that architecture (downloaded and unpacked, never
 # installed) and the fixture cross-built with ${ARCH}-linux-gnu-gcc
-# (tests/vm/bigtext.S), and measures by default four binaries (-B): orig,
+# (tests/vm/bigtext.S), and measures by default five binaries (-B): orig,
 # align (elfpmd without --madvise), mad (elfpmd --madvise; "not available"
-# while elfpmd has no stub for the machine) and self (a static program
-# that madvises its own aligned text, tests/vm/selfmad.c), in THP mode
-# always; its table then counts
+# while elfpmd has no stub for the machine), self (a static program
+# that madvises its own aligned text, tests/vm/selfmad.c) and copy (elfpmd
+# --madvise=copy), in THP mode always; its table then counts
 # PMD-mapped chunks of each binary's text against its ideal (the kernel's
-# PMD size: 32 MiB for arm64-16k), and a second table gives the cost
-# (warm start and extra reads of mad, else align, against orig).
+# PMD size: 32 MiB for arm64-16k; "(N anon)": N of them copied), a second
+# table gives the cost (warm start and extra reads of mad, else align, and
+# of copy, against orig) and a third the copy rewrite as above (no inv-pie:
+# its preload is x86-64 code).
 #
 # Usage: bench/vm-kernels.sh [--arch ARCH] [-s KERNELS] [-t THPS] [-B BINS]
 #                            [-S STATES] [-P PMD] [-T MIB] [-n PAIRS] [-b BATCH]
@@ -51,10 +65,10 @@
 #              riscv64 "trixie")
 #   -t THPS    THP modes (default "madvise always" for x86_64, else
 #              "always"; Debian boots in always)
-#   -B BINS    binaries (default "orig mad" for x86_64, else
-#              "orig align mad self"; see tests/vm/lib.sh vm_payload)
+#   -B BINS    binaries (default "orig mad copy" for x86_64, else
+#              "orig align mad self copy"; see tests/vm/lib.sh vm_payload)
 #   -S STATES  page cache states (default "cold warm order0 fresh
-#              concurrent")
+#              concurrent thpoff")
 #   -P PMD     aarch64, riscv64: the PMD size the binaries are made for
 #              (elfpmd --pmd-size, or --page-size=16K for aarch64 32M;
 #              self's alignment; default 2M; 32M for
@@ -130,9 +144,9 @@ done
 shift $((OPTIND - 1))
 [ $# = 0 ] || { echo "no arguments expected; -h for help" >&2; exit 64; }
 if [ "$ARCH" = x86_64 ]; then
-	: "${THPS:=madvise always}" "${BINS:=orig mad}" "${STATES:=cold warm order0 fresh concurrent}" "${PAIRS:=20}" "${BATCH:=5}"
+	: "${THPS:=madvise always}" "${BINS:=orig mad copy}" "${STATES:=cold warm order0 fresh concurrent thpoff}" "${PAIRS:=20}" "${BATCH:=5}"
 else
-	: "${THPS:=always}" "${BINS:=orig align mad self}" "${STATES:=cold warm order0 fresh concurrent}" "${PAIRS:=10}" "${BATCH:=3}"
+	: "${THPS:=always}" "${BINS:=orig align mad self copy}" "${STATES:=cold warm order0 fresh concurrent thpoff}" "${PAIRS:=10}" "${BATCH:=3}"
 fi
 case $PAIRS in '' | *[!0-9]*) echo "-n wants a number" >&2; exit 64 ;; esac
 case $READS in '' | *[!0-9]*) echo "-r wants a number" >&2; exit 64 ;; esac
@@ -158,11 +172,17 @@ echo "host:     $(uname -r), $(nproc) CPUs; guest $VM_ARCH; THP modes $THPS; sta
 
 vm_payload "$WORK/build" "$WORK/stage" "$BINS" || bench_die "$VM_WHY"
 [ -z "$VM_NA_WHY" ] || echo "mad:      not available: $VM_NA_WHY"
+# the copy rewrite is timed against orig too
+case " $VM_BINS " in *" copy "*) VM_CMP="${VM_CMP:+$VM_CMP }copy" ;; esac
 echo "binaries: $VM_BINS (timed against orig: ${VM_CMP:-none})"
+case " $BINS " in
+*" copy "*) if [ -n "$VM_INV" ]; then echo "inv-pie:  $VM_INV_OFFS"; else echo "inv-pie:  none: $VM_INV_WHY"; fi ;;
+esac
 # The x86-64 table of the earlier runs (the rewrite's coverage in %) when
-# the binaries are orig and mad; else one row per binary.
+# the binaries are orig and mad (and copy, in a table of its own); else one
+# row per binary.
 old_table=0
-[ "$VM_BINS" = "orig mad" ] && old_table=1
+case $VM_BINS in "orig mad" | "orig mad copy") old_table=1 ;; esac
 ideal=0
 [ "$old_table" = 1 ] && ideal=$(vm_ideal_kb "$WORK/stage/mad/mad-pie")
 ref=$(vm_reference "$WORK/stage/orig/mad-pie")
@@ -175,8 +195,12 @@ vm_conf "$WORK/vm.conf" "$disks" "$STATES"
 
 rows=$WORK/rows
 costs=$WORK/costs
+copies=$WORK/copies
+invs=$WORK/invs
 : >"$rows"
 : >"$costs"
+: >"$copies"
+: >"$invs"
 for suite in $SUITES; do
 	echo
 	echo "== $suite ($(vm_series "$suite"))"
@@ -243,6 +267,11 @@ for suite in $SUITES; do
 		vm_table_bins "$(vm_series "$suite") ($kernel)" "$pmd" "$STATES" "$ideals" "$k/results" >>"$rows"
 		vm_cost_rows "$(vm_series "$suite") ($kernel)" "$k/results" >>"$costs"
 	fi
+	if [ -d "$WORK/stage/copy" ]; then
+		vm_table_copy_rows "$(vm_series "$suite") ($kernel)" "$(vm_ideal_kb "$WORK/stage/copy/mad-pie" "$pmd")" \
+			"$STATES" "$k/results" >>"$copies"
+		vm_table_inv_rows "$(vm_series "$suite") ($kernel)" "$k/results" >>"$invs"
+	fi
 	rm -f "$k"/*.img
 done
 
@@ -259,6 +288,18 @@ else
 	echo "| kernel | fs | THP | B | warm start B/orig | extra MiB read per warm start |"
 	echo "|---|---|---|---|---|---|"
 	cat "$costs"
+fi
+if [ -s "$copies" ]; then
+	echo
+	echo "the copy rewrite (elfpmd --madvise=copy): its text on huge pages in % of its ideal, AnonHugePages of the copied text (anon) or FilePmdMapped (file)"
+	vm_table_copy_header "$STATES"
+	cat "$copies"
+fi
+if [ -s "$invs" ]; then
+	echo
+	echo "inv-pie and its copy rewrite: plain, with a preload patching mid (mid() = 99), a breakpoint and a uprobe on mid (3 hits)"
+	vm_table_inv_header
+	cat "$invs"
 fi
 echo
 echo "run time $((SECONDS - started)) s"
