@@ -9,10 +9,11 @@
 # aarch64-linux-gnu-gcc from tests/vm/bigtext.S, busybox-static:arm64
 # downloaded and unpacked (not installed), in THP mode always only; the
 # same assertions except the coverage of 3 at once, which is reported (see
-# COVERAGE_STATES), and no inv-pie (its preload is x86-64 code).  About
-# 45 s here (33 s without the copy rewrite).  --arch riscv64
-# (tests/run-vm-riscv64.sh) boots trixie's riscv64 kernel (6.12) the same
-# way in qemu-system-riscv64 -M virt; about 50 s (40 s).
+# COVERAGE_STATES), and no inv-pie (its preload is x86-64 code).  33 s
+# here idle, 44 s under load (26 s and 33 s without the copy rewrite).
+# --arch riscv64 (tests/run-vm-riscv64.sh) boots trixie's riscv64 kernel
+# (6.12) the same way in qemu-system-riscv64 -M virt; 33 s idle, 51 s
+# under load (26 s, 40 s).
 #
 # Debian 12's own kernel (bookworm's linux-image-amd64, 6.1), fetched with
 # apt-get download through a private apt configuration whose mirror is read
@@ -80,10 +81,10 @@
 # configuration) or the fixtures cannot be built.  Needs no root and no KVM:
 # KVM is used when a probe boot through /dev/kvm works, else TCG.
 #
-# Run time here (TCG, 2 CPUs, kernel cached; 2026-12-01, other tests
-# running, load 4): 84 s, the guest's share 79 s, of which the copy
-# rewrite, thpoff and inv-pie's runs take about 30 s (53 s and 51 s
-# without them, back to back); plus 20 s for the KVM probe where /dev/kvm
+# Run time here (TCG, 2 CPUs, kernel cached; 2026-12-01, each measured
+# back to back with the harness before the copy rewrite, thpoff and
+# inv-pie's runs): 54 s with the machine idle (39 s before), 84 s with
+# other tests running, load 4 (53 s); the guest's share all but 3-5 s; plus 20 s for the KVM probe where /dev/kvm
 # exists but does not boot the kernel (once a day: the answer is cached;
 # ELFPMD_VM_ACCEL=tcg skips it), plus ~10 s for the first download.
 # Work files in $TESTS_BUILDDIR/vm-work, kept when something failed or
