@@ -28,6 +28,7 @@
 #define SYS_mprotect 226
 #define SYS_mincore 232
 #define SYS_madvise 233
+#define SYS_cachestat 451
 
 /* struct stat as the kernel's fstat fills it: st_dev, st_ino (64-bit
    words), then the 32-bit st_mode; 128 bytes in all.  */

@@ -136,6 +136,8 @@
 #define S_IFMT 0170000
 #define S_IFREG 0100000
 #define CLOCK_MONOTONIC 1
+#define AT_NULL 0
+#define AT_ENTRY 9
 #define SYNC_FILE_RANGE_WAIT_BEFORE 1
 #define SYNC_FILE_RANGE_WRITE 2
 #define SYNC_FILE_RANGE_WAIT_AFTER 4
@@ -247,6 +249,8 @@ struct stub
   int pagemap;			/* /proc/self/pagemap; -1 none, -2 not opened yet */
   int scan;			/* PAGEMAP_SCAN works: 1, does not: 0, not known yet: -1 */
   int file;			/* the object's file; -1 none, -2 not looked for yet */
+  int exe;			/* /proc/self/exe for cachestat (cache_file); -2 not opened yet */
+  int cachestat;		/* cachestat works: 1, does not: 0, not known yet: -1 */
   int stop;			/* no more repairs: the kernel cannot, or may not */
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   int slept;			/* milliseconds waited for pages to go */
@@ -733,6 +737,63 @@ cached_pages (struct stub *st, uintptr_t chunk)
   return count;
 }
 
+/* The object's file for cachestat: ST->file when it is open; else, for a
+   program the kernel started itself (AT_ENTRY in /proc/self/auxv is this
+   stub's entry: not a program that ld.so, run by hand, loaded), its
+   /proc/self/exe, opened once into ST->exe; -1 when neither.  */
+static int
+cache_file (struct stub *st)
+{
+  if (st->file >= 0)
+    return st->file;
+  if (st->exe != -2)
+    return st->exe;
+  st->exe = -1;
+  if (!(st->p->flags & STUB_FLAG_EXE))
+    return -1;
+  int fd = sys_openat ("/proc/self/auxv", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  uint64_t auxv[64];
+  long got = sys_read (fd, auxv, sizeof auxv);
+  sys_close (fd);
+  for (long k = 0; k + 1 < got / 8 && auxv[k] != AT_NULL; k += 2)
+    if (auxv[k] == AT_ENTRY)
+      {
+	if (auxv[k + 1] == st->self)
+	  st->exe = sys_openat ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	break;
+      }
+  return st->exe;
+}
+
+/* Whether the page cache holds nothing of CHUNK (file offset OFFSET).
+   With cachestat (Linux 6.5+) one look at the file's cache, which costs
+   the same whatever the chunk size; else mincore page by page (about
+   25 us for a 2 MiB chunk nothing of which is cached, at every start of
+   a program that never reaches it).  */
+static int
+chunk_uncached (struct stub *st, uintptr_t chunk, uint64_t offset)
+{
+  if (st->cachestat != 0)
+    {
+      int fd = cache_file (st);
+      if (fd >= 0)
+	{
+	  uint64_t range[2] = { offset, st->pmd };
+	  uint64_t stat[5];
+	  memset (stat, 0, sizeof stat);
+	  if (syscall6 (SYS_cachestat, fd, (long) range, (long) stat, 0, 0, 0) == 0)
+	    {
+	      st->cachestat = 1;
+	      return stat[0] == 0;
+	    }
+	  st->cachestat = 0;
+	}
+    }
+  return cached_pages (st, chunk) == 0;
+}
+
 /* Whether the page at ADDR is in the page cache (or mapped); -1 if it
    cannot be told.  */
 static int
@@ -866,16 +927,17 @@ drop_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t *dropped)
     chunk_add (dropped, i);
 }
 
-/* Touch the chunks of SET (of the N at START), last first, check each
-   right after its touch, and mark in BAD those that are not PMD-mapped;
-   drop those at once (drop_chunk).  A chunk of which nothing is cached,
-   away from the range's ends (edge_chunks), is left for the program's own
-   fault to read as one PMD folio.  A chunk that another process is
+/* Touch the chunks of SET (of the N at START, file offset FILE_OFFSET),
+   last first, check each right after its touch, and mark in BAD those that
+   are not PMD-mapped; drop those at once (drop_chunk).  A chunk of which
+   nothing is cached (chunk_uncached), away from the range's ends
+   (edge_chunks), is left for the program's own fault to read as one PMD
+   folio.  A chunk that another process is
    evicting is not touched and counts as not PMD-mapped (touch_harmless).
    Return the number marked.  */
 static long
-populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *set,
-		 uint64_t *bad, uint64_t *dropped)
+populate_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
+		 const uint64_t *set, uint64_t *bad, uint64_t *dropped)
 {
   uint64_t pmd = st->pmd;
   for (uint64_t i = n; i-- > 0;)
@@ -885,10 +947,10 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, const uint64_t *s
 	/* Counting every page costs a cache lookup each: only when the
 	   first page is not cached (a cached chunk is touched anyway).  */
 	int first = page_cached (st, chunk);
-	if (first == 0 && cached_pages (st, chunk) == 0)
+	if (first == 0)
 	  {
 	    uint64_t edge = edge_chunks (st);
-	    if (i >= edge && n - i > edge)
+	    if (i >= edge && n - i > edge && chunk_uncached (st, chunk, file_offset + i * pmd))
 	      continue;
 	  }
 	if (touch_harmless (st, chunk, first))
@@ -1271,7 +1333,7 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
       uint64_t none[1];
       scan_small_chunks (st, start, 1, none);
     }
-  long count = populate_chunks (st, start, n, touched, bad, dropped);
+  long count = populate_chunks (st, start, n, file_offset, touched, bad, dropped);
   if (count > 0 && sampled)
     {
       /* The sample found small folios: populate the whole range.  */
@@ -1280,7 +1342,7 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
 	  chunk_del (touched, i);
 	else
 	  chunk_add (touched, i);
-      count = populate_chunks (st, start, n, touched, bad, dropped);
+      count = populate_chunks (st, start, n, file_offset, touched, bad, dropped);
     }
   if (count > 0 && !st->stop)
     repair_range (st, start, n, file_offset, dropped);
@@ -1824,7 +1886,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
 {
   struct stub st = {
     .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
-    .scan = -1, .file = -2,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1,
 #ifdef STUB_PROT_BTI
     .guard = -2,
 #endif
@@ -1866,4 +1928,6 @@ stub_main (uintptr_t self, const struct stub_params *p)
     sys_close (st.pagemap);
   if (st.file >= 0)
     sys_close (st.file);
+  if (st.exe >= 0)
+    sys_close (st.exe);
 }

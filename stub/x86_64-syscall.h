@@ -24,6 +24,7 @@
 #define SYS_clock_nanosleep 230
 #define SYS_openat 257
 #define SYS_sync_file_range 277
+#define SYS_cachestat 451
 
 /* The running kernel's base page size, 0 if unknown: 4 KiB on every
    x86-64 kernel; and the PMD size with it.  */
