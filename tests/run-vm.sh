@@ -126,7 +126,7 @@ case $SUITE in bullseye) xfs_folios= ;; *) xfs_folios=xfs ;; esac
 COVERAGE_FS=${ELFPMD_VM_COVERAGE_FS-$xfs_folios}	# empty: no coverage assertion
 # Another architecture's guest runs slower under TCG and stalls whenever the
 # host is busy; the stub waits at most 15 ms for a lock holder that shows
-# no progress (stub/stub.c, LOCK_IDLE_MS), so 3 at once is reported there,
+# no progress (stub/lock.c, LOCK_IDLE_MS), so 3 at once is reported there,
 # not asserted (25-62% once in five runs here, during an apt-get on the
 # host; 100% otherwise).
 cov_states="cold warm order0 fresh concurrent"

@@ -1,5 +1,5 @@
-/* The parameters elfpmd writes into an injected startup stub, shared by the
-   stub (stub/stub.c) and the injector.  All fields are 64-bit words in the
+/* The contract between elfpmd's injector (src/stub/) and the startup stub's
+   runtime (stub/): the parameters elfpmd writes into an injected stub.  All fields are 64-bit words in the
    target's byte order; addresses are relative to the stub's entry point, so
    the stub needs no relocation.  */
 #ifndef ELFPMD_STUB_PARAMS_H
@@ -47,7 +47,7 @@ struct stub_params
   uint64_t nranges;
   struct stub_range range[STUB_MAX_RANGES];
   /* Ranges of at most this many chunks are populated whole at startup;
-     larger ones are sampled first (see stub/stub.c).  */
+     larger ones are sampled first (see stub/populate.c).  */
   uint64_t populate_max;
   /* With STUB_FLAG_COPY: the stub copies at most this many bytes of text
      (whole chunks) into anonymous huge pages (--copy-max).  */

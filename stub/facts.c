@@ -1,0 +1,241 @@
+/* elfpmd startup stub: facts about the running kernel, the object's file
+   system and the object's file, each read where it is first needed.  */
+#include "runtime.h"
+
+/* The running kernel's version as KV (major, minor); 0 if unknown.  */
+unsigned
+kernel_version (void)
+{
+  char uts[390];
+  memset (uts, 0, sizeof uts);
+  if (syscall6 (SYS_uname, (long) uts, 0, 0, 0, 0, 0) != 0)
+    return 0;
+  const char *s = uts + 130;	/* release */
+  uint64_t major = parse_number (&s, 10);
+  if (*s++ != '.')
+    return 0;
+  uint64_t minor = parse_number (&s, 10);
+  if (major == 0 || major > 0xffff || minor > 0xffff)
+    return 0;
+  return KV ((unsigned) major, (unsigned) minor);
+}
+
+/* Whether transparent huge pages are off for the whole system ("never").  */
+int
+thp_never (void)
+{
+  int fd = sys_openat ("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[96];
+  long got = sys_read (fd, buf, sizeof buf - 1);
+  sys_close (fd);
+  static const char never[] = "[never]";
+  for (long i = 0; i + 7 <= got; i++)
+    {
+      int k = 0;
+      while (k < 7 && buf[i + k] == never[k])
+	k++;
+      if (k == 7)
+	return 1;
+    }
+  return 0;
+}
+
+/* The type (f_type) of the file system that holds the object; 0 if
+   unknown.  A program's is that of /proc/self/exe, which costs one system
+   call; when ld.so was run explicitly (ld.so ./prog), that is ld.so's,
+   which may be another file system: a wrong guess costs a miss, or at most
+   one chunk read again per start (the file evicted is always the
+   object's, matched by device and inode).  */
+uint64_t
+file_system (struct stub *st)
+{
+  uint64_t buf[16];
+  memset (buf, 0, sizeof buf);
+  if ((st->p->flags & STUB_FLAG_EXE)
+      && syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)
+    return buf[0];
+  char path[MAPS_LINE];
+  if (find_mapping (st, st->self, path) == 0 && path[0] == '/'
+      && syscall6 (SYS_statfs, (long) path, (long) buf, 0, 0, 0, 0) == 0)
+    return buf[0];
+  return 0;
+}
+
+/* How many chunks at each end of a range the page cache may get in small
+   folios from faults outside it: faults in the rest of the object's file
+   mappings (the text's head and tail, read-only data, data) read around
+   them into the neighbouring chunks, a window of at most the device's
+   read_ahead_kb (an asynchronous window started from a page marked in a
+   mapping outside the range, too: one marked inside it starts none, since
+   the range is MADV_RANDOM), which large folios, aligned to their size,
+   can stretch to twice that.  Those chunks are populated at once; the
+   others the program's own faults read as PMD folios.  From the
+   read_ahead_kb of the object's block device (/sys/dev/block/MAJOR:MINOR,
+   its queue or that of the disk a partition belongs to); UINT64_MAX
+   (every chunk) when that cannot be told (no block device: btrfs,
+   overlayfs, NFS).  */
+uint64_t
+edge_chunks (struct stub *st)
+{
+  if (st->edge_known)
+    return st->edge;
+  st->edge_known = 1;
+  st->edge = UINT64_MAX;
+  char path[MAPS_LINE];
+  uint64_t major, minor;
+  if (!st->map.found && (st->p->flags & STUB_FLAG_EXE))
+    {
+      /* A program's device without reading /proc/self/maps (a warm start
+	 pays for this when the program leaves chunks uncached).  */
+      uint64_t sb[STAT_WORDS];
+      memset (sb, 0, sizeof sb);
+      int fd = sys_openat ("/proc/self/exe", O_PATH | O_CLOEXEC);
+      if (fd < 0)
+	return st->edge;
+      long err = syscall6 (SYS_fstat, fd, (long) sb, 0, 0, 0, 0);
+      sys_close (fd);
+      if (err != 0)
+	return st->edge;
+      uint64_t dev = STAT_DEV (sb);
+      major = (dev >> 8) & 0xfff;
+      minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+    }
+  else
+    {
+      if (!st->map.found && find_mapping (st, st->self, path) != 0)
+	return st->edge;
+      major = st->map.dev_major;
+      minor = st->map.dev_minor;
+    }
+  static const char dir[] = "/sys/dev/block/";
+  char *d = path;
+  for (const char *c = dir; *c != '\0'; c++)
+    *d++ = *c;
+  put_number (&d, major);
+  *d++ = ':';
+  put_number (&d, minor);
+  char *tail = d;
+  long kb = -1;
+  for (int up = 0; up <= 1 && kb < 0; up++)
+    {
+      static const char queue[] = "/queue/read_ahead_kb";
+      static const char parent[] = "/../queue/read_ahead_kb";
+      d = tail;
+      for (const char *c = up ? parent : queue; *c != '\0'; c++)
+	*d++ = *c;
+      *d = '\0';
+      kb = read_number (path);
+    }
+  if (kb >= 0)
+    st->edge = ((uint64_t) kb * 2048 + st->pmd - 1) / st->pmd;
+  return st->edge;
+}
+
+/* Whether FD is the regular file the mapping ST->map comes from.  */
+static int
+is_mapped_file (struct stub *st, int fd)
+{
+  uint64_t s[STAT_WORDS];
+  memset (s, 0, sizeof s);
+  if (syscall6 (SYS_fstat, fd, (long) s, 0, 0, 0, 0) != 0)
+    return 0;
+  /* The kernel's encoding of a device number (new_encode_dev).  */
+  uint64_t dev = STAT_DEV (s);
+  uint64_t major = (dev >> 8) & 0xfff;
+  uint64_t minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+  return (STAT_MODE (s) & S_IFMT) == S_IFREG && STAT_INO (s) == st->map.ino
+	 && major == st->map.dev_major && minor == st->map.dev_minor;
+}
+
+/* Open the object's file read-only into ST->file, or set it to -1: the file
+   that is mapped, matched by device and inode.  A program's is
+   /proc/self/exe, unless ld.so was run explicitly (then that is ld.so); a
+   path from /proc/self/maps is opened with O_PATH first, which never blocks
+   on a FIFO nor opens a device, and reopened only when it is the file.  */
+int
+open_object_file (struct stub *st)
+{
+  if (st->file != -2)
+    return st->file;
+  st->file = -1;
+  char path[MAPS_LINE];
+  if (find_mapping (st, st->self, path) != 0)
+    return -1;
+  int fd = -1;
+  if (st->p->flags & STUB_FLAG_EXE)
+    {
+      fd = sys_openat ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+      if (fd >= 0 && !is_mapped_file (st, fd))
+	{
+	  sys_close (fd);
+	  fd = -1;
+	}
+    }
+  if (fd < 0 && path[0] == '/')
+    {
+      int o = sys_openat (path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (o >= 0 && is_mapped_file (st, o))
+	{
+	  char proc[32] = "/proc/self/fd/";
+	  char *d = proc + 14;
+	  put_number (&d, (uint64_t) o);
+	  *d = '\0';
+	  fd = sys_openat (proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	  if (fd >= 0 && !is_mapped_file (st, fd))
+	    {
+	      sys_close (fd);
+	      fd = -1;
+	    }
+	}
+      if (o >= 0)
+	sys_close (o);
+    }
+  st->file = fd;
+  return fd;
+}
+
+#ifdef STUB_PROT_BTI
+/* STUB_PROT_BTI if the mapping at ADDR is guarded (arm64 BTI: "bt" among
+   its VmFlags in /proc/self/smaps), else 0; -1 when that cannot be told.
+   The kernel guards a BTI-marked static program, ld.so a BTI-marked
+   program or library (where the CPU has BTI and the C library does it), by
+   mprotect(PROT_BTI); a fresh mapping of a chunk must keep exactly that,
+   neither dropping the guard nor adding one the loader chose not to set.
+   Read once (ST->guard), and only where a chunk is mapped afresh.  */
+static long
+guarded (struct stub *st, uintptr_t addr)
+{
+  if (st->guard != -2)
+    return st->guard;
+  st->guard = -1;
+  char flags[256];
+  if (smaps_value (addr, "VmFlags:", flags, sizeof flags) != 0)
+    return -1;
+  st->guard = 0;
+  for (const char *s = flags; *s != '\0'; s++)
+    if (s[0] == ' ' && s[1] == 'b' && s[2] == 't' && (s[3] == ' ' || s[3] == '\0'))
+      st->guard = STUB_PROT_BTI;
+  return st->guard;
+}
+#endif
+
+/* The protection of the text at ADDR for a new mapping of it: read and
+   execute, and on arm64 the BTI guard exactly where the text has it; -1
+   when that cannot be told.  */
+long
+text_prot (struct stub *st, uintptr_t addr)
+{
+  long prot = PROT_READ | PROT_EXEC;
+#ifdef STUB_PROT_BTI
+  long guard = guarded (st, addr);
+  if (guard < 0)
+    return -1;
+  prot |= guard;
+#else
+  (void) st;
+  (void) addr;
+#endif
+  return prot;
+}

@@ -1,0 +1,165 @@
+/* elfpmd startup stub: repair, MODE_REPAIR's last step.  The chunks that
+   populate.c found not PMD-mapped and dropped, whose pages are all clean
+   file pages, are repaired on the object's file, found by device and inode
+   (open_object_file): the range is written back (sync_file_range: dirty
+   pages cannot be evicted), the file's lock taken (lock.c: one process at
+   a time), and each chunk evicted from the page cache (POSIX_FADV_DONTNEED)
+   and touched again, so that it is read back as one PMD folio
+   (repair_chunk).  Pages another process maps stay cached: that chunk is
+   tried again after the others, 1 ms apart, for at most MAX_SLEEP_MS in
+   all.  Where this process's own page table still covers the chunk after
+   MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is mapped
+   afresh from the file (mmap MAP_FIXED, refault), which frees it.  */
+#include "runtime.h"
+
+/* Map CHUNK (file offset OFFSET) afresh from the object's file, so that the
+   kernel frees the page table that covered it and a fault can map it with
+   one PMD entry.  The chunk's pages are all clean file pages, so nothing is
+   lost.  Return 0, or -1.  */
+int
+remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
+{
+  long prot = text_prot (st, chunk);
+  if (prot < 0)
+    return -1;
+  long got = syscall6 (SYS_mmap, (long) chunk, (long) st->pmd, prot,
+		       MAP_PRIVATE | MAP_FIXED, st->file, (long) offset);
+  if (got != (long) chunk)
+    return -1;
+  sys_madvise (chunk, st->pmd, MADV_HUGEPAGE);
+  sys_madvise (chunk, st->pmd, MADV_RANDOM);
+  return 0;
+}
+
+/* Fault CHUNK (file offset OFFSET) in again and return whether it is
+   PMD-mapped now.  Where MADV_DONTNEED leaves the page table that covered
+   the chunk in place (ST->table_stays: Linux before 6.14, without
+   CONFIG_PT_RECLAIM), a fault cannot map a PMD folio over it, so the chunk
+   is mapped afresh first.  FALLBACK is for a chunk just evicted: then a
+   chunk the touch alone does not PMD-map is mapped afresh and touched
+   again, for a kernel whose version says the table goes but whose
+   configuration keeps it.  */
+static int
+refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
+{
+  /* Without FALLBACK, only a chunk the cache holds whole, which the fault
+     maps without reading: one held in part is being evicted by another
+     process, or read back by it, and a fault now would read the missing
+     pages as small folios, spoiling both processes' work.  */
+  if (!fallback && cached_pages (st, chunk) != (long) (st->pmd / st->page))
+    return 0;
+  int remapped = st->table_stays && remap_chunk (st, chunk, offset) == 0;
+  touch (chunk);
+  if (chunk_pmd_mapped (st, chunk))
+    return 1;
+  if (!fallback || remapped || remap_chunk (st, chunk, offset) != 0)
+    return 0;
+  touch (chunk);
+  return chunk_pmd_mapped (st, chunk);
+}
+
+/* Evict chunk I of the range at START (file offset FILE_OFFSET),
+   which this process does not map any more, and read it back as one PMD
+   folio; the caller holds the file's lock, so no other stub repairs it.
+   Set ST->stop when the kernel shows it cannot, or may not.  Another
+   process may map some of the chunk's pages, so that they cannot be
+   evicted: ld.so of a program starting meanwhile (a shared object's first
+   chunk often holds its symbols and relocations), a stub for a moment, a
+   program that runs, or a program starting meanwhile that the scheduler
+   stopped between touching the chunk and letting it go.  Without WAIT,
+   return 0 then, for a second round; with WAIT, try again 1 ms later,
+   while the stub has waited less than MAX_SLEEP_MS in all.  A chunk read
+   back in part (another process faulted it in meanwhile) is tried
+   REPAIR_READS times at most.  Return 1 when done with the chunk.  */
+static int
+repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset, int wait)
+{
+  uint64_t pmd = st->pmd;
+  uintptr_t chunk = start + i * pmd;
+  uint64_t offset = file_offset + i * pmd;
+  for (int attempt = 0, reads = 0; reads < REPAIR_READS; attempt++)
+    {
+      if (attempt > 0 && !wait_1ms (st))
+	return 1;
+      /* Another stub may have repaired the chunk while this one waited for
+	 the lock: then it is cached as one PMD folio, and mapping it is all
+	 there is to do.  (Where the page table stays, that would cost a
+	 fresh mapping to see what is most likely still small.)  */
+      if ((attempt > 0 || wait || !st->table_stays) && refault (st, chunk, offset, 0))
+	return 1;
+      if (sys_madvise (chunk, pmd, MADV_DONTNEED) != 0)
+	{
+	  st->stop = 1;
+	  return 1;
+	}
+      sys_fadvise (st->file, (long) offset, (long) pmd, POSIX_FADV_DONTNEED);
+      long cached = cached_pages (st, chunk);
+      if (cached < 0)
+	{
+	  st->stop = 1;
+	  return 1;
+	}
+      if (cached != 0)
+	{
+	  if (!wait)
+	    return 0;
+	  continue;
+	}
+      if (refault (st, chunk, offset, 1))
+	return 1;
+      reads++;
+      /* Read back from an empty cache and still not PMD-mapped.  Read back
+	 whole, in small folios: the file system cannot give this file PMD
+	 folios.  In part: another process faulted it in meanwhile.  (The
+	 touch of the last page waits for the read of the rest: mincore
+	 counts only pages read.)  */
+      touch (chunk + pmd - st->page);
+      if (cached_pages (st, chunk) == (long) (pmd / st->page))
+	{
+	  st->stop = 1;
+	  st->no_file_folios = 1;
+	  return 1;
+	}
+    }
+  return 1;
+}
+
+/* Repair the chunks of the range at START (N chunks, file offset
+   FILE_OFFSET) that populate_chunks found not PMD-mapped and dropped
+   (DROPPED); the others stay as they are.  */
+void
+repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
+	      uint64_t *dropped)
+{
+  if (st->stop || chunks_count (dropped, n) == 0 || open_object_file (st) < 0)
+    return;
+  if (ext4_journals_data (st))
+    {
+      st->stop = 1;
+      st->no_file_folios = 1;
+      return;
+    }
+  /* Dirty pages (a file just written) cannot be evicted: write the range
+     back first, without the lock (other starters do the same and wait for
+     the same write), and without the device flush of an fsync.  */
+  syscall6 (SYS_sync_file_range, st->file, (long) file_offset, (long) (n * st->pmd),
+	    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER,
+	    0, 0);
+  int locked = lock_file (st);
+  if (locked < 0)
+    return;
+  /* Chunks with pages another process maps are left for a second round,
+     by when the programs starting meanwhile have let them go.  */
+  int64_t steps = 0;
+  for (int wait = 0; wait <= 1; wait++)
+    for (uint64_t i = 0; i < n && !st->stop; i++)
+      if (chunk_in (dropped, i))
+	{
+	  if (locked)
+	    show_progress (st, F_RDLCK, ++steps);
+	  if (repair_chunk (st, start, i, file_offset, wait))
+	    chunk_del (dropped, i);
+	}
+  if (locked)
+    unlock_file (st);
+}

@@ -1,0 +1,274 @@
+/* elfpmd startup stub: what the parts of its runtime share.
+
+   The runtime is freestanding and position-independent: no libc, raw
+   system calls through SYSCALL_H (one header per architecture, and
+   host-syscall.h for the unit tests, which puts a fake kernel behind
+   every call), no writable data, no relocations.  Every error is
+   ignored: whatever fails, the program goes on exactly as it would
+   without the stub.  main.c says what the stub does and which file holds
+   each part.  */
+#ifndef ELFPMD_STUB_RUNTIME_H
+#define ELFPMD_STUB_RUNTIME_H
+
+#include <stdint.h>
+
+#include "stub_params.h"
+#include SYSCALL_H
+
+#define MADV_RANDOM 1
+#define MADV_DONTNEED 4
+#define MADV_HUGEPAGE 14
+#define MADV_POPULATE_WRITE 23
+#define MADV_COLLAPSE 25
+#define POSIX_FADV_DONTNEED 4
+#define PR_GET_THP_DISABLE 42
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define PROT_EXEC 4
+#define MAP_PRIVATE 2
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_NORESERVE 0x4000
+#define MREMAP_MAYMOVE 1
+#define MREMAP_FIXED 2
+#define PR_SET_VMA 0x53564d41
+#define PR_SET_VMA_ANON_NAME 0
+#define O_RDONLY 0
+#define O_NOCTTY 0400
+#define O_NONBLOCK 04000
+#ifndef O_NOFOLLOW		/* aarch64 has its own (SYSCALL_H) */
+#define O_NOFOLLOW 0400000
+#endif
+#define O_WRONLY 1
+#define O_CREAT 0100
+#define O_EXCL 0200
+#define O_CLOEXEC 02000000
+#define O_PATH 010000000
+#define AT_FDCWD (-100)
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+#define CLOCK_MONOTONIC 1
+#define AT_NULL 0
+#define AT_ENTRY 9
+#define SYNC_FILE_RANGE_WAIT_BEFORE 1
+#define SYNC_FILE_RANGE_WRITE 2
+#define SYNC_FILE_RANGE_WAIT_AFTER 4
+#define EINVAL 22
+#define EWOULDBLOCK 11
+#define LOCK_EX 2
+#define LOCK_NB 4
+#define LOCK_UN 8
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#define F_RDLCK 0
+#define F_WRLCK 1
+#define F_UNLCK 2
+#define EAGAIN 11
+#define ENOMEM 12
+#define EBUSY 16
+
+#define EXT4_SUPER_MAGIC 0xef53
+#define XFS_SUPER_MAGIC 0x58465342
+#define BTRFS_SUPER_MAGIC 0x9123683e
+#define TMPFS_MAGIC 0x01021994
+
+/* A kernel version as a number that compares.  */
+#define KV(major, minor) ((major) << 16 | (minor))
+
+/* Chunks a range may have for the stub to track them: 8 GiB of 2 MiB
+   chunks, 128 GiB of 32 MiB ones.  */
+#define MAX_CHUNKS 4096
+#define SET_WORDS (MAX_CHUNKS / 64)
+
+/* A /proc/self/maps line long enough for any path that can be opened.  */
+#define MAPS_LINE 4352
+
+/* How many times the stub reads one chunk back at most, and how long it
+   waits, in all, for pages other processes keep mapped.  */
+#define REPAIR_READS 2
+#define MAX_SLEEP_MS 8
+
+/* Runs of copies the stub remembers, for the perf map.  */
+#define MAX_COPIES 16
+
+#define HIDDEN __attribute__ ((visibility ("hidden")))
+
+enum mode
+{
+  MODE_NOTHING,			/* THP is off: touch nothing */
+  MODE_HINT,			/* madvise(MADV_HUGEPAGE) only */
+  MODE_COLLAPSE,		/* MADV_COLLAPSE each chunk */
+  MODE_REPAIR,			/* populate, find small chunks, repair them */
+};
+
+/* A run of text the stub copied into anonymous huge pages.  */
+struct copy
+{
+  uintptr_t start;
+  uint64_t length, file_offset;
+};
+
+/* The mapping the stub belongs to, as /proc/self/maps shows it.  */
+struct mapping
+{
+  int found;
+  uint64_t dev_major, dev_minor, ino;
+};
+
+/* What the stub knows while it works on one object.  */
+struct stub
+{
+  const struct stub_params *p;
+  uintptr_t self;
+  uint64_t pmd;			/* the chunk size: the running kernel's PMD size */
+  uint64_t page;		/* the running kernel's base page size */
+  unsigned kernel;		/* KV of the running kernel; 0 if unknown */
+  uint64_t fs;			/* f_type of the object's file system; 0 if unknown */
+  int pagemap;			/* /proc/self/pagemap; -1 none, -2 not opened yet */
+  int scan;			/* PAGEMAP_SCAN works: 1, does not: 0, not known yet: -1 */
+  int file;			/* the object's file; -1 none, -2 not looked for yet */
+  int exe;			/* /proc/self/exe for cachestat (cache_file); -2 not opened yet */
+  int cachestat;		/* cachestat works: 1, does not: 0, not known yet: -1 */
+  int stop;			/* no more repairs: the kernel cannot, or may not */
+  int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
+  int slept;			/* milliseconds waited for pages to go */
+  struct mapping map;		/* filled by find_mapping */
+  uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
+  int edge_known;
+  int no_file_folios;		/* the kernel cannot give this file PMD folios */
+  int ncopies;			/* runs copied into anonymous huge pages */
+  struct copy copies[MAX_COPIES];
+  int perf_map;			/* ELFPMD_PERF_MAP asks for a perf map */
+#ifdef STUB_PROT_BTI
+  long guard;			/* guarded (): -2 not looked at yet */
+#endif
+};
+
+/* Text reading: lines of a /proc file.  */
+struct lines
+{
+  int fd;
+  long have, at;
+  char buf[1024];
+};
+
+static inline long
+sys_madvise (uintptr_t addr, uint64_t len, int advice)
+{
+  return syscall6 (SYS_madvise, (long) addr, (long) len, advice, 0, 0, 0);
+}
+
+static inline int
+sys_openat (const char *path, int flags)
+{
+  return (int) syscall6 (SYS_openat, AT_FDCWD, (long) path, flags, 0, 0, 0);
+}
+
+static inline void
+sys_close (int fd)
+{
+  syscall6 (SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+static inline long
+sys_read (int fd, void *buf, long len)
+{
+  return syscall6 (SYS_read, fd, (long) buf, len, 0, 0, 0);
+}
+
+/* Whether bit I of the chunk set SET is on.  */
+static inline int
+chunk_in (const uint64_t *set, uint64_t i)
+{
+  return (set[i / 64] >> (i % 64)) & 1;
+}
+
+static inline void
+chunk_add (uint64_t *set, uint64_t i)
+{
+  set[i / 64] |= (uint64_t) 1 << (i % 64);
+}
+
+static inline void
+chunk_del (uint64_t *set, uint64_t i)
+{
+  set[i / 64] &= ~((uint64_t) 1 << (i % 64));
+}
+
+/* Read the first byte of CHUNK: enough to fault the whole chunk in.  */
+static inline void
+touch (uintptr_t chunk)
+{
+#ifdef STUB_FAKE_TOUCH
+  stub_fake_touch (chunk);	/* host-syscall.h: the fake kernel's page table */
+#else
+  __asm__ volatile ("" : : "r" (*(volatile const char *) chunk) : "memory");
+#endif
+}
+
+/* libc.c: what the compiler may call (the host build has a C library);
+   chunk sets.  */
+#ifdef STUB_HOST
+#include <string.h>
+#else
+HIDDEN void *memset (void *dest, int c, unsigned long n);
+#endif
+HIDDEN void chunks_all (uint64_t *set, uint64_t n);
+HIDDEN void chunks_none (uint64_t *set, uint64_t n);
+HIDDEN uint64_t chunks_count (const uint64_t *set, uint64_t n);
+
+/* proc.c: reading /proc and /sys.  */
+HIDDEN long next_line (struct lines *l, char *line, long cap);
+HIDDEN uint64_t parse_number (const char **s, unsigned base);
+HIDDEN void skip_spaces (const char **s);
+HIDDEN void skip_field (const char **s);
+HIDDEN void put_number (char **d, uint64_t v);
+HIDDEN long read_number (const char *path);
+HIDDEN int find_mapping (struct stub *st, uintptr_t addr, char *path);
+HIDDEN int smaps_value (uintptr_t addr, const char *key, char *line, long cap);
+HIDDEN int ext4_journals_data (struct stub *st);
+HIDDEN int perf_map_wanted (void);
+HIDDEN uint64_t auxv_entry (void);
+
+/* facts.c: the kernel, the file system, the object's file.  */
+HIDDEN unsigned kernel_version (void);
+HIDDEN int thp_never (void);
+HIDDEN uint64_t file_system (struct stub *st);
+HIDDEN uint64_t edge_chunks (struct stub *st);
+HIDDEN int open_object_file (struct stub *st);
+HIDDEN long text_prot (struct stub *st, uintptr_t addr);
+
+/* policy.c: what the stub does for this object.  */
+HIDDEN enum mode choose_mode (struct stub *st);
+
+/* probe.c: the page cache and this process's page table.  */
+HIDDEN int chunk_clean (struct stub *st, uintptr_t chunk);
+HIDDEN long cached_pages (struct stub *st, uintptr_t chunk);
+HIDDEN int chunk_uncached (struct stub *st, uintptr_t chunk, uint64_t offset);
+HIDDEN int page_cached (struct stub *st, uintptr_t addr);
+HIDDEN int touch_harmless (struct stub *st, uintptr_t chunk, int first);
+HIDDEN long scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad);
+HIDDEN int chunk_pmd_mapped (struct stub *st, uintptr_t chunk);
+
+/* populate.c: MODE_REPAIR's first steps.  */
+HIDDEN int populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset);
+
+/* repair.c: evict and read back.  */
+HIDDEN int remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset);
+HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
+			  uint64_t *dropped);
+
+/* lock.c: one repairer at a time.  */
+HIDDEN void sleep_1ms (void);
+HIDDEN int wait_1ms (struct stub *st);
+HIDDEN int lock_file (struct stub *st);
+HIDDEN void show_progress (struct stub *st, short type, int64_t steps);
+HIDDEN void unlock_file (struct stub *st);
+
+/* copy.c: the --madvise=copy fallback.  */
+HIDDEN void copy_all (struct stub *st);
+
+/* perfmap.c: /tmp/perf-PID.map for the copied text.  */
+HIDDEN void write_perf_map (struct stub *st);
+
+#endif

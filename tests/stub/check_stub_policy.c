@@ -1,0 +1,170 @@
+/* Unit tests of the stub's decision (stub/policy.c) for every kernel, file
+   system and THP setting in elfpmd(1), STARTUP STUB, "What it does, by
+   kernel and file system", against the fake kernel: the expected mode is
+   written out here from the man page, not computed by the stub's code.  */
+/* Before the system headers, whose definitions of the same constants win
+   quietly.  */
+#include "runtime.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fake_kernel.h"
+
+#define NFS_SUPER_MAGIC 0x6969
+
+static const struct stub_params program = { .pmd = 2 << 20, .flags = STUB_FLAG_EXE };
+
+/* A stub for PARAMS at a made-up address.  */
+static struct stub
+stub_for (const struct stub_params *params)
+{
+  struct stub st = {
+    .p = params, .self = 0x400000, .pmd = params->pmd, .page = 4096, .pagemap = -2,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .guard = -2,
+  };
+  return st;
+}
+
+struct row
+{
+  const char *release;		/* uname's */
+  uint64_t fs;			/* statfs of /proc/self/exe; 0: it fails */
+  enum mode expected;		/* with THP enabled ("madvise") */
+  int no_file_folios;		/* the kernel cannot give the file PMD folios */
+};
+
+/* The man page's rules: before 5.18 (and on tmpfs) MADV_HUGEPAGE only;
+   ext4 before 6.16, xfs before 5.18, btrfs before 6.17: MADV_COLLAPSE from
+   6.1, MADV_HUGEPAGE before; anything else populate and repair.  */
+static const struct row rows[] = {
+  { "4.19.0-27-amd64", EXT4_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.10.0-33-amd64", EXT4_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.10.0-33-amd64", XFS_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.17.15", BTRFS_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.17.15", NFS_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.18.0", EXT4_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.18.0", XFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "5.18.0", BTRFS_SUPER_MAGIC, MODE_HINT, 1 },
+  { "5.18.0", NFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6.0.19", EXT4_SUPER_MAGIC, MODE_HINT, 1 },
+  { "6.1.0-18-amd64", EXT4_SUPER_MAGIC, MODE_COLLAPSE, 0 },
+  { "6.1.0-18-amd64", XFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6.1.0-18-amd64", BTRFS_SUPER_MAGIC, MODE_COLLAPSE, 0 },
+  { "6.1.0-18-amd64", TMPFS_MAGIC, MODE_HINT, 0 },
+  { "6.1.0-18-amd64", 0, MODE_REPAIR, 0 },
+  { "6.12.57+deb13-amd64", EXT4_SUPER_MAGIC, MODE_COLLAPSE, 0 },
+  { "6.12.57+deb13-amd64", XFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6.15.11", EXT4_SUPER_MAGIC, MODE_COLLAPSE, 0 },
+  { "6.16.0", EXT4_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6.16.0", BTRFS_SUPER_MAGIC, MODE_COLLAPSE, 0 },
+  { "6.17.1", BTRFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6.18.0-1-amd64", EXT4_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6.18.0-1-amd64", TMPFS_MAGIC, MODE_HINT, 0 },
+  { "7.2.0", EXT4_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "10.0.0", XFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+  /* A release the stub cannot read: the file system decides.  */
+  { "unknown", EXT4_SUPER_MAGIC, MODE_REPAIR, 0 },
+  { "6", XFS_SUPER_MAGIC, MODE_REPAIR, 0 },
+};
+
+static void
+set_up (const struct row *r, long thp_disable, const char *enabled)
+{
+  fake_reset ();
+  fake.release = r->release;
+  fake.thp_disable = thp_disable;
+  fake_file ("/proc/self/exe", "\177ELF", 0)->fs_magic = r->fs;
+  fake_file ("/sys/kernel/mm/transparent_hugepage/enabled", enabled, 0);
+}
+
+/* THP enabled: the row's mode.  */
+START_TEST (test_mode)
+{
+  const struct row *r = &rows[_i];
+  set_up (r, 0, "always [madvise] never\n");
+  struct stub st = stub_for (&program);
+  enum mode got = choose_mode (&st);
+  ck_assert_msg (got == r->expected, "%s, f_type %#llx: mode %d, expected %d", r->release,
+		 (unsigned long long) r->fs, got, r->expected);
+  ck_assert_msg (st.no_file_folios == r->no_file_folios,
+		 "%s, f_type %#llx: no_file_folios %d, expected %d", r->release,
+		 (unsigned long long) r->fs, st.no_file_folios, r->no_file_folios);
+}
+END_TEST
+
+/* PR_SET_THP_DISABLE or "never": nothing where the stub would populate;
+   the cheap decisions are made before THP's settings are read.  */
+START_TEST (test_thp_off)
+{
+  const struct row *r = &rows[_i];
+  for (int way = 0; way < 2; way++)
+    {
+      set_up (r, way == 0, way == 0 ? "always [madvise] never\n" : "always madvise [never]\n");
+      struct stub st = stub_for (&program);
+      enum mode got = choose_mode (&st);
+      enum mode expected = r->expected == MODE_REPAIR ? MODE_NOTHING : r->expected;
+      ck_assert_msg (got == expected, "%s, f_type %#llx, %s: mode %d, expected %d", r->release,
+		     (unsigned long long) r->fs, way == 0 ? "PR_SET_THP_DISABLE" : "never", got,
+		     expected);
+    }
+}
+END_TEST
+
+/* Where the kernel cannot help, the decision costs at most two system
+   calls (uname, statfs): with stub_main's MADV_COLLAPSE, three.  */
+START_TEST (test_cheap)
+{
+  const struct row *r = &rows[_i];
+  if (r->expected == MODE_REPAIR)
+    return;
+  set_up (r, 0, "always [madvise] never\n");
+  struct stub st = stub_for (&program);
+  choose_mode (&st);
+  ck_assert_msg (fake.ncalls <= 2, "%s, f_type %#llx: %d system calls to decide", r->release,
+		 (unsigned long long) r->fs, fake.ncalls);
+}
+END_TEST
+
+/* A shared object's file system is that of the path in /proc/self/maps.  */
+START_TEST (test_library_fs)
+{
+  static const struct stub_params library = { .pmd = 2 << 20 };
+  fake_reset ();
+  fake.release = "6.12.57+deb13-amd64";
+  fake_file ("/proc/self/maps",
+	     "00400000-00600000 r-xp 00000000 fd:01 1234 /usr/lib/libbig.so.1\n", 0);
+  fake_file ("/usr/lib/libbig.so.1", "\177ELF", 0)->fs_magic = EXT4_SUPER_MAGIC;
+  struct stub st = stub_for (&library);
+  ck_assert_int_eq (choose_mode (&st), MODE_COLLAPSE);
+  ck_assert_int_eq (fake_opened ("/proc/self/exe", 0), 0);
+  fake.files[1].fs_magic = XFS_SUPER_MAGIC;
+  st = stub_for (&library);
+  ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
+}
+END_TEST
+
+static Suite *
+policy_suite (void)
+{
+  Suite *s = suite_create ("stub policy");
+  TCase *tc = tcase_create ("modes");
+  int n = (int) (sizeof rows / sizeof rows[0]);
+  tcase_add_loop_test (tc, test_mode, 0, n);
+  tcase_add_loop_test (tc, test_thp_off, 0, n);
+  tcase_add_loop_test (tc, test_cheap, 0, n);
+  tcase_add_test (tc, test_library_fs);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (policy_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

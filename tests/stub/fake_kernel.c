@@ -1,0 +1,241 @@
+/* A fake kernel for the stub's unit tests (fake_kernel.h).  */
+/* Before the system headers, whose definitions of the same constants win
+   quietly.  */
+#include "runtime.h"
+
+#include "fake_kernel.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+
+struct fake_state fake;
+
+/* Open descriptors: which file, where the next read starts.  Descriptors
+   of the model are numbered from FD_BASE, so that a stray real one shows.  */
+#define FD_BASE 100
+static struct
+{
+  int file;			/* index into fake.files; -1: closed */
+  size_t at;
+} fds[FAKE_MAX_FDS];
+
+void
+fake_reset (void)
+{
+  memset (&fake, 0, sizeof fake);
+  fake.release = "6.18.0-1-amd64";
+  fake.dumpable = 1;
+  fake.page = 4096;
+  for (int i = 0; i < FAKE_MAX_FDS; i++)
+    fds[i].file = -1;
+}
+
+struct fake_file *
+fake_file (const char *path, const void *data, size_t len)
+{
+  if (fake.nfiles == FAKE_MAX_FILES)
+    return NULL;
+  struct fake_file *f = &fake.files[fake.nfiles++];
+  memset (f, 0, sizeof *f);
+  f->path = path;
+  f->data = data;
+  f->len = len == 0 && data != NULL ? strlen (data) : len;
+  f->ino = (uint64_t) fake.nfiles;
+  return f;
+}
+
+long
+fake_calls (long n)
+{
+  return n >= 0 && n < 512 ? fake.count[n] : 0;
+}
+
+int
+fake_opened (const char *path, long flags)
+{
+  for (int i = 0; i < fake.nopened; i++)
+    if (strcmp (fake.opened[i], path) == 0 && (fake.opened_flags[i] & flags) == flags)
+      return 1;
+  return 0;
+}
+
+int
+fake_created (void)
+{
+  for (int i = 0; i < fake.nopened; i++)
+    if (fake.opened_flags[i] & O_CREAT)
+      return 1;
+  return 0;
+}
+
+uint64_t
+stub_page_size (void)
+{
+  return fake.page;
+}
+
+void
+stub_fake_touch (uintptr_t addr)
+{
+  if (fake.ntouched < FAKE_MAX_CALLS)
+    fake.touched[fake.ntouched++] = addr;
+}
+
+static int
+find_file (const char *path)
+{
+  for (int i = 0; i < fake.nfiles; i++)
+    if (strcmp (fake.files[i].path, path) == 0)
+      return i;
+  return -1;
+}
+
+static struct fake_file *
+fd_file (long fd)
+{
+  if (fd < FD_BASE || fd >= FD_BASE + FAKE_MAX_FDS || fds[fd - FD_BASE].file < 0)
+    return NULL;
+  return &fake.files[fds[fd - FD_BASE].file];
+}
+
+/* Copy up to LEN bytes of F at AT into BUF, as a read of it would.  */
+static long
+read_file (const struct fake_file *f, void *buf, long len, size_t at)
+{
+  if (len < 0)
+    return -EINVAL;
+  if (f->max_read > 0 && len > f->max_read)
+    len = f->max_read;
+  if (at >= f->len)
+    return 0;
+  size_t n = f->len - at < (size_t) len ? f->len - at : (size_t) len;
+  if (f->data != NULL)
+    memcpy (buf, (const char *) f->data + at, n);
+  else
+    memset (buf, 0, n);
+  return (long) n;
+}
+
+static long
+do_openat (const char *path, long flags)
+{
+  if (fake.nopened < FAKE_MAX_OPENED)
+    {
+      strncpy (fake.opened[fake.nopened], path, sizeof fake.opened[0] - 1);
+      fake.opened_flags[fake.nopened++] = flags;
+    }
+  int i = find_file (path);
+  if (i < 0)
+    return -ENOENT;
+  if (fake.files[i].open_errno != 0)
+    return -fake.files[i].open_errno;
+  for (int k = 0; k < FAKE_MAX_FDS; k++)
+    if (fds[k].file < 0)
+      {
+	fds[k].file = i;
+	fds[k].at = 0;
+	return FD_BASE + k;
+      }
+  return -EMFILE;
+}
+
+static void
+fill_stat (const struct fake_file *f, uint64_t *s)
+{
+  memset (s, 0, STAT_WORDS * sizeof *s);
+  STAT_DEV (s) = f->dev;
+  STAT_INO (s) = f->ino;
+  s[2] = f->mode != 0 ? f->mode : S_IFREG | 0644;
+}
+
+long
+syscall6 (long n, long a, long b, long c, long d, long e, long f)
+{
+  struct fake_call call = { n, a, b, c, d, e, f };
+  if (fake.ncalls < FAKE_MAX_CALLS)
+    fake.calls[fake.ncalls++] = call;
+  if (n >= 0 && n < 512)
+    fake.count[n]++;
+  long ret;
+  if (fake.hook != NULL && fake.hook (&call, &ret))
+    return ret;
+  struct fake_file *file;
+  switch (n)
+    {
+    case SYS_openat:
+      return do_openat ((const char *) b, c);
+    case SYS_close:
+      if (fd_file (a) == NULL)
+	return -EBADF;
+      fds[a - FD_BASE].file = -1;
+      return 0;
+    case SYS_read:
+      if ((file = fd_file (a)) == NULL)
+	return -EBADF;
+      ret = read_file (file, (void *) b, c, fds[a - FD_BASE].at);
+      if (ret > 0)
+	fds[a - FD_BASE].at += (size_t) ret;
+      return ret;
+    case SYS_pread64:
+      if ((file = fd_file (a)) == NULL)
+	return -EBADF;
+      return d < 0 ? -EINVAL : read_file (file, (void *) b, c, (size_t) d);
+    case SYS_write:
+      if (fd_file (a) == NULL)
+	return -EBADF;
+      if (c < 0 || fake.nwritten + (size_t) c > sizeof fake.written)
+	return -ENOSPC;
+      memcpy (fake.written + fake.nwritten, (const void *) b, (size_t) c);
+      fake.nwritten += (size_t) c;
+      return c;
+    case SYS_fstat:
+      if ((file = fd_file (a)) == NULL)
+	return -EBADF;
+      fill_stat (file, (uint64_t *) b);
+      return 0;
+    case SYS_statfs:
+      {
+	int i = find_file ((const char *) a);
+	if (i < 0 || fake.files[i].fs_magic == 0)
+	  return -ENOENT;
+	memset ((void *) b, 0, 120);
+	*(uint64_t *) b = fake.files[i].fs_magic;
+	return 0;
+      }
+    case SYS_uname:
+      if (fake.release == NULL)
+	return -EFAULT;
+      memset ((void *) a, 0, 390);
+      strncpy ((char *) a, "Linux", 64);
+      strncpy ((char *) a + 130, fake.release, 64);
+      return 0;
+    case SYS_prctl:
+      if (a == 42)		/* PR_GET_THP_DISABLE */
+	return fake.thp_disable;
+      if (a == 3)		/* PR_GET_DUMPABLE */
+	return fake.dumpable;
+      return -EINVAL;
+    case SYS_clock_nanosleep:
+      {
+	const long *t = (const long *) c;
+	fake.now_ns += (uint64_t) (t[0] * 1000000000L + t[1]);
+	fake.slept_ns += (uint64_t) (t[0] * 1000000000L + t[1]);
+	return 0;
+      }
+    case SYS_getpid:
+      return 4242;
+    case SYS_mmap:
+      if ((d & MAP_ANONYMOUS) && a == 0)
+	{
+	  void *p = mmap (NULL, (size_t) b, (int) c, (int) d, -1, 0);
+	  return p == MAP_FAILED ? -errno : (long) p;
+	}
+      return (d & MAP_FIXED) ? a : -ENODEV;
+    case SYS_munmap:
+      return munmap ((void *) a, (size_t) b) == 0 ? 0 : -errno;
+    default:
+      return -ENOSYS;
+    }
+}
