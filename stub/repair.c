@@ -3,11 +3,11 @@
    file pages, are repaired on the object's file, found by device and inode
    (open_object_file): the range is written back (sync_file_range: dirty
    pages cannot be evicted), the file's lock taken (lock.c: one process at
-   a time), and each chunk evicted from the page cache (POSIX_FADV_DONTNEED)
-   and touched again, so that it is read back as one PMD folio
-   (repair_chunk).  Pages another process maps stay cached: that chunk is
-   tried again after the others, 1 ms apart, for at most MAX_SLEEP_MS in
-   all.  Where this process's own page table still covers the chunk after
+   a time, a bounded wait), and each chunk evicted from the page cache
+   (POSIX_FADV_DONTNEED) and touched again, so that it is read back as one
+   PMD folio (repair_chunk).  Pages another process maps stay cached: that
+   chunk is tried again after the others, 1 ms apart, for at most
+   MAX_SLEEP_MS in all (and WAIT_MAX_MS with the wait for the lock).  Where this process's own page table still covers the chunk after
    MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is mapped
    afresh from the file (mmap MAP_FIXED, refault), which frees it.  */
 #include "runtime.h"
@@ -60,7 +60,7 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
 
 /* Evict chunk I of the range at START (file offset FILE_OFFSET),
    which this process does not map any more, and read it back as one PMD
-   folio; the caller holds the file's lock, so no other stub repairs it.
+   folio; the caller holds the file's lock, unless it could not be had.
    Set ST->stop when the kernel shows it cannot, or may not.  Another
    process may map some of the chunk's pages, so that they cannot be
    evicted: ld.so of a program starting meanwhile (a shared object's first
@@ -68,7 +68,8 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
    program that runs, or a program starting meanwhile that the scheduler
    stopped between touching the chunk and letting it go.  Without WAIT,
    return 0 then, for a second round; with WAIT, try again 1 ms later,
-   while the stub has waited less than MAX_SLEEP_MS in all.  A chunk read
+   while the stub has waited less than MAX_SLEEP_MS for such pages (and
+   WAIT_MAX_MS in all).  A chunk read
    back in part (another process faulted it in meanwhile) is tried
    REPAIR_READS times at most.  Return 1 when done with the chunk.  */
 static int
@@ -79,7 +80,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
   uint64_t offset = file_offset + i * pmd;
   for (int attempt = 0, reads = 0; reads < REPAIR_READS; attempt++)
     {
-      if (attempt > 0 && !wait_1ms (st))
+      if (attempt > 0 && !wait_1ms (st, &st->page_waits, MAX_SLEEP_MS))
 	return 1;
       /* Another stub may have repaired the chunk while this one waited for
 	 the lock: then it is cached as one PMD folio, and mapping it is all
@@ -146,20 +147,12 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
 	    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER,
 	    0, 0);
   int locked = lock_file (st);
-  if (locked < 0)
-    return;
   /* Chunks with pages another process maps are left for a second round,
      by when the programs starting meanwhile have let them go.  */
-  int64_t steps = 0;
   for (int wait = 0; wait <= 1; wait++)
     for (uint64_t i = 0; i < n && !st->stop; i++)
-      if (chunk_in (dropped, i))
-	{
-	  if (locked)
-	    show_progress (st, F_RDLCK, ++steps);
-	  if (repair_chunk (st, start, i, file_offset, wait))
-	    chunk_del (dropped, i);
-	}
+      if (chunk_in (dropped, i) && repair_chunk (st, start, i, file_offset, wait))
+	chunk_del (dropped, i);
   if (locked)
     unlock_file (st);
 }

@@ -58,11 +58,6 @@
 #define LOCK_EX 2
 #define LOCK_NB 4
 #define LOCK_UN 8
-#define F_OFD_GETLK 36
-#define F_OFD_SETLK 37
-#define F_RDLCK 0
-#define F_WRLCK 1
-#define F_UNLCK 2
 #define EAGAIN 11
 #define ENOMEM 12
 #define EBUSY 16
@@ -87,6 +82,10 @@
    waits, in all, for pages other processes keep mapped.  */
 #define REPAIR_READS 2
 #define MAX_SLEEP_MS 8
+
+/* The longest a start waits for other processes, whatever they do: for
+   the file's lock and for pages they keep mapped together (lock.c).  */
+#define WAIT_MAX_MS 20
 
 /* Runs of copies the stub remembers, for the perf map.  */
 #define MAX_COPIES 16
@@ -131,7 +130,8 @@ struct stub
   int cachestat;		/* cachestat works: 1, does not: 0, not known yet: -1 */
   int stop;			/* no more repairs: the kernel cannot, or may not */
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
-  int slept;			/* milliseconds waited for pages to go */
+  int slept;			/* milliseconds waited for other processes */
+  int page_waits;		/* of those, for pages they keep mapped */
   struct mapping map;		/* filled by find_mapping */
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;
@@ -260,9 +260,8 @@ HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t
 
 /* lock.c: one repairer at a time.  */
 HIDDEN void sleep_1ms (void);
-HIDDEN int wait_1ms (struct stub *st);
+HIDDEN int wait_1ms (struct stub *st, int *waited, int limit);
 HIDDEN int lock_file (struct stub *st);
-HIDDEN void show_progress (struct stub *st, short type, int64_t steps);
 HIDDEN void unlock_file (struct stub *st);
 
 /* copy.c: the --madvise=copy fallback.  */

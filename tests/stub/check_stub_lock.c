@@ -1,0 +1,191 @@
+/* Unit tests of the bounds on the stub's waiting (stub/lock.c,
+   stub/repair.c): whatever locks another process holds or grows on the
+   object's file, and whatever pages of it that process keeps mapped, a
+   start waits for it at most 20 ms in all, with 2 MiB and 32 MiB chunks;
+   against the fake kernel, whose clock only sleeping advances.  */
+#define _GNU_SOURCE		/* F_OFD_GETLK */
+/* Before the system headers, whose definitions of the same constants win
+   quietly.  */
+#include "runtime.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fake_kernel.h"
+
+#define BOUND_NS 20000000ULL
+
+static const uint64_t chunk_sizes[] = { (uint64_t) 2 << 20, (uint64_t) 32 << 20 };
+
+static struct stub_params params;
+
+/* The lock holder: flock is never free; an open file description read
+   lock, if the stub asks, grows by one byte at every look (what a holder
+   at work would show); mincore shows every page cached (another process
+   maps them all, so nothing is ever evicted); the pagemap says nothing is
+   mapped.  */
+static int64_t progress;
+static long lock_calls;
+
+static int
+holder (const struct fake_call *c, long *ret)
+{
+  switch (c->n)
+    {
+    case SYS_flock:
+      lock_calls++;
+      *ret = (c->b & LOCK_UN) ? 0 : -EWOULDBLOCK;
+      return 1;
+    case SYS_fcntl:
+      if (c->b == F_OFD_GETLK)
+	{
+	  struct
+	  {
+	    short type, whence;
+	    int64_t start, len;
+	    int pid, pad;
+	  } *l = (void *) c->c;
+	  l->type = F_RDLCK;
+	  l->start = 0;
+	  l->len = ++progress;
+	}
+      *ret = 0;
+      return 1;
+    case SYS_mincore:
+      for (long k = 0; k < c->b / (long) fake.page; k++)
+	((unsigned char *) c->c)[k] = 1;
+      *ret = 0;
+      return 1;
+    case SYS_madvise:
+    case SYS_fadvise64:
+    case SYS_sync_file_range:
+      *ret = 0;
+      return 1;
+    }
+  return 0;
+}
+
+static struct stub
+set_up (uint64_t pmd)
+{
+  fake_reset ();
+  fake.hook = holder;
+  fake.page = pmd == ((uint64_t) 2 << 20) ? 4096 : 16384;
+  progress = 0;
+  lock_calls = 0;
+  params = (struct stub_params) { .pmd = pmd, .flags = STUB_FLAG_EXE };
+  static char maps[128];
+  snprintf (maps, sizeof maps, "40000000-%llx r-xp 00000000 08:01 42 /prog\n",
+	    (unsigned long long) (0x40000000 + 8 * pmd));
+  fake_file ("/proc/self/maps", maps, 0);
+  struct fake_file *exe = fake_file ("/proc/self/exe", "\177ELF", 0);
+  exe->dev = 0x801;
+  exe->ino = 42;
+  fake_file ("/proc/self/pagemap", NULL, (size_t) 1 << 40);
+  fake_file ("/proc/self/mountinfo", "", 0);
+  struct stub st = {
+    .p = &params, .self = 0x40000000, .pmd = pmd, .page = fake.page, .pagemap = -2,
+    .scan = 0, .file = -2, .exe = -2, .cachestat = -1, .guard = -2, .fs = EXT4_SUPER_MAGIC,
+    .kernel = KV (6, 18),
+  };
+  return st;
+}
+
+/* lock_file alone: a holder that never lets go, showing progress.  */
+START_TEST (test_lock_bound)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  ck_assert_int_ge (open_object_file (&st), 0);
+  ck_assert_int_eq (lock_file (&st), 0);
+  ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: waited %llu us for the lock",
+		 (unsigned long long) (chunk_sizes[_i] >> 20),
+		 (unsigned long long) fake.slept_ns / 1000);
+  ck_assert_int_gt (lock_calls, 1);
+}
+END_TEST
+
+/* A holder that lets go after 5 ms: the lock is taken then.  */
+static int
+brief_holder (const struct fake_call *c, long *ret)
+{
+  if (c->n == SYS_flock)
+    {
+      *ret = fake.now_ns >= 5000000 ? 0 : -EWOULDBLOCK;
+      return 1;
+    }
+  return holder (c, ret);
+}
+
+START_TEST (test_lock_taken)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = brief_holder;
+  ck_assert_int_ge (open_object_file (&st), 0);
+  ck_assert_int_eq (lock_file (&st), 1);
+  ck_assert_uint_eq (fake.slept_ns, 5000000);
+}
+END_TEST
+
+/* flock refused (EINVAL, ENOLCK): no wait at all.  */
+static int
+no_flock (const struct fake_call *c, long *ret)
+{
+  if (c->n == SYS_flock)
+    {
+      *ret = -ENOLCK;
+      return 1;
+    }
+  return holder (c, ret);
+}
+
+START_TEST (test_lock_unusable)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = no_flock;
+  ck_assert_int_ge (open_object_file (&st), 0);
+  ck_assert_int_eq (lock_file (&st), 0);
+  ck_assert_uint_eq (fake.slept_ns, 0);
+}
+END_TEST
+
+/* The whole repair of eight dropped chunks: the lock never free, every
+   page kept mapped by the holder.  */
+START_TEST (test_repair_bound)
+{
+  uint64_t pmd = chunk_sizes[_i];
+  struct stub st = set_up (pmd);
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: waited %llu us in a repair",
+		 (unsigned long long) (pmd >> 20), (unsigned long long) fake.slept_ns / 1000);
+  /* The wait ran out and the start repairs its own chunks without the
+     lock: each evicted once at least.  */
+  ck_assert_int_ge (fake_calls (SYS_fadvise64), 8);
+}
+END_TEST
+
+static Suite *
+lock_suite (void)
+{
+  Suite *s = suite_create ("stub waits");
+  TCase *tc = tcase_create ("bounds");
+  tcase_add_loop_test (tc, test_lock_bound, 0, 2);
+  tcase_add_loop_test (tc, test_lock_taken, 0, 2);
+  tcase_add_loop_test (tc, test_lock_unusable, 0, 2);
+  tcase_add_loop_test (tc, test_repair_bound, 0, 2);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (lock_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
