@@ -13,8 +13,12 @@
 # Build the target first: `make fuzz` in the build directory (configure
 # builds it only where clang links -fsanitize=fuzzer).
 #
-# Usage: bench/fuzz.sh [-d WORKDIR] [-k] [DURATION] [-- LIBFUZZER_FLAG...]
+# Usage: bench/fuzz.sh [-d WORKDIR] [-k] [-t stub] [DURATION] [-- LIBFUZZER_FLAG...]
 #   DURATION     seconds, or with a suffix s, m or h (default 30m)
+#   -t stub      fuzz tests/fuzz/fuzz_stub instead (the startup stub's
+#                readers against the fake kernel, seeded with this
+#                machine's /proc files as tests/run-fuzz.sh seeds it;
+#                FUZZ_STUB=its path)
 #   -d WORKDIR   work directory (default a fresh mktemp -d under /var/tmp,
 #                removed at the end unless -k or a finding); a -d directory
 #                is kept, and its corpus/ is reused by the next run given
@@ -32,13 +36,16 @@ export LC_ALL=C
 
 WORK=
 KEEP=0
-while getopts d:k opt; do
+TARGET=elfpmd
+while getopts d:kt: opt; do
 	case $opt in
 	d) WORK=$OPTARG; KEEP=1 ;;
 	k) KEEP=1 ;;
-	*) echo "usage: $0 [-d WORKDIR] [-k] [DURATION] [-- LIBFUZZER_FLAG...]" >&2; exit 64 ;;
+	t) TARGET=$OPTARG ;;
+	*) echo "usage: $0 [-d WORKDIR] [-k] [-t stub] [DURATION] [-- LIBFUZZER_FLAG...]" >&2; exit 64 ;;
 	esac
 done
+case $TARGET in elfpmd | stub) ;; *) echo "fuzz.sh: -t elfpmd or -t stub" >&2; exit 64 ;; esac
 shift $((OPTIND - 1))
 duration=30m
 if [ $# -gt 0 ] && [ "$1" != -- ]; then
@@ -61,6 +68,15 @@ esac
 [ "$seconds" -gt 0 ] || bench_die "DURATION must be positive"
 
 here=$(cd "$(dirname "$0")" && pwd)
+if [ "$TARGET" = stub ]; then
+	# The stub's target goes under FUZZ_ELFPMD's name from here on; its
+	# seeds are made below.
+	FUZZ_ELFPMD=${FUZZ_STUB:-}
+	for f in "$here/../tests/fuzz/fuzz_stub" "$here/../_build/tests/fuzz/fuzz_stub"; do
+		if [ -z "$FUZZ_ELFPMD" ] && [ -x "$f" ]; then FUZZ_ELFPMD=$f; fi
+	done
+	[ -n "$FUZZ_ELFPMD" ] || bench_die "fuzz_stub not found: run 'make fuzz' in the build directory, or set FUZZ_STUB"
+fi
 if [ -z "${FUZZ_ELFPMD:-}" ]; then
 	for f in "$here/../tests/fuzz/fuzz_elfpmd" "$here/../_build/tests/fuzz/fuzz_elfpmd"; do
 		if [ -x "$f" ]; then FUZZ_ELFPMD=$f; break; fi
@@ -86,7 +102,18 @@ else
 	fi
 fi
 mkdir -p "$WORK/seeds" "$WORK/corpus" "$WORK/artifacts" "$WORK/tmp" || bench_die "cannot create $WORK"
-if [ -z "$(ls "$WORK/seeds")" ]; then
+if [ -z "$(ls "$WORK/seeds")" ] && [ "$TARGET" = stub ]; then
+	# As tests/run-fuzz.sh: the reader's number and a read size, then a file.
+	k=0
+	for f in /proc/self/maps /proc/self/smaps /proc/self/mountinfo /proc/self/environ /proc/self/auxv \
+		/proc/sys/kernel/osrelease /sys/kernel/mm/transparent_hugepage/enabled "$FUZZ_ELFPMD"; do
+		for size in 0 7; do
+			{ printf "\\$(printf %03o "$k")\\$(printf %03o "$size")"; head -c 65536 "$f" 2>/dev/null; } \
+				>"$WORK/seeds/seed-$k-$size"
+		done
+		k=$((k + 1))
+	done
+elif [ -z "$(ls "$WORK/seeds")" ]; then
 	sh "$here/../tests/fuzz/make-corpus.sh" "$WORK/seeds" || bench_die "no seed could be built"
 fi
 

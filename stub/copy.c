@@ -22,10 +22,10 @@
 /* AnonHugePages of the mapping that holds ADDR, in kB, from
    /proc/self/smaps; -1 if it cannot be told.  */
 static long
-anon_huge_kb (uintptr_t addr)
+anon_huge_kb (struct stub *st, uintptr_t addr)
 {
   char value[256];
-  if (smaps_value (addr, "AnonHugePages:", value, sizeof value) != 0)
+  if (smaps_value (st, addr, "AnonHugePages:", value, sizeof value) != 0)
     return -1;
   const char *s = value;
   skip_spaces (&s);
@@ -37,11 +37,13 @@ anon_huge_kb (uintptr_t addr)
 static int
 anon_huge (struct stub *st, uintptr_t start, uint64_t n)
 {
-  uint64_t bad[SET_WORDS];
-  long small = scan_small_chunks (st, start, n, bad);
+  struct scratch *s = scratch (st);
+  if (s == NULL)
+    return 0;
+  long small = scan_small_chunks (st, start, n, s->bad);
   if (small >= 0)
     return small == 0;
-  long kb = anon_huge_kb (start);
+  long kb = anon_huge_kb (st, start);
   return kb >= 0 && (uint64_t) kb >= n * (st->pmd / 1024);
 }
 
@@ -52,9 +54,9 @@ anon_huge (struct stub *st, uintptr_t start, uint64_t n)
 static int
 copy_name (struct stub *st, char *name)
 {
-  char path[MAPS_LINE];
-  if (find_mapping (st, st->self, path) != 0 || path[0] != '/')
+  if (find_mapping (st, st->self) != 0 || st->scratch->line[0] != '/')
     return -1;
+  const char *path = st->scratch->line;
   static const char prefix[] = "elfpmd copy of ";
   int at = 0;
   for (const char *c = prefix; *c != '\0'; c++)
@@ -169,10 +171,10 @@ copy_run (struct stub *st, uintptr_t target, uint64_t len, uint64_t offset, cons
     }
   if (st->ncopies < MAX_COPIES)
     {
-      st->copies[st->ncopies].start = target;
-      st->copies[st->ncopies].length = len;
-      st->copies[st->ncopies].file_offset = offset;
-      st->ncopies++;
+      struct copy *c = &st->scratch->copies[st->ncopies++];
+      c->start = target;
+      c->length = len;
+      c->file_offset = offset;
     }
   return 0;
 }
@@ -193,8 +195,10 @@ copy_all (struct stub *st)
   if (st->fs == TMPFS_MAGIC || open_object_file (st) < 0)
     return;
   /* perf (6.1 at least) reads a perf map only for unnamed anonymous
-     memory: with one asked for, the copies stay unnamed.  */
-  st->perf_map = perf_map_wanted ();
+     memory: with one asked for, the copies stay unnamed.  Never where the
+     user may not influence the process (a set-user-ID program): no
+     environment is read, no file made there.  */
+  st->perf_map = !secure (st) && perf_map_wanted ();
   char name[ANON_NAME_MAX];
   if (st->perf_map || copy_name (st, name) != 0)
     name[0] = '\0';

@@ -15,7 +15,10 @@ kernel_version (void)
   if (*s++ != '.')
     return 0;
   uint64_t minor = parse_number (&s, 10);
-  if (major == 0 || major > 0xffff || minor > 0xffff)
+  /* A release of 2.x is a personality's (UNAME26, which setarch
+     --uname-2.6 sets and a set-user-ID execution keeps): it says nothing
+     of the kernel.  */
+  if (major < 3 || major > 0xffff || minor > 0xffff)
     return 0;
   return KV ((unsigned) major, (unsigned) minor);
 }
@@ -47,20 +50,50 @@ thp_never (void)
    call; when ld.so was run explicitly (ld.so ./prog), that is ld.so's,
    which may be another file system: a wrong guess costs a miss, or at most
    one chunk read again per start (the file evicted is always the
-   object's, matched by device and inode).  */
+   object's, matched by device and inode).  On overlayfs (a container's
+   root) the text's pages are those of the layer's file, so its file system
+   decides: the one mounted from the device /proc/self/maps shows for the
+   mapping (the layer's on kernels that show it there), where mountinfo
+   has it; 0 (unknown) where it does not (a container that sees no mount of
+   that file system, or a kernel that shows the overlay's device).  And
+   nothing on overlayfs is ever dropped or repaired (ST->no_repair): what
+   is evicted through the overlay's file is not the layer's page cache.  */
 uint64_t
 file_system (struct stub *st)
 {
   uint64_t buf[16];
   memset (buf, 0, sizeof buf);
-  if ((st->p->flags & STUB_FLAG_EXE)
-      && syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)
+  if (!((st->p->flags & STUB_FLAG_EXE)
+	&& syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0))
+    {
+      if (find_mapping (st, st->self) != 0 || st->scratch->line[0] != '/'
+	  || syscall6 (SYS_statfs, (long) st->scratch->line, (long) buf, 0, 0, 0, 0) != 0)
+	return 0;
+    }
+  if (buf[0] != OVERLAYFS_SUPER_MAGIC)
     return buf[0];
-  char path[MAPS_LINE];
-  if (find_mapping (st, st->self, path) == 0 && path[0] == '/'
-      && syscall6 (SYS_statfs, (long) path, (long) buf, 0, 0, 0, 0) == 0)
-    return buf[0];
-  return 0;
+  st->no_repair = 1;
+  if (!st->map.found && find_mapping (st, st->self) != 0)
+    return 0;
+  uint64_t fs = mount_of (st, st->map.dev_major, st->map.dev_minor, NULL);
+  return fs == OVERLAYFS_SUPER_MAGIC ? 0 : fs;
+}
+
+/* Whether the user who started this process may not influence what the
+   stub does in it: a set-user-ID, set-group-ID or capability-raising
+   execution, or one a security module marked so (AT_SECURE in the
+   auxiliary vector, which glibc obeys too), or a process that is not
+   dumpable (PR_GET_DUMPABLE is not 1: such executions, and programs that
+   made themselves so).  Yes when that cannot be told.  Then the stub reads
+   no environment, creates no file, waits for no other process, and drops
+   or evicts nothing (see main.c).  */
+int
+secure (struct stub *st)
+{
+  if (st->secure < 0)
+    st->secure = syscall6 (SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0, 0) != 1
+		 || read_auxv (st) != 0 || st->at_secure != 0;
+  return st->secure;
 }
 
 /* How many chunks at each end of a range the page cache may get in small
@@ -83,7 +116,6 @@ edge_chunks (struct stub *st)
     return st->edge;
   st->edge_known = 1;
   st->edge = UINT64_MAX;
-  char path[MAPS_LINE];
   uint64_t major, minor;
   if (!st->map.found && (st->p->flags & STUB_FLAG_EXE))
     {
@@ -104,11 +136,14 @@ edge_chunks (struct stub *st)
     }
   else
     {
-      if (!st->map.found && find_mapping (st, st->self, path) != 0)
+      if (!st->map.found && find_mapping (st, st->self) != 0)
 	return st->edge;
       major = st->map.dev_major;
       minor = st->map.dev_minor;
     }
+  if (scratch (st) == NULL)
+    return st->edge;
+  char *path = st->scratch->line;
   static const char dir[] = "/sys/dev/block/";
   char *d = path;
   for (const char *c = dir; *c != '\0'; c++)
@@ -160,9 +195,9 @@ open_object_file (struct stub *st)
   if (st->file != -2)
     return st->file;
   st->file = -1;
-  char path[MAPS_LINE];
-  if (find_mapping (st, st->self, path) != 0)
+  if (find_mapping (st, st->self) != 0)
     return -1;
+  const char *path = st->scratch->line;
   int fd = -1;
   if (st->p->flags & STUB_FLAG_EXE)
     {
@@ -211,7 +246,7 @@ guarded (struct stub *st, uintptr_t addr)
     return st->guard;
   st->guard = -1;
   char flags[256];
-  if (smaps_value (addr, "VmFlags:", flags, sizeof flags) != 0)
+  if (smaps_value (st, addr, "VmFlags:", flags, sizeof flags) != 0)
     return -1;
   st->guard = 0;
   for (const char *s = flags; *s != '\0'; s++)

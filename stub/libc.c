@@ -1,5 +1,5 @@
-/* elfpmd startup stub: the little of a C library it needs, and sets of
-   chunks (one bit per chunk of a range).  */
+/* elfpmd startup stub: the little of a C library it needs, memory for its
+   buffers, and sets of chunks (one bit per chunk of a range).  */
 #include "runtime.h"
 
 #ifndef STUB_HOST
@@ -32,6 +32,32 @@ memcpy (void *dest, const void *src, unsigned long n)
 }
 #endif
 #endif
+
+/* The stub's buffers (struct scratch), mapped the first time they are
+   needed; NULL when they cannot be (no memory, a seccomp filter): the
+   caller then does without what it needed them for.  */
+struct scratch *
+scratch (struct stub *st)
+{
+  if (st->scratch == NULL && !st->no_scratch)
+    {
+      long got = syscall6 (SYS_mmap, 0, (long) sizeof (struct scratch), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (got < 0 && got > -4096)
+	st->no_scratch = 1;
+      else
+	st->scratch = (struct scratch *) got;
+    }
+  return st->scratch;
+}
+
+void
+scratch_free (struct stub *st)
+{
+  if (st->scratch != NULL)
+    syscall6 (SYS_munmap, (long) st->scratch, (long) sizeof (struct scratch), 0, 0, 0, 0);
+  st->scratch = NULL;
+}
 
 /* Make SET (one bit per chunk) hold exactly the chunks 0 to N - 1, with no
    bit set past them, so that a word-wide test of a set never sees them.  */

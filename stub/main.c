@@ -9,6 +9,19 @@
    - Where the kernel cannot give this file PMD-sized page cache folios, the
      stub costs nothing: no eviction, no re-read, no write-back, no wait
      (policy.c).
+   And across privilege boundaries:
+   - In a process the user who started it may not influence (a set-user-ID,
+     set-group-ID or capability-raising program, AT_SECURE; or one that is
+     not dumpable: facts.c, secure), the stub reads no environment, creates
+     no file, waits for no other process and drops or evicts nothing: it
+     only advises and faults in the text, as the program's own run would.
+   - Elsewhere, whatever another process does (holding the file's lock,
+     faking progress, keeping pages mapped), it delays a start by at most
+     WAIT_MAX_MS (lock.c).
+   - The stub runs on whatever stack its caller has (a library's
+     initialiser on a 16 KiB thread stack): buffers live in one anonymous
+     mapping (libc.c, scratch), and the deepest call path needs at most
+     STUB_STACK_MAX bytes of stack.
 
    The parts, each in its own file:
      policy.c    what the stub does here (MODE_*), from the kernel, the
@@ -22,7 +35,7 @@
      copy.c      --madvise=copy: anonymous huge pages where the file
 		 cannot have them;
      perfmap.c   a perf map of the copied text, on request;
-     libc.c      memset and chunk sets;
+     libc.c      memset, the scratch buffers, chunk sets;
    runtime.h is what they share, stub_params.h the contract with elfpmd,
    which writes the parameters, and ARCH-entry.S the entry point that saves
    the registers, calls stub_main and goes on to the program.  */
@@ -70,7 +83,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
 {
   struct stub st = {
     .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
-    .scan = -1, .file = -2, .exe = -2, .cachestat = -1,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .secure = -1,
 #ifdef STUB_PROT_BTI
     .guard = -2,
 #endif
@@ -107,6 +120,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
       if (st.ncopies != 0 && st.perf_map)
 	write_perf_map (&st);
     }
+  scratch_free (&st);
   if (st.pagemap >= 0)
     sys_close (st.pagemap);
   if (st.file >= 0)

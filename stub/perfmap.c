@@ -1,5 +1,7 @@
 /* elfpmd startup stub: with the environment variable ELFPMD_PERF_MAP set
-   (to anything but empty or 0), the copy fallback also writes
+   (to anything but empty or 0; never read in a process that the user who
+   started it may not influence, see secure ()), the copy fallback also
+   writes
    /tmp/perf-PID.map, the function symbols of the copied text at their
    run-time addresses, so that perf report can name what it sampled there
    (perf reads the map only for unnamed anonymous memory, so copy.c leaves
@@ -25,13 +27,15 @@ read_at (struct stub *st, void *buf, uint64_t len, uint64_t offset)
 	 == (long) len;
 }
 
-/* A buffered writer of the perf map.  */
+/* A buffered writer of the perf map, into the scratch buffer OUT.  */
 struct out
 {
   int fd;
   int used;
-  char buf[2048];
+  char *buf;
 };
+
+#define OUT_SIZE ((int) sizeof ((struct scratch *) 0)->out)
 
 static void
 out_flush (struct out *o)
@@ -68,12 +72,15 @@ void
 write_perf_map (struct stub *st)
 {
   unsigned char eh[64];
-  if (st->ncopies == 0 || !read_at (st, eh, sizeof eh, 0) || eh[4] != 2 || eh[5] != 1)
+  struct scratch *scr = st->scratch;
+  if (st->ncopies == 0 || scr == NULL || !read_at (st, eh, sizeof eh, 0) || eh[4] != 2
+      || eh[5] != 1)
     return;
+  const struct copy *copies = scr->copies;
   uint64_t phoff = get_le (eh + 32, 8), shoff = get_le (eh + 40, 8);
   uint64_t phnum = get_le (eh + 56, 2), shnum = get_le (eh + 60, 2);
   /* The load bias, from the PT_LOAD that holds the first copy.  */
-  uint64_t fo = st->copies[0].file_offset;
+  uint64_t fo = copies[0].file_offset;
   int found = 0;
   uintptr_t bias = 0;
   for (uint64_t k = 0; k < phnum && !found; k++)
@@ -84,7 +91,7 @@ write_perf_map (struct stub *st)
       uint64_t off = get_le (ph + 8, 8), filesz = get_le (ph + 32, 8);
       if (get_le (ph, 4) == 1 && fo >= off && fo - off < filesz)
 	{
-	  bias = st->copies[0].start - (uintptr_t) (get_le (ph + 16, 8) + (fo - off));
+	  bias = copies[0].start - (uintptr_t) (get_le (ph + 16, 8) + (fo - off));
 	  found = 1;
 	}
     }
@@ -115,15 +122,16 @@ write_perf_map (struct stub *st)
   for (const char *c = ".map"; *c != '\0'; c++)
     *d++ = *c;
   *d = '\0';
-  struct out o = { .used = 0 };
+  struct out o = { .used = 0, .buf = scr->out };
   o.fd = (int) syscall6 (SYS_openat, AT_FDCWD, (long) path,
 			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644, 0, 0);
   if (o.fd < 0)
     return;
-  unsigned char syms[24 * 85];
+  unsigned char *syms = scr->syms;
   for (uint64_t at = 0; at + 24 <= sym_size;)
     {
-      uint64_t chunk = sym_size - at < sizeof syms ? (sym_size - at) / 24 * 24 : sizeof syms;
+      uint64_t chunk = sym_size - at < sizeof scr->syms ? (sym_size - at) / 24 * 24
+							: sizeof scr->syms;
       if (!read_at (st, syms, chunk, sym_off + at))
 	break;
       at += chunk;
@@ -136,8 +144,7 @@ write_perf_map (struct stub *st)
 	     up among the symbols that hold it.  */
 	  int inside = 0;
 	  for (int c = 0; c < st->ncopies; c++)
-	    inside |= addr < st->copies[c].start + st->copies[c].length
-		      && addr + size > st->copies[c].start;
+	    inside |= addr < copies[c].start + copies[c].length && addr + size > copies[c].start;
 	  /* STT_FUNC, with a size and a name.  */
 	  if ((s[4] & 15) != 2 || size == 0 || !inside || name == 0 || name >= str_size)
 	    continue;
@@ -146,7 +153,7 @@ write_perf_map (struct stub *st)
 			       (long) (str_off + name), 0, 0);
 	  if (got <= 0)
 	    continue;
-	  if (o.used > (int) sizeof o.buf - 300)
+	  if (o.used > OUT_SIZE - 300)
 	    out_flush (&o);
 	  out_hex (&o, addr);
 	  o.buf[o.used++] = ' ';

@@ -19,7 +19,11 @@
       mapping one that is not PMD-mapped at once (drop_chunk), so that
       programs starting together do not keep each other's small folios
       cached;
-   4. repair those (repair.c).  */
+   4. repair those (repair.c).
+   Steps 3 and 4 are skipped in a process the user who started it may not
+   influence (secure (): a set-user-ID program, say), where another user's
+   lock or mapping could make the stub wait or the page cache it evicts is
+   shared with that user, and on overlayfs (file_system).  */
 #include "runtime.h"
 
 /* Put into TOUCHED the chunks of a range of N that the stub populates
@@ -55,7 +59,8 @@ static void
 drop_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t *dropped)
 {
   uintptr_t chunk = start + i * st->pmd;
-  if (st->stop || chunk_in (dropped, i) || !chunk_clean (st, chunk))
+  if (st->stop || st->no_repair || chunk_in (dropped, i) || secure (st)
+      || !chunk_clean (st, chunk))
     return;
   if (sys_madvise (chunk, st->pmd, MADV_DONTNEED) != 0)
     st->stop = 1;
@@ -110,7 +115,10 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
     return -1;
   sys_madvise (start, len, MADV_RANDOM);
 
-  uint64_t touched[SET_WORDS], bad[SET_WORDS], dropped[SET_WORDS];
+  struct scratch *s = scratch (st);
+  if (s == NULL)
+    return 0;
+  uint64_t *touched = s->touched, *bad = s->bad, *dropped = s->dropped;
   int sampled = stub_range_sampled (n, st->p->populate_max);
   choose_touched (n, sampled, touched);
   chunks_none (bad, n);

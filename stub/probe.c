@@ -13,11 +13,6 @@
 #define PM_GUARD_REGION (1ULL << 58)
 #define PM_UFFD_WP (1ULL << 57)
 
-struct page_region
-{
-  uint64_t start, end, categories;
-};
-
 struct pm_scan_arg
 {
   uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
@@ -41,13 +36,14 @@ int
 chunk_clean (struct stub *st, uintptr_t chunk)
 {
   pagemap_open (st);
-  if (st->pagemap < 0)
+  struct scratch *s = scratch (st);
+  if (st->pagemap < 0 || s == NULL)
     return 0;
-  uint64_t entries[128];
+  uint64_t *entries = s->entries;
   uint64_t pages = st->pmd / st->page;
   for (uint64_t done = 0; done < pages; done += 128)
     {
-      long want = (long) sizeof entries;
+      long want = (long) sizeof s->entries;
       long got = syscall6 (SYS_pread64, st->pagemap, (long) entries, want,
 			   (long) ((chunk / st->page + done) * 8), 0, 0);
       if (got != want)
@@ -67,12 +63,15 @@ chunk_clean (struct stub *st, uintptr_t chunk)
 long
 cached_pages (struct stub *st, uintptr_t chunk)
 {
-  unsigned char vec[512];
+  struct scratch *s = scratch (st);
+  if (s == NULL)
+    return -1;
+  unsigned char *vec = s->vec;
   long count = 0;
   uint64_t pages = st->pmd / st->page;
-  for (uint64_t done = 0; done < pages; done += sizeof vec)
+  for (uint64_t done = 0; done < pages; done += sizeof s->vec)
     {
-      uint64_t n = pages - done < sizeof vec ? pages - done : sizeof vec;
+      uint64_t n = pages - done < sizeof s->vec ? pages - done : sizeof s->vec;
       if (syscall6 (SYS_mincore, (long) (chunk + done * st->page),
 		    (long) (n * st->page), (long) vec, 0, 0, 0) != 0)
 	return -1;
@@ -94,7 +93,7 @@ cache_file (struct stub *st)
   if (st->exe != -2)
     return st->exe;
   st->exe = -1;
-  if ((st->p->flags & STUB_FLAG_EXE) && auxv_entry () == st->self)
+  if ((st->p->flags & STUB_FLAG_EXE) && (read_auxv (st), st->at_entry == st->self))
     st->exe = sys_openat ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   return st->exe;
 }
@@ -159,16 +158,17 @@ scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad)
   uint64_t pmd = st->pmd;
   uint64_t len = n * pmd;
   pagemap_open (st);
-  if (st->pagemap < 0 || st->scan == 0)
+  struct scratch *s = scratch (st);
+  if (st->pagemap < 0 || st->scan == 0 || s == NULL)
     return -1;
   chunks_all (bad, n);
-  struct page_region regions[32];
+  struct page_region *regions = s->regions;
   uintptr_t at = start;
   while (at < start + len)
     {
       /* Zeroed so that tools which do not know this ioctl (valgrind) see
 	 defined memory where the kernel writes the results.  */
-      memset (regions, 0, sizeof regions);
+      memset (regions, 0, sizeof s->regions);
       struct pm_scan_arg arg = {
 	.size = sizeof arg, .start = at, .end = start + len,
 	.vec = (uintptr_t) regions, .vec_len = 32,

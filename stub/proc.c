@@ -4,6 +4,21 @@
    that no content can make the stub read or write past a buffer.  */
 #include "runtime.h"
 
+/* Open PATH for next_line into L.  Return 0, or -1 when it cannot be
+   opened (or the scratch buffers cannot be had).  */
+int
+lines_open (struct stub *st, struct lines *l, const char *path)
+{
+  struct scratch *s = scratch (st);
+  l->have = l->at = 0;
+  l->fd = -1;
+  if (s == NULL)
+    return -1;
+  l->buf = s->read_buf;
+  l->fd = sys_openat (path, O_RDONLY | O_CLOEXEC);
+  return l->fd < 0 ? -1 : 0;
+}
+
 /* The next line of L into LINE (CAP bytes, NUL-terminated, cut to fit);
    its full length, or -1 at the end.  */
 long
@@ -14,7 +29,7 @@ next_line (struct lines *l, char *line, long cap)
     {
       if (l->at == l->have)
 	{
-	  l->have = sys_read (l->fd, l->buf, sizeof l->buf);
+	  l->have = sys_read (l->fd, l->buf, sizeof ((struct scratch *) 0)->read_buf);
 	  l->at = 0;
 	  if (l->have <= 0)
 	    {
@@ -102,17 +117,18 @@ read_number (const char *path)
 }
 
 /* Fill ST->map from the line of /proc/self/maps whose mapping holds ADDR
-   (the device and the inode), and PATH (MAPS_LINE bytes) with its path
+   (the device and the inode), and the scratch buffer's LINE with its path
    (empty when the line is too long to hold a path that can be opened).
    Return 0, or -1 when not found.  */
 int
-find_mapping (struct stub *st, uintptr_t addr, char *path)
+find_mapping (struct stub *st, uintptr_t addr)
 {
   struct mapping *m = &st->map;
-  struct lines l = { .fd = sys_openat ("/proc/self/maps", O_RDONLY | O_CLOEXEC) };
-  path[0] = '\0';
-  if (l.fd < 0)
+  struct lines l;
+  if (lines_open (st, &l, "/proc/self/maps") != 0)
     return -1;
+  char *path = st->scratch->line;
+  path[0] = '\0';
   long len;
   m->found = 0;
   while ((len = next_line (&l, path, MAPS_LINE)) >= 0)
@@ -145,6 +161,8 @@ find_mapping (struct stub *st, uintptr_t addr, char *path)
       m->found = m->ino != 0;
       break;
     }
+  if (!m->found)
+    path[0] = '\0';
   sys_close (l.fd);
   return m->found ? 0 : -1;
 }
@@ -153,10 +171,10 @@ find_mapping (struct stub *st, uintptr_t addr, char *path)
    /proc/self/smaps, and leave in LINE (CAP bytes) what follows KEY.
    Return 0, or -1 when not found.  */
 int
-smaps_value (uintptr_t addr, const char *key, char *line, long cap)
+smaps_value (struct stub *st, uintptr_t addr, const char *key, char *line, long cap)
 {
-  struct lines l = { .fd = sys_openat ("/proc/self/smaps", O_RDONLY | O_CLOEXEC) };
-  if (l.fd < 0)
+  struct lines l;
+  if (lines_open (st, &l, "/proc/self/smaps") != 0)
     return -1;
   int in = 0, found = -1;
   while (found != 0 && next_line (&l, line, cap) >= 0)
@@ -188,45 +206,78 @@ smaps_value (uintptr_t addr, const char *key, char *line, long cap)
   return found;
 }
 
-/* Whether the object's file system is ext4 mounted data=journal, which
-   gives no file large folios (so no PMD folios) on any kernel: from the
-   line of /proc/self/mountinfo with the mapping's device (its third field,
-   MAJOR:MINOR in decimal) and its super options (after " - TYPE SOURCE ").
-   Only known after find_mapping.  */
-int
-ext4_journals_data (struct stub *st)
+/* The file system mounted from device MAJOR:MINOR, as
+   /proc/self/mountinfo names its type on the first line with that device
+   (its third field, in decimal): EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC,
+   BTRFS_SUPER_MAGIC, TMPFS_MAGIC, OVERLAYFS_SUPER_MAGIC, OTHER_FS_MAGIC
+   for another type, or 0 when no line has the device.  With DATA_JOURNAL,
+   set *DATA_JOURNAL to whether its super options (after " - TYPE SOURCE ")
+   say data=journal.  */
+uint64_t
+mount_of (struct stub *st, uint64_t major, uint64_t minor, int *data_journal)
 {
-  if (st->fs != EXT4_SUPER_MAGIC || !st->map.found)
+  struct lines l;
+  if (data_journal != NULL)
+    *data_journal = 0;
+  if (lines_open (st, &l, "/proc/self/mountinfo") != 0)
     return 0;
-  struct lines l = { .fd = sys_openat ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) };
-  if (l.fd < 0)
-    return 0;
-  char line[512];
-  int journal = 0;
-  while (next_line (&l, line, sizeof line) >= 0)
+  static const struct
+  {
+    char name[8];
+    uint64_t magic;
+  } types[] = {
+    { "ext4", EXT4_SUPER_MAGIC }, { "xfs", XFS_SUPER_MAGIC }, { "btrfs", BTRFS_SUPER_MAGIC },
+    { "tmpfs", TMPFS_MAGIC }, { "overlay", OVERLAYFS_SUPER_MAGIC },
+  };
+  char *line = st->scratch->line;
+  uint64_t fs = 0;
+  while (fs == 0 && next_line (&l, line, MAPS_LINE) >= 0)
     {
       const char *s = line;
       skip_field (&s);		/* mount ID */
       skip_field (&s);		/* parent ID */
-      if (parse_number (&s, 10) != st->map.dev_major || *s++ != ':'
-	  || parse_number (&s, 10) != st->map.dev_minor)
+      if (parse_number (&s, 10) != major || *s++ != ':' || parse_number (&s, 10) != minor
+	  || *s != ' ')
 	continue;
-      /* The options after the separator " - ".  */
+      /* The type after the separator " - ", then the source, then the
+	 super options.  */
       while (*s != '\0' && !(s[0] == ' ' && s[1] == '-' && s[2] == ' '))
 	s++;
+      if (*s == '\0')
+	continue;
+      s += 3;
+      fs = OTHER_FS_MAGIC;
+      for (unsigned t = 0; t < sizeof types / sizeof types[0]; t++)
+	{
+	  int k = 0;
+	  while (types[t].name[k] != '\0' && s[k] == types[t].name[k])
+	    k++;
+	  if (types[t].name[k] == '\0' && (s[k] == ' ' || s[k] == '\0'))
+	    fs = types[t].magic;
+	}
       static const char opt[] = "data=journal";
-      for (; *s != '\0'; s++)
+      for (; data_journal != NULL && *s != '\0'; s++)
 	{
 	  int k = 0;
 	  while (opt[k] != '\0' && s[k] == opt[k])
 	    k++;
-	  if (opt[k] == '\0' && (s[k] == ',' || s[k] == '\0'))
-	    journal = 1;
+	  if (opt[k] == '\0' && (s[-1] == ',' || s[-1] == ' ') && (s[k] == ',' || s[k] == '\0'))
+	    *data_journal = 1;
 	}
-      break;
     }
   sys_close (l.fd);
-  return journal;
+  return fs;
+}
+
+/* Whether the object's file system is ext4 mounted data=journal, which
+   gives no file large folios (so no PMD folios) on any kernel.  Only known
+   after find_mapping.  */
+int
+ext4_journals_data (struct stub *st)
+{
+  int journal;
+  return st->fs == EXT4_SUPER_MAGIC && st->map.found
+	 && mount_of (st, st->map.dev_major, st->map.dev_minor, &journal) != 0 && journal;
 }
 
 /* Whether the environment asks for a perf map: ELFPMD_PERF_MAP set to
@@ -239,7 +290,7 @@ perf_map_wanted (void)
     return 0;
   static const char key[] = "ELFPMD_PERF_MAP=";
   const int keylen = (int) sizeof key - 1;
-  char buf[512];
+  char buf[256];
   int matched = 0;		/* characters of KEY matched; -1: another variable */
   long value = 0;
   char first = 0;
@@ -268,19 +319,27 @@ perf_map_wanted (void)
   return want;
 }
 
-/* AT_ENTRY of /proc/self/auxv: the entry point the kernel started the
-   process at; 0 when it cannot be read.  */
-uint64_t
-auxv_entry (void)
+/* Read AT_ENTRY and AT_SECURE of /proc/self/auxv into ST (once).  Return
+   0 when AT_SECURE was found.  */
+int
+read_auxv (struct stub *st)
 {
-  int fd = sys_openat ("/proc/self/auxv", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  uint64_t auxv[64];
-  long got = sys_read (fd, auxv, sizeof auxv);
-  sys_close (fd);
-  for (long k = 0; k + 1 < got / 8 && auxv[k] != AT_NULL; k += 2)
-    if (auxv[k] == AT_ENTRY)
-      return auxv[k + 1];
-  return 0;
+  if (!st->auxv_read)
+    {
+      st->auxv_read = 1;
+      st->at_secure = -1;
+      struct scratch *s = scratch (st);
+      int fd = s != NULL ? sys_openat ("/proc/self/auxv", O_RDONLY | O_CLOEXEC) : -1;
+      if (fd >= 0)
+	{
+	  long got = sys_read (fd, s->auxv, sizeof s->auxv);
+	  sys_close (fd);
+	  for (long k = 0; k + 1 < got / 8 && s->auxv[k] != AT_NULL; k += 2)
+	    if (s->auxv[k] == AT_ENTRY)
+	      st->at_entry = s->auxv[k + 1];
+	    else if (s->auxv[k] == AT_SECURE)
+	      st->at_secure = s->auxv[k + 1] != 0;
+	}
+    }
+  return st->at_secure >= 0 ? 0 : -1;
 }

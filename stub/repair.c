@@ -132,7 +132,8 @@ void
 repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
 	      uint64_t *dropped)
 {
-  if (st->stop || chunks_count (dropped, n) == 0 || open_object_file (st) < 0)
+  if (st->stop || st->no_repair || secure (st) || chunks_count (dropped, n) == 0
+      || open_object_file (st) < 0)
     return;
   if (ext4_journals_data (st))
     {

@@ -10,6 +10,7 @@
 #ifndef ELFPMD_STUB_RUNTIME_H
 #define ELFPMD_STUB_RUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stub_params.h"
@@ -21,6 +22,7 @@
 #define MADV_POPULATE_WRITE 23
 #define MADV_COLLAPSE 25
 #define POSIX_FADV_DONTNEED 4
+#define PR_GET_DUMPABLE 3
 #define PR_GET_THP_DISABLE 42
 #define PROT_READ 1
 #define PROT_WRITE 2
@@ -50,6 +52,7 @@
 #define CLOCK_MONOTONIC 1
 #define AT_NULL 0
 #define AT_ENTRY 9
+#define AT_SECURE 23
 #define SYNC_FILE_RANGE_WAIT_BEFORE 1
 #define SYNC_FILE_RANGE_WRITE 2
 #define SYNC_FILE_RANGE_WAIT_AFTER 4
@@ -66,6 +69,9 @@
 #define XFS_SUPER_MAGIC 0x58465342
 #define BTRFS_SUPER_MAGIC 0x9123683e
 #define TMPFS_MAGIC 0x01021994
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+/* A file system mountinfo names that this list does not know.  */
+#define OTHER_FS_MAGIC 1
 
 /* A kernel version as a number that compares.  */
 #define KV(major, minor) ((major) << 16 | (minor))
@@ -107,6 +113,37 @@ struct copy
   uint64_t length, file_offset;
 };
 
+/* A range of pages PAGEMAP_SCAN reports.  */
+struct page_region
+{
+  uint64_t start, end, categories;
+};
+
+/* What the stub needs more of than a small stack holds.  A library's
+   initialiser may run on a thread's 16 KiB stack (PTHREAD_STACK_MIN) after
+   ld.so has used part of it, and a program may start under a small
+   ulimit -s, so every buffer of more than a few hundred bytes lives in
+   one anonymous mapping, made the first time one is needed (scratch ())
+   and unmapped before the stub returns.  tests/run-stub.sh checks the
+   deepest path through the stub's calls against STUB_STACK_MAX.  */
+struct scratch
+{
+  char line[MAPS_LINE];		/* a line of /proc/self/maps, then its path */
+  char read_buf[1024];		/* what next_line reads */
+  uint64_t touched[SET_WORDS], bad[SET_WORDS], dropped[SET_WORDS];
+  uint64_t entries[128];	/* of /proc/self/pagemap */
+  unsigned char vec[512];	/* of mincore */
+  struct page_region regions[32];	/* of PAGEMAP_SCAN */
+  uint64_t auxv[64];		/* /proc/self/auxv */
+  struct copy copies[MAX_COPIES];
+  unsigned char syms[24 * 85];	/* the perf map's symbols */
+  char out[2048];		/* the perf map's lines */
+};
+
+/* The stack the stub's deepest call path may use, the entry's frame
+   included (tests/run-stub.sh).  */
+#define STUB_STACK_MAX 2048
+
 /* The mapping the stub belongs to, as /proc/self/maps shows it.  */
 struct mapping
 {
@@ -136,20 +173,26 @@ struct stub
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;
   int no_file_folios;		/* the kernel cannot give this file PMD folios */
-  int ncopies;			/* runs copied into anonymous huge pages */
-  struct copy copies[MAX_COPIES];
+  int no_repair;		/* never drop or repair a chunk (overlayfs) */
+  int secure;			/* secure (); -1: not known yet */
+  int auxv_read;		/* read_auxv () was called */
+  uint64_t at_entry;		/* AT_ENTRY of the auxiliary vector; 0 if unknown */
+  int at_secure;		/* AT_SECURE of it; -1 if unknown */
+  int ncopies;			/* runs copied into anonymous huge pages (scratch) */
   int perf_map;			/* ELFPMD_PERF_MAP asks for a perf map */
+  struct scratch *scratch;	/* made by scratch (); NULL until then */
+  int no_scratch;		/* it could not be made */
 #ifdef STUB_PROT_BTI
   long guard;			/* guarded (): -2 not looked at yet */
 #endif
 };
 
-/* Text reading: lines of a /proc file.  */
+/* Text reading: lines of a /proc file, read into a buffer of scratch ().  */
 struct lines
 {
   int fd;
   long have, at;
-  char buf[1024];
+  char *buf;
 };
 
 static inline long
@@ -213,27 +256,32 @@ touch (uintptr_t chunk)
 #else
 HIDDEN void *memset (void *dest, int c, unsigned long n);
 #endif
+HIDDEN struct scratch *scratch (struct stub *st);
+HIDDEN void scratch_free (struct stub *st);
 HIDDEN void chunks_all (uint64_t *set, uint64_t n);
 HIDDEN void chunks_none (uint64_t *set, uint64_t n);
 HIDDEN uint64_t chunks_count (const uint64_t *set, uint64_t n);
 
 /* proc.c: reading /proc and /sys.  */
+HIDDEN int lines_open (struct stub *st, struct lines *l, const char *path);
 HIDDEN long next_line (struct lines *l, char *line, long cap);
 HIDDEN uint64_t parse_number (const char **s, unsigned base);
 HIDDEN void skip_spaces (const char **s);
 HIDDEN void skip_field (const char **s);
 HIDDEN void put_number (char **d, uint64_t v);
 HIDDEN long read_number (const char *path);
-HIDDEN int find_mapping (struct stub *st, uintptr_t addr, char *path);
-HIDDEN int smaps_value (uintptr_t addr, const char *key, char *line, long cap);
+HIDDEN int find_mapping (struct stub *st, uintptr_t addr);
+HIDDEN int smaps_value (struct stub *st, uintptr_t addr, const char *key, char *line, long cap);
+HIDDEN uint64_t mount_of (struct stub *st, uint64_t major, uint64_t minor, int *data_journal);
 HIDDEN int ext4_journals_data (struct stub *st);
 HIDDEN int perf_map_wanted (void);
-HIDDEN uint64_t auxv_entry (void);
+HIDDEN int read_auxv (struct stub *st);
 
 /* facts.c: the kernel, the file system, the object's file.  */
 HIDDEN unsigned kernel_version (void);
 HIDDEN int thp_never (void);
 HIDDEN uint64_t file_system (struct stub *st);
+HIDDEN int secure (struct stub *st);
 HIDDEN uint64_t edge_chunks (struct stub *st);
 HIDDEN int open_object_file (struct stub *st);
 HIDDEN long text_prot (struct stub *st, uintptr_t addr);

@@ -2,7 +2,9 @@
 # run-fuzz.sh -- a short libFuzzer run of tests/fuzz/fuzz_elfpmd (the
 # library's per-file pipeline under ASan and UBSan, see the harness's
 # header comment for what it asserts) on a seed corpus built here by
-# tests/fuzz/make-corpus.sh.  Passes when libFuzzer ends its run without a
+# tests/fuzz/make-corpus.sh, then of tests/fuzz/fuzz_stub (the startup
+# stub's readers of /proc, /sys and the object's symbols, FUZZ_STUB_SECONDS,
+# default 15).  Passes when libFuzzer ends its run without a
 # crash, a leak, a timeout or an out-of-memory; the input that failed is
 # then kept under $TESTS_BUILDDIR/fuzz-work/artifacts/ and named in the log
 # (run it again alone with: fuzz_elfpmd FILE).  Skipped (77) when configure
@@ -51,6 +53,38 @@ else
 		"$work/fuzz.log" | head -n 30 | sed 's/^/      /'
 	for a in $artifacts; do note "reproduce: $FUZZ_ELFPMD $work/artifacts/$a"; done
 	FUZZ_KEEP=1
+fi
+# The stub's readers (tests/fuzz/fuzz_stub.c), seeded with this machine's
+# own /proc files behind the two bytes that pick the reader and the size
+# of a read.
+stub_seconds=${FUZZ_STUB_SECONDS:-15}
+if [ -n "${FUZZ_STUB:-}" ] && [ -x "$FUZZ_STUB" ]; then
+	mkdir -p "$work/stub-seeds" "$work/stub-corpus"
+	k=0
+	for f in /proc/self/maps /proc/self/smaps /proc/self/mountinfo /proc/self/environ /proc/self/auxv \
+		/proc/sys/kernel/osrelease /sys/kernel/mm/transparent_hugepage/enabled "$FUZZ_STUB"; do
+		for size in 0 7; do
+			{ printf "\\$(printf %03o "$k")\\$(printf %03o "$size")"; head -c 65536 "$f" 2>/dev/null; } \
+				>"$work/stub-seeds/seed-$k-$size"
+		done
+		k=$((k + 1))
+	done
+	"$FUZZ_STUB" -max_total_time="$stub_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+		-print_final_stats=1 -artifact_prefix="$work/artifacts/stub-" \
+		"$work/stub-corpus" "$work/stub-seeds" > "$work/fuzz-stub.log" 2>&1
+	rc=$?
+	grep -E '^stat::(number_of_executed_units|new_units_added)' "$work/fuzz-stub.log" | sed 's/^/      /'
+	stub_artifacts=$(ls "$work/artifacts" | grep '^stub-')
+	if [ "$rc" -eq 0 ] && [ -z "$stub_artifacts" ]; then
+		pass "fuzz_stub ran ${stub_seconds}s without a finding"
+	else
+		fail "fuzz_stub exited $rc; kept: ${stub_artifacts:-nothing}"
+		grep -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|^SUMMARY|^    #[0-9] ' \
+			"$work/fuzz-stub.log" | head -n 30 | sed 's/^/      /'
+		FUZZ_KEEP=1
+	fi
+else
+	skip "fuzz_stub not built: ${FUZZ_SKIP_REASON:-no libFuzzer}"
 fi
 if [ "${FUZZ_KEEP:-0}" != 1 ]; then
 	rm -rf "$work"

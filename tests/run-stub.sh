@@ -66,6 +66,51 @@ for arch in aarch64 riscv64; do
 	compare "$arch" "${CC_STUB:-$arch-linux-gnu-gcc}" "${LD_STUB:-$arch-linux-gnu-ld}" "$arch-linux-gnu-"
 done
 
+# The stub's stack: tools/gen-stub.sh refuses a stub whose deepest call path
+# (the entry's frame, then the C frames gcc's -fcallgraph-info=su reports)
+# needs more than STUB_STACK_MAX bytes (stub/runtime.h: a library's
+# initialiser may run on a 16 KiB thread stack).  Checked with whatever
+# version of each architecture's compiler is here, not only the recorded
+# one; then with a frame of 4 KiB added to one function, which it must
+# refuse.
+stack_check () {
+	local arch=$1 cc=$2 ld=$3 tools=$4 log=$work/stack_$1.log
+	if ! have "$cc" || ! have "$ld" || ! have "${tools}objcopy" || ! have "${tools}nm"; then
+		skip "$arch stack: no $cc here"
+		return
+	fi
+	if CC_STUB=$cc LD_STUB=$ld sh "$top/tools/gen-stub.sh" "$arch" "$work/stack_$arch.h" >"$log" 2>&1; then
+		pass "$arch: $(sed -n 's/^   Stack: //p' "$work/stack_$arch.h")"
+	else
+		fail "$arch: the stub's stack is not bounded by STUB_STACK_MAX: $(grep stack "$log" | head -3)"
+	fi
+}
+for arch in x86_64 aarch64 riscv64; do
+	[ -z "${RUN_STUB_INNER:-}" ] || break
+	if [ "$arch" = x86_64 ]; then
+		[ "$(uname -m)" = x86_64 ] || continue
+		stack_check x86_64 "${CC_STUB:-gcc}" "${LD_STUB:-ld}" ""
+	else
+		stack_check "$arch" "${CC_STUB:-$arch-linux-gnu-gcc}" "${LD_STUB:-$arch-linux-gnu-ld}" "$arch-linux-gnu-"
+	fi
+done
+if [ -z "${RUN_STUB_INNER:-}" ] && [ "$(uname -m)" = x86_64 ] && have gcc; then
+	mkdir -p "$work/big/stub" "$work/big/tools" "$work/big/src"
+	cp "$top"/stub/* "$work/big/stub/"
+	cp "$top"/tools/gen-stub.sh "$top"/tools/stack-depth.awk "$work/big/tools/"
+	# A 4 KiB buffer in the frame of sleep_1ms, which lock_file calls.
+	sed -i 's/^sleep_1ms (void)$/&\n{\n  char pad[4096];\n  __asm__ volatile ("" : : "r" (pad) : "memory");\n  sleep_1ms_real ();\n}\n\nvoid\nsleep_1ms_real (void)/' \
+		"$work/big/stub/lock.c"
+	sed -i 's/^HIDDEN void sleep_1ms (void);$/&\nHIDDEN void sleep_1ms_real (void);/' "$work/big/stub/runtime.h"
+	if sh "$work/big/tools/gen-stub.sh" x86_64 "$work/big/stub.h" >"$work/big.log" 2>&1; then
+		fail "a 4 KiB frame in sleep_1ms: tools/gen-stub.sh still makes the stub ($(sed -n 's/^   Stack: //p' "$work/big/stub.h"))"
+	elif grep -q 'more than STUB_STACK_MAX' "$work/big.log"; then
+		pass "a 4 KiB frame in sleep_1ms: tools/gen-stub.sh refuses it ($(grep -o 'needs [0-9]* bytes' "$work/big.log"))"
+	else
+		fail "a 4 KiB frame in sleep_1ms: tools/gen-stub.sh failed otherwise: $(tail -3 "$work/big.log")"
+	fi
+fi
+
 # The skip itself: with a compiler that reports another version (the same
 # compiler behind a wrapper), this test must skip with exit 77, not fail.
 if [ -z "${RUN_STUB_INNER:-}" ] && [ "$(uname -m)" = x86_64 ] && have gcc; then

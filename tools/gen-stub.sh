@@ -40,6 +40,9 @@ x86_64)
 	-fno-jump-tables -Wall -Wextra -Werror"
 	sflags=
 	ldflags=
+	# x86_64-entry.S: %rbp and nine registers pushed, up to 8 bytes
+	# to align %rsp, the call's return address.
+	entry_stack=96
 	NAME=X86_64 ;;
 aarch64)
 	# -mcmodel=tiny: every address is formed by adr or a PC-relative
@@ -53,6 +56,8 @@ aarch64)
 	-fno-jump-tables -Wall -Wextra -Werror"
 	sflags=
 	ldflags=
+	# aarch64-entry.S: the 160-byte frame of saved registers.
+	entry_stack=160
 	NAME=AARCH64 ;;
 riscv64)
 	# rv64imac, lp64: no floating-point register is ever touched (the
@@ -64,19 +69,37 @@ riscv64)
 	-fno-jump-tables -Wall -Wextra -Werror"
 	sflags="-march=rv64imac -mabi=lp64 -mno-relax"
 	ldflags=--no-relax
+	# riscv64-entry.S: the 144-byte frame of saved registers.
+	entry_stack=144
 	NAME=RISCV64 ;;
 esac
 cc=${CC_STUB:-${tools}gcc}
 ld=${LD_STUB:-${tools}ld}
 # Each part of the runtime on its own (in the C locale's order of names, so
 # that the blob does not depend on the shell's), then the entry point
-# first in the link.
+# first in the link.  gcc writes each file's call graph with the stack
+# frame of every function (-fcallgraph-info=su, which changes no code).
 objects=
 for c in $(cd "$top/stub" && LC_ALL=C ls -- *.c); do
 	# shellcheck disable=SC2086
-	$cc $flags -DSYSCALL_H="\"$arch-syscall.h\"" -c "$top/stub/$c" -o "$tmp/${c%.c}.o"
+	$cc $flags -fcallgraph-info=su -DSYSCALL_H="\"$arch-syscall.h\"" -c "$top/stub/$c" \
+		-o "$tmp/${c%.c}.o"
 	objects="$objects $tmp/${c%.c}.o"
 done
+# The deepest stack the stub can use: the entry's frame, then the deepest
+# chain of calls from stub_main.  More than STUB_STACK_MAX (stub/runtime.h)
+# and it could overflow a library initialiser's 16 KiB thread stack.
+stack=$(awk -v root=stub_main -f "$top/tools/stack-depth.awk" "$tmp"/*.ci) || {
+	echo "gen-stub: $arch: the stub's stack use cannot be bounded (above)" >&2
+	exit 1
+}
+stack_max=$(sed -n 's/^#define STUB_STACK_MAX \([0-9]*\).*/\1/p' "$top/stub/runtime.h")
+stack_bytes=$((entry_stack + ${stack%% *}))
+stack_path=${stack#* }
+if [ -z "$stack_max" ] || [ "$stack_bytes" -gt "$stack_max" ]; then
+	echo "gen-stub: $arch: the stub needs $stack_bytes bytes of stack ($entry_stack for the entry, then $stack_path), more than STUB_STACK_MAX ($stack_max)" >&2
+	exit 1
+fi
 # shellcheck disable=SC2086
 $cc $sflags -c "$top/stub/$arch-entry.S" -o "$tmp/entry.o"
 # shellcheck disable=SC2086
@@ -108,6 +131,7 @@ lower=$(echo "$NAME" | tr 'A-Z' 'a-z')
 	echo "   do not edit.  The source says what the stub does (stub/main.c)."
 	echo "   Compiler: $cc_version"
 	echo "   Linker: $ld_version"
+	echo "   Stack: at most $stack_bytes bytes ($entry_stack for the entry, then $stack_path)."
 	echo "   (tests/run-stub.sh compares a fresh one only where both are the same.)  */"
 	echo "#define STUB_${NAME}_ENTRY 0x$entry"
 	echo "#define STUB_${NAME}_PARAMS 0x$params"
@@ -116,4 +140,4 @@ lower=$(echo "$NAME" | tr 'A-Z' 'a-z')
 	od -An -v -tx1 "$tmp/stub.bin" | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1, /g; s/^/  /; s/, $/,/'
 	echo "};"
 } > "$out"
-echo "gen-stub: $arch: $size bytes, entry 0x$entry, parameters at 0x$params -> $out"
+echo "gen-stub: $arch: $size bytes, entry 0x$entry, parameters at 0x$params, stack $stack_bytes bytes -> $out"

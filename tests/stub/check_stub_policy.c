@@ -22,7 +22,7 @@ stub_for (const struct stub_params *params)
 {
   struct stub st = {
     .p = params, .self = 0x400000, .pmd = params->pmd, .page = 4096, .pagemap = -2,
-    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .guard = -2,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .guard = -2, .secure = -1,
   };
   return st;
 }
@@ -145,6 +145,47 @@ START_TEST (test_library_fs)
 }
 END_TEST
 
+/* overlayfs (a container's root): the layer's file system decides, where
+   mountinfo names the device /proc/self/maps shows; nothing is ever
+   dropped or repaired through the overlay.  */
+START_TEST (test_overlay)
+{
+  static const struct
+  {
+    const char *release, *maps_dev, *mountinfo;
+    enum mode expected;
+  } cases[] = {
+    { "6.12.57+deb13-amd64", "08:01", "22 1 8:1 / /host rw - ext4 /dev/sda1 rw\n", MODE_COLLAPSE },
+    { "6.1.0-18-amd64", "08:01", "22 1 8:1 / /host rw - xfs /dev/sda1 rw\n", MODE_REPAIR },
+    { "6.18.0-1-amd64", "08:01", "22 1 8:1 / /host rw - ext4 /dev/sda1 rw\n", MODE_REPAIR },
+    /* The overlay's own device (kernels that show it in maps), or a device
+       no mount of this namespace has: the layer cannot be told.  */
+    { "6.12.57+deb13-amd64", "00:27", "26 1 0:39 / / rw - overlay overlay rw\n", MODE_REPAIR },
+    { "6.12.57+deb13-amd64", "08:01", "26 1 0:39 / / rw - overlay overlay rw\n", MODE_REPAIR },
+    { "6.12.57+deb13-amd64", "00:27", "26 1 0:27 / / rw - overlay overlay rw\n", MODE_REPAIR },
+    { "5.10.0-33-amd64", "08:01", "22 1 8:1 / /host rw - xfs /dev/sda1 rw\n", MODE_HINT },
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      static char maps[128];
+      fake_reset ();
+      fake.release = cases[k].release;
+      snprintf (maps, sizeof maps, "00400000-00800000 r-xp 00000000 %s 1234 /usr/bin/prog\n",
+		cases[k].maps_dev);
+      fake_file ("/proc/self/exe", "\177ELF", 0)->fs_magic = OVERLAYFS_SUPER_MAGIC;
+      fake_file ("/proc/self/maps", maps, 0);
+      fake_file ("/proc/self/mountinfo", cases[k].mountinfo, 0);
+      struct stub st = stub_for (&program);
+      enum mode got = choose_mode (&st);
+      ck_assert_msg (got == cases[k].expected, "%s, maps %s, %s: mode %d, expected %d",
+		     cases[k].release, cases[k].maps_dev, cases[k].mountinfo, got,
+		     cases[k].expected);
+      ck_assert_int_eq (st.no_repair, cases[k].expected != MODE_HINT);
+      ck_assert_int_eq (fake_open_fds (), 0);
+    }
+}
+END_TEST
+
 static Suite *
 policy_suite (void)
 {
@@ -155,6 +196,7 @@ policy_suite (void)
   tcase_add_loop_test (tc, test_thp_off, 0, n);
   tcase_add_loop_test (tc, test_cheap, 0, n);
   tcase_add_test (tc, test_library_fs);
+  tcase_add_test (tc, test_overlay);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -19,9 +19,18 @@ stub_at (uintptr_t self)
 {
   struct stub st = {
     .p = &library, .self = self, .pmd = 2 << 20, .page = 4096, .pagemap = -2,
-    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .guard = -2,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .guard = -2, .secure = -1,
   };
   return st;
+}
+
+/* find_mapping, and the path it found ("" when none).  */
+static int
+find (struct stub *st, const char **path)
+{
+  int got = find_mapping (st, st->self);
+  *path = st->scratch != NULL ? st->scratch->line : "";
+  return got;
 }
 
 /* How much one read returns, for the "cut short" variants of a test.  */
@@ -41,29 +50,29 @@ START_TEST (test_maps)
 {
   fake_reset ();
   fake_file ("/proc/self/maps", maps, 0)->max_read = read_sizes[_i];
-  char path[MAPS_LINE];
+  const char *path;
   struct stub st = stub_at (0x7f0000000123);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), 0);
+  ck_assert_int_eq (find (&st, &path), 0);
   ck_assert_str_eq (path, "/opt/a dir/with spaces/lib.so (deleted)");
   ck_assert_uint_eq (st.map.dev_major, 0xfd);
   ck_assert_uint_eq (st.map.dev_minor, 2);
   ck_assert_uint_eq (st.map.ino, 4711);
   /* Hexadecimal devices past 255 (NVMe's 259, written 103).  */
   st = stub_at (0x7f00003fffff);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), 0);
+  ck_assert_int_eq (find (&st, &path), 0);
   ck_assert_str_eq (path, "/opt/lib.so");
   ck_assert_uint_eq (st.map.dev_major, 0x103);
   ck_assert_uint_eq (st.map.dev_minor, 0xa);
   /* No file (inode 0): not found; an address in no mapping: not found.  */
   st = stub_at (0x7f0000400000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), -1);
+  ck_assert_int_eq (find (&st, &path), -1);
   st = stub_at (0x7f0000700000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), -1);
+  ck_assert_int_eq (find (&st, &path), -1);
   st = stub_at (0x1000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), -1);
+  ck_assert_int_eq (find (&st, &path), -1);
   ck_assert_str_eq (path, "");
   /* Every descriptor the stub opened is closed.  */
-  ck_assert_int_eq (fake_calls (SYS_openat), fake_calls (SYS_close));
+  ck_assert_int_eq (fake_open_fds (), 0);
 }
 END_TEST
 
@@ -79,13 +88,13 @@ START_TEST (test_maps_long_line)
 		  "\n00600000-00800000 r-xp 00000000 08:01 78 /short\n");
   fake_reset ();
   fake_file ("/proc/self/maps", text, (size_t) at)->max_read = read_sizes[_i];
-  char path[MAPS_LINE];
+  const char *path;
   struct stub st = stub_at (0x500000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), 0);
+  ck_assert_int_eq (find (&st, &path), 0);
   ck_assert_uint_eq (st.map.ino, 77);
   ck_assert_str_eq (path, "");
   st = stub_at (0x600000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), 0);
+  ck_assert_int_eq (find (&st, &path), 0);
   ck_assert_str_eq (path, "/short");
   /* A line of exactly MAPS_LINE - 1 bytes keeps its path.  */
   at = snprintf (text, sizeof text, "00400000-00600000 r-xp 00000000 08:01 77 /");
@@ -94,7 +103,7 @@ START_TEST (test_maps_long_line)
   fake_reset ();
   fake_file ("/proc/self/maps", text, MAPS_LINE)->max_read = read_sizes[_i];
   st = stub_at (0x400000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), 0);
+  ck_assert_int_eq (find (&st, &path), 0);
   ck_assert_uint_eq (strlen (path), MAPS_LINE - 1 - 41);
 }
 END_TEST
@@ -102,20 +111,20 @@ END_TEST
 /* /proc/self/maps that cannot be opened, or ends in the middle of a line.  */
 START_TEST (test_maps_broken)
 {
-  char path[MAPS_LINE];
+  const char *path;
   fake_reset ();
   struct stub st = stub_at (0x400000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), -1);
+  ck_assert_int_eq (find (&st, &path), -1);
   fake_file ("/proc/self/maps", "00400000-00600000 r-xp 00000000 08:01 77 /cut", 0);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), 0);
+  ck_assert_int_eq (find (&st, &path), 0);
   ck_assert_str_eq (path, "/cut");
   fake_reset ();
   fake_file ("/proc/self/maps", "00400000-00600000 r-xp 00000000 08", 0);
   st = stub_at (0x400000);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), -1);
+  ck_assert_int_eq (find (&st, &path), -1);
   fake_reset ();
   fake_file ("/proc/self/maps", "00400000-00600000", 0);
-  ck_assert_int_eq (find_mapping (&st, st.self, path), -1);
+  ck_assert_int_eq (find (&st, &path), -1);
 }
 END_TEST
 
@@ -134,14 +143,14 @@ START_TEST (test_smaps)
   fake_reset ();
   fake_file ("/proc/self/smaps", smaps, 0)->max_read = read_sizes[_i];
   char value[256];
-  ck_assert_int_eq (smaps_value (0x600100, "AnonHugePages:", value, sizeof value), 0);
-  ck_assert_str_eq (value, "      2048 kB");
-  ck_assert_int_eq (smaps_value (0x400000, "AnonHugePages:", value, sizeof value), 0);
-  ck_assert_str_eq (value, "         0 kB");
-  ck_assert_int_eq (smaps_value (0x800000, "AnonHugePages:", value, sizeof value), -1);
-  ck_assert_int_eq (smaps_value (0x400000, "Missing:", value, sizeof value), -1);
-  /* The BTI guard: " bt" as a whole word, only in its own mapping.  */
   struct stub st = stub_at (0x400000);
+  ck_assert_int_eq (smaps_value (&st, 0x600100, "AnonHugePages:", value, sizeof value), 0);
+  ck_assert_str_eq (value, "      2048 kB");
+  ck_assert_int_eq (smaps_value (&st, 0x400000, "AnonHugePages:", value, sizeof value), 0);
+  ck_assert_str_eq (value, "         0 kB");
+  ck_assert_int_eq (smaps_value (&st, 0x800000, "AnonHugePages:", value, sizeof value), -1);
+  ck_assert_int_eq (smaps_value (&st, 0x400000, "Missing:", value, sizeof value), -1);
+  /* The BTI guard: " bt" as a whole word, only in its own mapping.  */
   ck_assert_int_eq (text_prot (&st, 0x400000), PROT_READ | PROT_EXEC | STUB_PROT_BTI);
   st = stub_at (0x600000);
   ck_assert_int_eq (text_prot (&st, 0x600000), PROT_READ | PROT_EXEC);
@@ -158,9 +167,9 @@ START_TEST (test_smaps_cut)
   fake_reset ();
   fake_file ("/proc/self/smaps", text, 0)->max_read = read_sizes[_i];
   char value[32];
-  ck_assert_int_eq (smaps_value (0x400000, "VmFlags:", value, sizeof value), 0);
-  ck_assert_str_eq (value, " rd ex btx xbt bt_ mr m");
   struct stub st = stub_at (0x400000);
+  ck_assert_int_eq (smaps_value (&st, 0x400000, "VmFlags:", value, sizeof value), 0);
+  ck_assert_str_eq (value, " rd ex btx xbt bt_ mr m");
   ck_assert_int_eq (text_prot (&st, 0x400000), PROT_READ | PROT_EXEC);
   st = stub_at (0x600000);
   ck_assert_int_eq (text_prot (&st, 0x600000), PROT_READ | PROT_EXEC | STUB_PROT_BTI);
@@ -175,32 +184,54 @@ static const char mountinfo[] =
   "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n"
   "23 22 8:2 / /data rw,relatime - ext4 /dev/sda2 rw,data=journal\n"
   "24 22 8:3 / /opt rw,relatime - ext4 /dev/sda3 rw,data=journal_checksum\n"
-  "25 22 8:4 / /srv/data=journal rw - ext4 /dev/sda4 rw,data=ordered\n"
-  "26 22 8:5 / /x rw - ext4 /dev/sda5 data=journal\n";
+  "25 22 8:4 / /srv/data=journal rw - ext4 /dev/data=journal rw,data=ordered\n"
+  "26 22 8:5 / /x rw - ext4 /dev/sda5 data=journal\n"
+  "27 22 259:1 / /y rw - xfs /dev/nvme0n1p1 rw\n"
+  "28 22 0:39 / /merged rw - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w\n"
+  "29 22 0:40 / /n rw - nfs4 server:/ rw\n"
+  "30 22 0:41 / /t rw - tmpfs tmpfs rw\n"
+  "31 22 8:16 / /b rw - btrfs /dev/sdb rw\n"
+  "32 22 8:17 / /e rw - ext4x /dev/sdb1 rw\n"
+  "33 22 8:18 / /cut rw - ext4\n"
+  "34 22 8:19 / /nosep rw ext4 /dev/sdb3 rw\n";
 
 START_TEST (test_mountinfo)
 {
   static const struct
   {
-    uint64_t minor;
+    uint64_t major, minor;
+    uint64_t fs;
     int journal;
-  } cases[] = { { 1, 0 }, { 2, 1 }, { 3, 0 }, { 4, 0 }, { 5, 1 }, { 6, 0 } };
+  } cases[] = {
+    { 8, 1, EXT4_SUPER_MAGIC, 0 }, { 8, 2, EXT4_SUPER_MAGIC, 1 }, { 8, 3, EXT4_SUPER_MAGIC, 0 },
+    { 8, 4, EXT4_SUPER_MAGIC, 0 }, { 8, 5, EXT4_SUPER_MAGIC, 1 }, { 8, 6, 0, 0 },
+    { 259, 1, XFS_SUPER_MAGIC, 0 }, { 0, 39, OVERLAYFS_SUPER_MAGIC, 0 },
+    { 0, 40, OTHER_FS_MAGIC, 0 }, { 0, 41, TMPFS_MAGIC, 0 }, { 8, 16, BTRFS_SUPER_MAGIC, 0 },
+    { 8, 17, OTHER_FS_MAGIC, 0 }, { 8, 18, EXT4_SUPER_MAGIC, 0 }, { 8, 19, 0, 0 }, { 80, 1, 0, 0 },
+  };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
     {
       fake_reset ();
       fake_file ("/proc/self/mountinfo", mountinfo, 0)->max_read = read_sizes[_i];
       struct stub st = stub_at (0x400000);
-      st.fs = EXT4_SUPER_MAGIC;
+      int journal = -1;
+      uint64_t fs = mount_of (&st, cases[k].major, cases[k].minor, &journal);
+      ck_assert_msg (fs == cases[k].fs && journal == cases[k].journal,
+		     "%llu:%llu: type %#llx, data=journal %d; expected %#llx, %d",
+		     (unsigned long long) cases[k].major, (unsigned long long) cases[k].minor,
+		     (unsigned long long) fs, journal, (unsigned long long) cases[k].fs,
+		     cases[k].journal);
+      /* ext4_journals_data: only for ext4, once the mapping is known.  */
       st.map.found = 1;
-      st.map.dev_major = 8;
+      st.map.dev_major = cases[k].major;
       st.map.dev_minor = cases[k].minor;
-      ck_assert_msg (ext4_journals_data (&st) == cases[k].journal, "8:%llu: expected %d",
-		     (unsigned long long) cases[k].minor, cases[k].journal);
-      /* Not ext4, or no mapping known: mountinfo is not read.  */
+      st.fs = EXT4_SUPER_MAGIC;
+      ck_assert_int_eq (ext4_journals_data (&st), cases[k].journal);
       st.fs = XFS_SUPER_MAGIC;
       ck_assert_int_eq (ext4_journals_data (&st), 0);
+      ck_assert_int_eq (fake_calls (SYS_openat), 2);
+      ck_assert_int_eq (fake_calls (SYS_close), 2);
     }
-  ck_assert_int_eq (fake_calls (SYS_openat), 1);
 }
 END_TEST
 
@@ -238,22 +269,34 @@ END_TEST
 
 START_TEST (test_auxv)
 {
-  uint64_t auxv[] = { 6, 4096, 9, 0x401000, 23, 0, 0, 0 };
+  uint64_t auxv[] = { 6, 4096, 9, 0x401000, 23, 1, 0, 0 };
   fake_reset ();
   fake_file ("/proc/self/auxv", auxv, sizeof auxv)->max_read = read_sizes[_i];
-  /* A short first read finds no entry: the stub reads once.  */
-  uint64_t expect = read_sizes[_i] == 0 || read_sizes[_i] >= 32 ? 0x401000 : 0;
-  ck_assert_uint_eq (auxv_entry (), expect);
-  uint64_t early[] = { 6, 4096, 0, 0, 9, 0x401000 };
+  /* One read: a short one finds only what it got.  */
+  long got = read_sizes[_i] == 0 ? (long) sizeof auxv : read_sizes[_i];
+  struct stub st = stub_at (0x400000);
+  ck_assert_int_eq (read_auxv (&st), got >= 48 ? 0 : -1);
+  ck_assert_uint_eq (st.at_entry, got >= 32 ? 0x401000 : 0);
+  ck_assert_int_eq (st.at_secure, got >= 48 ? 1 : -1);
+  /* Once only.  */
+  read_auxv (&st);
+  ck_assert_int_eq (fake_calls (SYS_openat), 1);
+  /* Nothing after AT_NULL counts; no file, no entry.  */
+  uint64_t early[] = { 6, 4096, 0, 0, 9, 0x401000, 23, 0 };
   fake_reset ();
   fake_file ("/proc/self/auxv", early, sizeof early);
-  ck_assert_uint_eq (auxv_entry (), 0);
+  st = stub_at (0x400000);
+  ck_assert_int_eq (read_auxv (&st), -1);
+  ck_assert_uint_eq (st.at_entry, 0);
   fake_reset ();
-  ck_assert_uint_eq (auxv_entry (), 0);
-  /* Odd lengths: the entry cut in half is not read.  */
+  st = stub_at (0x400000);
+  ck_assert_int_eq (read_auxv (&st), -1);
+  /* An odd length: the entry cut in half is not read.  */
   fake_reset ();
-  fake_file ("/proc/self/auxv", auxv, 28);
-  ck_assert_uint_eq (auxv_entry (), 0);
+  fake_file ("/proc/self/auxv", auxv, 44);
+  st = stub_at (0x400000);
+  ck_assert_int_eq (read_auxv (&st), -1);
+  ck_assert_uint_eq (st.at_entry, 0x401000);
 }
 END_TEST
 
@@ -265,7 +308,7 @@ START_TEST (test_release)
     unsigned kv;
   } cases[] = {
     { "6.1.0-18-amd64", KV (6, 1) }, { "6.12.57+deb13-arm64-16k", KV (6, 12) },
-    { "5.10.0-33-amd64", KV (5, 10) }, { "2.6.76-uname26", KV (2, 6) }, { "6", 0 },
+    { "5.10.0-33-amd64", KV (5, 10) }, { "2.6.78-1-amd64", 0 }, { "3.10.0", KV (3, 10) }, { "6", 0 },
     { "6.", KV (6, 0) }, { ".6", 0 }, { "", 0 }, { "0.1", 0 }, { "65536.1", 0 },
     { "1.65536", 0 }, { "99999999999999999999999.1", 0 }, { "7.65535", KV (7, 65535) },
   };

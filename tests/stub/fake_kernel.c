@@ -6,11 +6,16 @@
 #include "fake_kernel.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 
 struct fake_state fake;
+
+/* Anonymous mappings made on the heap (see SYS_mmap).  */
+#define FAKE_MAX_HEAP 8
+static void *heap[FAKE_MAX_HEAP];
 
 /* Open descriptors: which file, where the next read starts.  Descriptors
    of the model are numbered from FD_BASE, so that a stray real one shows.  */
@@ -59,6 +64,15 @@ fake_opened (const char *path, long flags)
     if (strcmp (fake.opened[i], path) == 0 && (fake.opened_flags[i] & flags) == flags)
       return 1;
   return 0;
+}
+
+int
+fake_open_fds (void)
+{
+  int n = 0;
+  for (int i = 0; i < FAKE_MAX_FDS; i++)
+    n += fds[i].file >= 0;
+  return n;
 }
 
 int
@@ -127,6 +141,18 @@ do_openat (const char *path, long flags)
       fake.opened_flags[fake.nopened++] = flags;
     }
   int i = find_file (path);
+  if (i >= 0 && (flags & O_CREAT) && (flags & O_EXCL))
+    return -EEXIST;
+  if (i < 0 && (flags & O_CREAT))
+    {
+      /* A new, empty file; what is written to it goes to fake.written.  */
+      static char names[FAKE_MAX_FILES][256];
+      if (fake.nfiles == FAKE_MAX_FILES)
+	return -ENOSPC;
+      strncpy (names[fake.nfiles], path, sizeof names[0] - 1);
+      fake_file (names[fake.nfiles], NULL, 0);
+      i = fake.nfiles - 1;
+    }
   if (i < 0)
     return -ENOENT;
   if (fake.files[i].open_errno != 0)
@@ -229,12 +255,41 @@ syscall6 (long n, long a, long b, long c, long d, long e, long f)
     case SYS_mmap:
       if ((d & MAP_ANONYMOUS) && a == 0)
 	{
-	  void *p = mmap (NULL, (size_t) b, (int) c, (int) d, -1, 0);
-	  return p == MAP_FAILED ? -errno : (long) p;
+	  /* Small mappings (the stub's scratch buffers) come from the heap,
+	     where AddressSanitizer sees a read or write past their end.  */
+	  void *p;
+	  if (b > 0 && b < (1 << 20))
+	    {
+	      p = aligned_alloc (4096, ((size_t) b + 4095) & ~(size_t) 4095);
+	      if (p == NULL)
+		return -ENOMEM;
+	      memset (p, 0, (size_t) b);
+	      for (int k = 0; k < FAKE_MAX_HEAP; k++)
+		if (heap[k] == NULL)
+		  {
+		    heap[k] = p;
+		    break;
+		  }
+	    }
+	  else if ((p = mmap (NULL, (size_t) b, (int) c, (int) d, -1, 0)) == MAP_FAILED)
+	    return -errno;
+	  fake.anon_bytes += (b + 4095) & ~4095L;
+	  return (long) p;
 	}
       return (d & MAP_FIXED) ? a : -ENODEV;
     case SYS_munmap:
-      return munmap ((void *) a, (size_t) b) == 0 ? 0 : -errno;
+      for (int k = 0; k < FAKE_MAX_HEAP; k++)
+	if (heap[k] != NULL && heap[k] == (void *) a)
+	  {
+	    free (heap[k]);
+	    heap[k] = NULL;
+	    fake.anon_bytes -= (b + 4095) & ~4095L;
+	    return 0;
+	  }
+      if (munmap ((void *) a, (size_t) b) != 0)
+	return -errno;
+      fake.anon_bytes -= (b + 4095) & ~4095L;
+      return 0;
     default:
       return -ENOSYS;
     }

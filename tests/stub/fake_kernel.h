@@ -57,6 +57,8 @@ struct fake_state
   int nopened;
   uintptr_t touched[FAKE_MAX_CALLS];
   int ntouched;
+  /* Bytes of anonymous memory mapped and not unmapped yet.  */
+  long anon_bytes;
   /* What write(2) wrote, to any descriptor.  */
   char written[1 << 16];
   size_t nwritten;
@@ -73,6 +75,8 @@ struct fake_file *fake_file (const char *path, const void *data, size_t len);
 long fake_calls (long n);
 /* Whether PATH was opened (with any flags having ALL of FLAGS).  */
 int fake_opened (const char *path, long flags);
+/* How many descriptors of the model are open.  */
+int fake_open_fds (void);
 /* Whether any path was opened with O_CREAT.  */
 int fake_created (void);
 
