@@ -103,16 +103,7 @@ else
 fi
 mkdir -p "$WORK/seeds" "$WORK/corpus" "$WORK/artifacts" "$WORK/tmp" || bench_die "cannot create $WORK"
 if [ -z "$(ls "$WORK/seeds")" ] && [ "$TARGET" = stub ]; then
-	# As tests/run-fuzz.sh: the reader's number and a read size, then a file.
-	k=0
-	for f in /proc/self/maps /proc/self/smaps /proc/self/mountinfo /proc/self/environ /proc/self/auxv \
-		/proc/sys/kernel/osrelease /sys/kernel/mm/transparent_hugepage/enabled "$FUZZ_ELFPMD"; do
-		for size in 0 7; do
-			{ printf "\\$(printf %03o "$k")\\$(printf %03o "$size")"; head -c 65536 "$f" 2>/dev/null; } \
-				>"$WORK/seeds/seed-$k-$size"
-		done
-		k=$((k + 1))
-	done
+	sh "$here/../tests/fuzz/stub-seeds.sh" "$WORK/seeds" "$FUZZ_ELFPMD"
 elif [ -z "$(ls "$WORK/seeds")" ]; then
 	sh "$here/../tests/fuzz/make-corpus.sh" "$WORK/seeds" || bench_die "no seed could be built"
 fi

@@ -23,6 +23,9 @@
 #       and order-0, with one mremap (strace);
 #     - --copy-max=2M: exactly one chunk copied;
 #     - PR_SET_THP_DISABLE (fixtures/thp-off.c): no copy, same output;
+#     - executable anonymous memory refused (fixtures/invseccomp.c execmem,
+#       what SELinux's execmem denial does): one mprotect refused, no copy,
+#       same output;
 #     - inv-pie (fixtures inv.S: mid() at text + 8.5 MiB, inv_sum() through
 #       the whole text): a gdb breakpoint in mid, and a uprobe on it
 #       registered before the start, hit as often as in the original, and
@@ -227,6 +230,25 @@ expect_kb "data=journal, --copy-max=2M: one chunk" "$J/copy2m.out.smaps" "$J/cop
 run "$J/thp-off" "$THP_OFF" "$J/copy"
 same "$J/orig.out" "$J/thp-off" "data=journal, copy under PR_SET_THP_DISABLE"
 expect_kb "data=journal, copy under PR_SET_THP_DISABLE: no copy" "$J/thp-off.smaps" "$J/copy" 0 0
+
+# A security module that refuses executable anonymous memory (SELinux's
+# execmem), as fixtures/invseccomp.c's execmem filter does: the copy's one
+# mprotect fails, nothing is copied, the program runs as the original.
+if $have_inv; then
+	state warm "$J/copy"
+	run "$J/execmem" "$O/invseccomp" execmem "$J/copy"
+	same "$J/orig.out" "$J/execmem" "data=journal, copy where executable anonymous memory is refused"
+	expect_kb "data=journal, copy where executable anonymous memory is refused: no copy" \
+		"$J/execmem.smaps" "$J/copy" 0 0
+	if $have_strace; then
+		run "$J/execmem.strace" strace -f -qq -e trace=mprotect,mremap -o "$J/execmem.log" \
+			"$O/invseccomp" execmem "$J/copy"
+		denied=$(grep -c 'mprotect(.*PROT_EXEC.*= -1 EACCES' "$J/execmem.log")
+		moved=$(mremaps "$J/execmem.log")
+		holds "data=journal, copy where executable anonymous memory is refused: one refused mprotect ($denied), no mremap ($moved)" \
+			'[ "$denied" -eq 1 ] && [ "$moved" -eq 0 ]'
+	fi
+fi
 
 # The name of the copies, where the kernel names anonymous memory.
 if python3 - <<'EOF' 2>/dev/null

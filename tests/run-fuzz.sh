@@ -59,16 +59,8 @@ fi
 # of a read.
 stub_seconds=${FUZZ_STUB_SECONDS:-15}
 if [ -n "${FUZZ_STUB:-}" ] && [ -x "$FUZZ_STUB" ]; then
-	mkdir -p "$work/stub-seeds" "$work/stub-corpus"
-	k=0
-	for f in /proc/self/maps /proc/self/smaps /proc/self/mountinfo /proc/self/environ /proc/self/auxv \
-		/proc/sys/kernel/osrelease /sys/kernel/mm/transparent_hugepage/enabled "$FUZZ_STUB"; do
-		for size in 0 7; do
-			{ printf "\\$(printf %03o "$k")\\$(printf %03o "$size")"; head -c 65536 "$f" 2>/dev/null; } \
-				>"$work/stub-seeds/seed-$k-$size"
-		done
-		k=$((k + 1))
-	done
+	mkdir -p "$work/stub-corpus"
+	sh "$TESTS_SRCDIR/fuzz/stub-seeds.sh" "$work/stub-seeds" "$FUZZ_STUB"
 	"$FUZZ_STUB" -max_total_time="$stub_seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts/stub-" \
 		"$work/stub-corpus" "$work/stub-seeds" > "$work/fuzz-stub.log" 2>&1
