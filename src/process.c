@@ -117,11 +117,21 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   r.plan = &plan;
   if (check_plan (&plan, &file, &err) != 0)
     goto done;
+  /* A rewrite in place changes the contents that IMA's attributes describe:
+     decide now, so that a dry run says it too, what becomes of them.  (-o
+     makes a new file, which gets no extended attributes.)  */
+  struct ima_plan ima = { .action = IMA_NONE };
+  if (plan.changed && opts->output == NULL)
+    {
+      r.ima = &ima;
+      if (ima_plan_build (&file, &ima, &err) != 0)
+	goto done;
+    }
 
   if (!opts->dry_run && (plan.changed || opts->output != NULL))
     {
       struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync,
-				  .preserve_dates = opts->preserve_dates };
+				  .preserve_dates = opts->preserve_dates, .ima = &ima };
       if (wo.in_place)
 	{
 	  wo.links = job->links;

@@ -56,6 +56,19 @@ report_status (const struct file_report *r)
   return file_status_name (report_file_status (r));
 }
 
+const char *
+report_ima (const struct file_report *r, char *buf, size_t len)
+{
+  if (r->ima == NULL)
+    return NULL;
+  if (r->ima->action == IMA_REFUSED)
+    return "refused";
+  if (r->ima->action != IMA_REHASH || r->error != NULL || (!r->has_written && !r->dry_run))
+    return NULL;
+  snprintf (buf, len, "%s-%s", r->has_written ? "rehashed" : "would-rehash", r->ima->alg);
+  return buf;
+}
+
 static const char *
 flags_string (uint32_t flags, char buf[4])
 {
@@ -115,6 +128,10 @@ report_summary (FILE *out, const struct file_report *r)
 	fprintf (out, "; startup stub hooked through %s", stub_hook_name (r->plan->stub.hook));
       else if (r->plan->stub.wanted)
 	fprintf (out, "; no startup stub: %s", r->plan->stub.refusal);
+      char buf[48];
+      if (report_ima (r, buf, sizeof buf) != NULL)
+	fprintf (out, "; IMA hash (security.ima, %s) %s", r->ima->alg,
+		 r->has_written ? "renewed" : "would be renewed");
     }
   fputc ('\n', out);
 }
@@ -233,6 +250,10 @@ report_text (FILE *out, const struct file_report *r)
     fprintf (out, ", allocated %" PRIu64 " -> %" PRIu64 " bytes", r->written.allocated_before,
 	     r->written.allocated_after);
   fputc ('\n', out);
+  char ima[48];
+  if (report_ima (r, ima, sizeof ima) != NULL)
+    fprintf (out, "  IMA hash (security.ima, %s, type 0x%02x): %s for the new contents\n",
+	     r->ima->alg, r->ima->type, r->has_written ? "renewed" : "would be renewed");
   if (rp->stub.wanted)
     report_stub_text (out, r);
   fprintf (out, "  result: %s\n", report_status (r));
@@ -309,9 +330,13 @@ report_json (FILE *out, const struct file_report *r)
   fputs ("{\"file\":", out);
   json_string (out, r->name);
   json_key_string (out, "status", report_status (r));
+  char ima[48];
   if (r->error != NULL)
     {
       json_key_string (out, "error", r->error);
+      const char *what = report_ima (r, ima, sizeof ima);
+      if (what != NULL)
+	json_key_string (out, "ima", what);
       fputs (",\"changed\":false}\n", out);
       return;
     }
@@ -356,6 +381,9 @@ report_json (FILE *out, const struct file_report *r)
   if (r->has_written)
     fprintf (out, ",\"allocated_before\":%" PRIu64 ",\"allocated_after\":%" PRIu64,
 	     r->written.allocated_before, r->written.allocated_after);
+  const char *what = report_ima (r, ima, sizeof ima);
+  if (what != NULL)
+    json_key_string (out, "ima", what);
   const struct stub_plan *sp = &rp->stub;
   if (sp->wanted)
     {

@@ -23,6 +23,7 @@ struct file_report
   const char *error;		/* reason the file failed, or NULL */
   bool has_written;		/* WRITTEN holds what writing produced */
   struct write_result written;
+  const struct ima_plan *ima;	/* what becomes of security.ima in place, or NULL */
 };
 
 /* The outcome of one file.  */
@@ -60,6 +61,11 @@ void report_summary (FILE *out, const struct file_report *r);
 
 /* One JSON object on one line.  */
 void report_json (FILE *out, const struct file_report *r);
+
+/* What became of the input's IMA attribute, as the JSON report's "ima"
+   says it: "rehashed-ALG" ("would-rehash-ALG" in a dry run), "refused",
+   or NULL when there is nothing to say.  BUF holds LEN bytes.  */
+const char *report_ima (const struct file_report *r, char *buf, size_t len);
 
 /* Write S to OUT as a JSON string literal.  */
 void json_string (FILE *out, const char *s);

@@ -3,9 +3,10 @@
    The output is assembled in a temporary file in the target's directory:
    the plan's copies of input ranges go to their places (padding stays a
    hole), then its patches; ownership, mode and extended attributes are
-   carried over, the result is read back and checked by the independent
-   checker, and only then renamed over the target.  The writer does not know
-   what a patch means.  */
+   carried over (but for the IMA and EVM attributes, which describe the old
+   contents: ima.c), the result is read back and checked by the
+   independent checker, and only then renamed over the target.  The writer
+   does not know what a patch means.  */
 #include <config.h>
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #endif
 
 #include "checker.h"
+#include "ima.h"
 #include "write.h"
 
 /* How much the copy hands to the kernel at once, and after how much newly
@@ -250,9 +252,12 @@ apply_pieces (const struct elf_file *file, const struct rewrite_plan *plan, int 
   return 0;
 }
 
-/* Give OUT the owner, mode and extended attributes of the input.  */
+/* Give OUT the owner, mode and extended attributes of the input; the IMA
+   attribute as IMA says (OUT's contents are final: the hash is theirs), the
+   EVM attribute never.  */
 static int
-keep_metadata (const struct elf_file *file, int out, struct diag *err)
+keep_metadata (const struct elf_file *file, int out, const struct ima_plan *ima,
+	       struct diag *err)
 {
   /* chown clears set-user-ID bits and file capabilities, so it goes first.  */
   if (fchown (out, file->st.st_uid, file->st.st_gid) != 0)
@@ -276,6 +281,8 @@ keep_metadata (const struct elf_file *file, int out, struct diag *err)
   for (ssize_t at = 0; ret == 0 && at < len; at += (ssize_t) strlen (names + at) + 1)
     {
       const char *name = names + at;
+      if (ima_own_xattr (name))
+	continue;
       ssize_t vlen = fgetxattr (file->fd, name, NULL, 0);
       char *value = vlen >= 0 ? malloc ((size_t) vlen + 1) : NULL;
       if (vlen >= 0 && value != NULL)
@@ -288,8 +295,11 @@ keep_metadata (const struct elf_file *file, int out, struct diag *err)
       free (value);
     }
   free (names);
-  return ret;
+  if (ret != 0)
+    return ret;
+  return ima_finish (file, out, ima, err);
 #else
+  (void) ima;
   return 0;
 #endif
 }
@@ -356,7 +366,9 @@ write_to_temp (const struct elf_file *file, const struct rewrite_plan *plan,
 {
   if (apply_pieces (file, plan, o->fd, opts->sync, err) != 0)
     return -1;
-  if ((opts->in_place ? keep_metadata (file, o->fd, err) : new_file_mode (file, o->fd, err)) != 0)
+  /* After the last byte is written: keep_metadata hashes the contents.  */
+  if ((opts->in_place ? keep_metadata (file, o->fd, opts->ima, err)
+       : new_file_mode (file, o->fd, err)) != 0)
     return -1;
   if (opts->preserve_dates)
     {

@@ -6,11 +6,13 @@
 
 #include "diag.h"
 #include "elf_file.h"
+#include "ima.h"
 #include "plan.h"
 
 struct write_options
 {
   bool in_place;		/* TARGET replaces the input: keep owner, mode, xattrs */
+  const struct ima_plan *ima;	/* with IN_PLACE: what ima_plan_build decided, or NULL */
   bool sync;			/* fsync the new file and its directory before and after rename */
   bool preserve_dates;		/* the new file keeps the input's atime and mtime */
   const char *const *links;	/* with IN_PLACE: other names of the input's inode, */
@@ -28,6 +30,9 @@ struct write_result
 
 /* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to
    a temporary file beside TARGET, which is verified, then renamed over TARGET.
+   In place, the new file keeps the input's extended attributes except
+   security.evm (never copied) and security.ima, which per OPTS->ima gets
+   the hash of the new contents, computed once they are all written.
    Then each of OPTS->links is replaced, atomically too, by a hard link to
    TARGET, if it still names the input's inode.  Fill *RES.  On failure
    nothing but the temporary file (removed again) was touched; a failure

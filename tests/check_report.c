@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "process.h"
@@ -144,6 +145,109 @@ START_TEST (test_text_report)
 }
 END_TEST
 
+/* REPORT (report_json, report_summary or report_text) of R, as a string.  */
+static char *
+report_string (void (*report) (FILE *, const struct file_report *), const struct file_report *r)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&text, &len);
+  report (out, r);
+  fclose (out);
+  return text;
+}
+
+/* What becomes of security.ima, in the three forms of the report: a report
+   made by hand around a real plan, for each ima_plan.  */
+START_TEST (test_ima_report)
+{
+  struct synth_elf s = pie64 ();
+  char *path = synth_temp_path ("ima");
+  ck_assert (synth_write (path, &s) == 0);
+  struct elf_file file;
+  struct diag err = { "" };
+  ck_assert_int_eq (elf_file_open (&file, path, &err), 0);
+  struct rewrite_plan plan = { 0 };
+  struct plan_options po = {
+    .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4096, .pad = true },
+  };
+  ck_assert_int_eq (rewrite_plan_build (&plan, &file, &po, &err), 0);
+  ck_assert (plan.changed);
+  struct ima_plan ima = { .action = IMA_REHASH, .type = 0x04, .algo = 4, .alg = "sha256",
+			  .digest_len = 32, .value_len = 34 };
+  struct file_report r = { .name = "f", .file = &file, .plan = &plan, .pmd = 2 * M, .page = 4096,
+			   .pmd_source = "test", .rule = ALIGN_RULE_RELAXED, .dry_run = true,
+			   .ima = &ima };
+  char *t = report_string (report_json, &r);
+  assert_has (t, ",\"ima\":\"would-rehash-sha256\"");
+  free (t);
+  t = report_string (report_summary, &r);
+  assert_has (t, "; IMA hash (security.ima, sha256) would be renewed\n");
+  free (t);
+  t = report_string (report_text, &r);
+  assert_has (t, "  IMA hash (security.ima, sha256, type 0x04): would be renewed for the new contents\n");
+  free (t);
+
+  r.dry_run = false;
+  r.has_written = true;
+  ima.type = 0x01;
+  ima.algo = 2;
+  ima.alg = "sha1";
+  t = report_string (report_json, &r);
+  assert_has (t, ",\"ima\":\"rehashed-sha1\"");
+  assert_has (t, "\"status\":\"changed\"");
+  free (t);
+  t = report_string (report_summary, &r);
+  assert_has (t, "; IMA hash (security.ima, sha1) renewed\n");
+  free (t);
+  t = report_string (report_text, &r);
+  assert_has (t, "  IMA hash (security.ima, sha1, type 0x01): renewed for the new contents\n");
+  free (t);
+
+  /* No attribute: nothing said.  */
+  ima.action = IMA_NONE;
+  t = report_string (report_json, &r);
+  ck_assert_ptr_null (strstr (t, "\"ima\""));
+  free (t);
+  t = report_string (report_text, &r);
+  ck_assert_ptr_null (strstr (t, "IMA"));
+  free (t);
+
+  /* A refusal is a failure; the error object says so.  */
+  ima.action = IMA_REFUSED;
+  struct file_report e = { .name = "f", .error = "carries an IMA/EVM signature", .ima = &ima };
+  t = report_string (report_json, &e);
+  assert_has (t, "\"status\":\"error\",\"error\":\"carries an IMA/EVM signature\",\"ima\":\"refused\","
+	      "\"changed\":false}\n");
+  free (t);
+  ck_assert_int_eq (report_file_status (&e), STATUS_ERROR);
+
+  rewrite_plan_free (&plan);
+  elf_file_close (&file);
+
+  /* Through process_file, where this user may set security.ima (root): a
+     signature is refused in a dry run too, the file untouched.  */
+  static const unsigned char sig[] = { 0x03, 0x02, 0x04, 1, 2, 3, 4, 0, 4, 9, 9, 9, 9 };
+  if (setxattr (path, "security.ima", sig, sizeof sig, 0) == 0)
+    {
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .dry_run = true, .format = REPORT_JSON };
+      char *text = NULL;
+      size_t len = 0;
+      FILE *out = open_memstream (&text, &len);
+      FILE *devnull = fopen ("/dev/null", "w");
+      ck_assert_int_eq (process_file (path, &o, out, devnull), 1);
+      fclose (devnull);
+      fclose (out);
+      assert_has (text, "\"status\":\"error\"");
+      assert_has (text, "carries an IMA/EVM signature (security.ima) that a rewrite would invalidate");
+      assert_has (text, "\"ima\":\"refused\"");
+      free (text);
+    }
+  unlink (path);
+  free (path);
+}
+END_TEST
+
 /* A test that makes a temporary file and fails before it can remove it, as
    any test with a failing assertion does: its file must go with the
    fixture's directory all the same.  Its own memory is freed first, so that
@@ -242,6 +346,7 @@ main (void)
   tcase_add_test (tc, test_json_error);
   tcase_add_test (tc, test_text_report);
   tcase_add_test (tc, test_json_string);
+  tcase_add_test (tc, test_ima_report);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);
