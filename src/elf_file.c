@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "safe_open.h"
 #include "utf8.h"
 
 #ifndef DF_1_PIE
@@ -410,12 +411,31 @@ check_segments (struct elf_file *file, struct diag *err)
 int
 elf_file_open (struct elf_file *file, const char *name, struct diag *err)
 {
+  return elf_file_open_at (file, AT_FDCWD, name, true, name, err);
+}
+
+int
+elf_file_open_at (struct elf_file *file, int dirfd, const char *path, bool follow,
+		  const char *name, struct diag *err)
+{
+  struct stat st;
+  int fd = open_regular (dirfd, path, follow, &st, err);
+  if (fd < 0)
+    {
+      memset (file, 0, sizeof *file);
+      file->fd = -1;
+      return -1;
+    }
+  return elf_file_open_fd (file, fd, name, err);
+}
+
+int
+elf_file_open_fd (struct elf_file *file, int fd, const char *name, struct diag *err)
+{
   memset (file, 0, sizeof *file);
   file->name = name;
   file->dynamic = SIZE_MAX;
-  file->fd = open (name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (file->fd < 0)
-    return diag_set (err, "cannot open: %s", strerror (errno));
+  file->fd = fd;
   if (fstat (file->fd, &file->st) != 0)
     {
       diag_set (err, "cannot stat: %s", strerror (errno));

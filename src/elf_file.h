@@ -79,8 +79,18 @@ struct elf_file
 /* Open NAME read-only and validate everything elfpmd relies on: the ELF
    header, the program header table, every PT_LOAD and PT_DYNAMIC, the section
    header table's place.  Return 0, or -1 with the reason in *ERR (the file is
-   then closed).  */
+   then closed).  Only a regular file is opened (safe_open.h, open_regular:
+   a device, FIFO or socket never is); a symbolic link is followed.  */
 int elf_file_open (struct elf_file *file, const char *name, struct diag *err);
+
+/* The same for PATH in the directory DIRFD, through a symbolic link at its
+   last component only if FOLLOW; NAME is what messages call it.  */
+int elf_file_open_at (struct elf_file *file, int dirfd, const char *path, bool follow,
+		      const char *name, struct diag *err);
+
+/* The same for the descriptor FD, open for reading, which FILE now owns
+   (closed on failure too).  */
+int elf_file_open_fd (struct elf_file *file, int fd, const char *name, struct diag *err);
 
 void elf_file_close (struct elf_file *file);
 

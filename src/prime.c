@@ -298,7 +298,10 @@ prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_resu
   return go_on;
 }
 
-/* Prime the file NAME into R.  Return 0, or -1 with the reason in *ERR.  */
+/* Prime the file NAME into R.  Return 0, or -1 with the reason in *ERR.
+   The file is opened once (only if it is a regular file: never a FIFO,
+   which would block, nor a device) and primed through that descriptor,
+   so that a name exchanged meanwhile changes nothing.  */
 static int
 prime_file (const char *name, uint64_t pmd, long page, struct prime_result *r, struct diag *err)
 {
@@ -306,37 +309,24 @@ prime_file (const char *name, uint64_t pmd, long page, struct prime_result *r, s
   if (elf_file_open (&file, name, err) != 0)
     return -1;
   uint64_t *chunks = NULL, n = 0;
-  int ret = 0;
+  int ret = 0, fd = -1;
   if (file.skip_reason != NULL)
     snprintf (r->reason, sizeof r->reason, "%s", file.skip_reason);
   else if (text_chunks (&file, pmd, &chunks, &n) != 0)
     ret = diag_set (err, "out of memory");
-  dev_t dev = file.st.st_dev;
-  ino_t ino = file.st.st_ino;
-  elf_file_close (&file);
-  if (ret != 0 || r->reason[0] != '\0')
-    return ret;
-  r->chunks = n;
-  if (n == 0)
-    {
-      snprintf (r->reason, sizeof r->reason, "no whole PMD chunk of text at a PMD-aligned "
-		"address and file offset (not aligned: run elfpmd on it first)");
-      return 0;
-    }
-  const char *why = thp_unavailable ();
-  if (why != NULL)
-    {
-      snprintf (r->reason, sizeof r->reason, "%s", why);
-      free (chunks);
-      return 0;
-    }
-
-  int fd = open (name, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat (fd, &st) != 0)
+  /* The same open file, without libelf's view of it: pages libelf maps
+     could not be dropped from the cache.  */
+  else if ((fd = fcntl (file.fd, F_DUPFD_CLOEXEC, 0)) < 0)
     ret = diag_set (err, "%s", strerror (errno));
-  else if (st.st_dev != dev || st.st_ino != ino)
-    ret = diag_set (err, "the file was replaced while it was being read");
+  elf_file_close (&file);
+  const char *why = NULL;
+  if (fd < 0)
+    ;				/* refused or failed above */
+  else if ((r->chunks = n) == 0)
+    snprintf (r->reason, sizeof r->reason, "no whole PMD chunk of text at a PMD-aligned "
+	      "address and file offset (not aligned: run elfpmd on it first)");
+  else if ((why = thp_unavailable ()) != NULL)
+    snprintf (r->reason, sizeof r->reason, "%s", why);
   else
     {
       char buf[32];

@@ -24,6 +24,7 @@
 #include "host.h"
 #include "plan.h"
 #include "report.h"
+#include "safe_open.h"
 #include "status.h"
 #include "stub_params.h"
 
@@ -290,56 +291,71 @@ plan_object (struct status *s, struct object_file *of, const struct elf_file *fi
   rewrite_plan_free (&plan);
 }
 
-/* Read the file O of process PID maps: through /proc/PID/map_files (the
-   very file, also when deleted or in another mount namespace; root only),
-   else through /proc/PID/root/PATH or PATH when that is the same inode.  */
+/* Read the file O of process PID maps, opened once and by descriptor:
+   through /proc/PID/map_files (the very file, also when deleted or in
+   another mount namespace; root only), else at its path in the process's
+   root (/proc/PID/root), through no symbolic link (a process can plant
+   one where its maps line points: "lib (deleted)"), and only when it is a
+   regular file of the mapping's inode (and, as root, device: btrfs and
+   overlayfs show another device in maps than stat gives, which only a
+   user reading his own processes may accept).  Never a device, a FIFO or
+   a socket: opening one can act on it.  */
 static void
 read_object (struct status *s, long pid, const struct object_use *o, struct object_file *of)
 {
-  char *names[3] = { NULL, NULL, NULL };
-  if (asprintf (&names[0], "%s/%ld/map_files/%" PRIx64 "-%" PRIx64, s->opts->proc, pid,
-		o->map_start, o->map_end) < 0)
-    names[0] = NULL;
-  if (o->path[0] == '/')
-    {
-      if (asprintf (&names[1], "%s/%ld/root%s", s->opts->proc, pid, o->path) < 0)
-	names[1] = NULL;
-      names[2] = strdup (o->path);
-    }
   struct diag first = { "" };
-  for (size_t k = 0; k < 3 && !of->read; k++)
+  char *name = NULL;
+  struct stat st;
+  int fd = -1;
+  if (asprintf (&name, "%s/%ld/map_files/%" PRIx64 "-%" PRIx64, s->opts->proc, pid,
+		o->map_start, o->map_end) >= 0)
+    {
+      /* EPERM for anyone but root says nothing about the file.  */
+      struct diag ignored = { "" };
+      fd = open_regular (AT_FDCWD, name, true, &st, &ignored);
+      free (name);
+    }
+  if (fd < 0 && o->path[0] == '/' && asprintf (&name, "%s/%ld/root", s->opts->proc, pid) >= 0)
+    {
+      int root = open (name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      free (name);
+      int at = root >= 0 ? open_beneath (root, o->path, O_PATH, true, &first) : -1;
+      if (root < 0)
+	diag_set (&first, "cannot open its root: %s", strerror (errno));
+      if (at >= 0)
+	{
+	  fd = reopen_regular (at, &st, &first);
+	  close (at);
+	}
+      if (fd >= 0 && (st.st_ino != of->ino || (geteuid () == 0 && st.st_dev != of->dev)))
+	{
+	  diag_set (&first, "the file at this path is not the one mapped (replaced since?)");
+	  close (fd);
+	  fd = -1;
+	}
+      if (root >= 0)
+	close (root);
+    }
+  if (fd >= 0)
     {
       struct elf_file file;
       struct diag err = { "" };
-      if (names[k] == NULL || elf_file_open (&file, names[k], &err) != 0)
-	{
-	  /* map_files is for root only: its EPERM says nothing about the
-	     file.  */
-	  if (k > 0)
-	    diag_set (&first, "%s", err.msg);
-	  continue;
-	}
-      /* A path may name another file now (replaced by an upgrade); the
-	 inode tells.  (The device may differ: btrfs and overlayfs show
-	 another one in maps than stat gives.)  */
-      if (file.st.st_ino != of->ino)
-	diag_set (&first, "the file at this path is not the one mapped (replaced since?)");
+      if (elf_file_open_fd (&file, fd, o->path, &err) != 0)
+	diag_set (&first, "%s", err.msg);
       else
 	{
 	  diag_clear (&of->error);
 	  plan_object (s, of, &file);
 	  if (!of->read)
 	    diag_set (&first, "%s", of->error.msg);
+	  elf_file_close (&file);
 	}
-      elf_file_close (&file);
     }
   if (!of->read)
     {
       diag_clear (&of->error);
       diag_set (&of->error, "%s", first.msg[0] != '\0' ? first.msg : "cannot be opened");
     }
-  for (size_t k = 0; k < 3; k++)
-    free (names[k]);
 }
 
 /* Read process PID: its command name, its objects, their files.  Return 0,

@@ -52,7 +52,7 @@ work=$TESTS_BUILDDIR/deb-work
 rm -rf "$work"
 mkdir -p "$work" || hard_error "cannot create $work"
 # The work directory is kept when something failed, for a look at the logs.
-trap '[ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
+trap 'umount -l "$work/root/var/lib/elfpmd" 2>/dev/null; [ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
 require_phdr_dump "$work/tools"
 
 # The in-tree add-on, where dh and PERL5LIB find it.
@@ -569,6 +569,47 @@ cp "$root/$list_path" "$root/$list_path.new" && mv "$root/$list_path.new" "$root
 (cd "$root" && env DPKG_ROOT="$root" PATH=/usr/bin:/bin sh "$debian_dist/elfpmd.postinst" \
 	triggered /usr/lib/elfpmd/prime.d) > "$work/noelfpmd.out" 2>&1
 check "no elfpmd in PATH: exit 0 ($(cat "$work/noelfpmd.out"))" test $? -eq 0
+# The postinst never fails dpkg, whatever the disk's state: each state
+# under dash (set -e, as dpkg runs it), with a new list waiting.
+# postinst_in STATE ARG...: run the postinst by hand with dash, the list
+# written anew first; PASS when it exits 0 within 20 s.
+postinst_in () {
+	local what=$1 out=$work/state.out rc
+	shift
+	cp "$root/$list_path" "$root/$list_path.new" && mv "$root/$list_path.new" "$root/$list_path"
+	(cd "$root" && env DPKG_ROOT="$root" PATH="$work/prime-bin:$PATH" ELFPMD_REAL="$ELFPMD" \
+		PRIME_LOG="$work/prime" timeout -k 5 20 dash "$debian_dist/elfpmd.postinst" "$@") > "$out" 2>&1
+	rc=$?
+	check "postinst $* with $what: exit 0 ($rc; $(head -c 200 "$out" | tr '\n' ' '))" test "$rc" -eq 0
+}
+stampdir=$root/var/lib/elfpmd
+if have dash && [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1M,nr_inodes=8 elfpmd-test "$stampdir" 2>/dev/null; then
+	# No inode left: the stamp cannot be made.
+	i=0
+	while : 2>/dev/null > "$stampdir/fill$i"; do i=$((i + 1)); [ $i -lt 100 ] || break; done
+	postinst_in "a full /var/lib/elfpmd (no inode left)" triggered /usr/lib/elfpmd/prime.d
+	postinst_in "a full /var/lib/elfpmd (no inode left)" configure
+	umount "$stampdir"
+	# Read-only.
+	if mount --bind "$stampdir" "$stampdir" 2>/dev/null; then
+		if mount -o remount,ro,bind "$stampdir" 2>/dev/null; then
+			postinst_in "a read-only /var/lib/elfpmd" triggered /usr/lib/elfpmd/prime.d
+			postinst_in "a read-only /var/lib/elfpmd" configure
+		else
+			skip "postinst with a read-only /var/lib/elfpmd: cannot remount it read-only here"
+		fi
+		umount "$stampdir"
+	fi
+	# A list naming a FIFO: elfpmd prime opens no FIFO, so nothing blocks.
+	mkfifo "$root/usr/bin/elfpmd-test-fifo"
+	printf '/usr/bin/elfpmd-test-fifo\n' > "$root/usr/lib/elfpmd/prime.d/fifo.list"
+	prime_log_reset
+	postinst_in "a list naming a FIFO" triggered /usr/lib/elfpmd/prime.d
+	rm -f "$root/usr/bin/elfpmd-test-fifo" "$root/usr/lib/elfpmd/prime.d/fifo.list"
+else
+	skip "postinst in a full or read-only /var: needs dash, root and a tmpfs mount"
+fi
+
 # Removing the package removes its list; the trigger runs and primes nothing.
 prime_log_reset
 root_dpkg -r "$pkg" > "$work/dpkg-remove.out" 2>&1
