@@ -55,9 +55,13 @@ thp_never (void)
    decides: the one mounted from the device /proc/self/maps shows for the
    mapping (the layer's on kernels that show it there), where mountinfo
    has it; 0 (unknown) where it does not (a container that sees no mount of
-   that file system, or a kernel that shows the overlay's device).  And
-   nothing on overlayfs is ever dropped or repaired (ST->no_repair): what
-   is evicted through the overlay's file is not the layer's page cache.  */
+   that file system, or 6.12 and later, which show the overlay's device).
+   Nothing on overlayfs is ever dropped or repaired (ST->no_repair): the
+   overlay's file cannot be matched to the mapping by device and inode
+   (6.1 shows the layer's device in maps, stat the overlay's), and a file
+   matched by inode alone could be another layer's, whose bytes a repair
+   would map over the text.  Nor is cachestat asked there: through the
+   overlay's file it sees an empty cache (6.18).  */
 uint64_t
 file_system (struct stub *st)
 {
@@ -73,6 +77,7 @@ file_system (struct stub *st)
   if (buf[0] != OVERLAYFS_SUPER_MAGIC)
     return buf[0];
   st->no_repair = 1;
+  st->cachestat = 0;
   if (!st->map.found && find_mapping (st, st->self) != 0)
     return 0;
   uint64_t fs = mount_of (st, st->map.dev_major, st->map.dev_minor, NULL);

@@ -181,6 +181,7 @@ START_TEST (test_overlay)
 		     cases[k].release, cases[k].maps_dev, cases[k].mountinfo, got,
 		     cases[k].expected);
       ck_assert_int_eq (st.no_repair, cases[k].expected != MODE_HINT);
+      ck_assert_int_eq (st.cachestat, cases[k].expected != MODE_HINT ? 0 : -1);
       ck_assert_int_eq (fake_open_fds (), 0);
     }
 }
