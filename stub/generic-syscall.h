@@ -17,6 +17,7 @@
 #define SYS_pread64 67
 #define SYS_fstat 80
 #define SYS_sync_file_range 84
+#define SYS_clock_gettime 113
 #define SYS_clock_nanosleep 115
 #define SYS_uname 160
 #define SYS_prctl 167

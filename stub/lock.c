@@ -20,6 +20,8 @@
 /* How long a start polls the lock, 1 ms apart, within WAIT_MAX_MS.  */
 #define LOCK_WAIT_MS 15
 
+#define MS 1000000ULL
+
 void
 sleep_1ms (void)
 {
@@ -27,17 +29,32 @@ sleep_1ms (void)
   syscall6 (SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long) &t, 0, 0, 0);
 }
 
-/* Wait one millisecond for another process, unless this start has waited
-   WAIT_MAX_MS in all, or *WAITED (the milliseconds already waited for
-   this reason) is LIMIT; count it in both.  Return whether it waited.  */
-int
-wait_1ms (struct stub *st, int *waited, int limit)
+/* CLOCK_MONOTONIC in nanoseconds; 0 if it cannot be read.  */
+static uint64_t
+now_ns (void)
 {
-  if (st->slept >= WAIT_MAX_MS || *waited >= limit)
+  struct { long sec, nsec; } t = { 0, 0 };
+  if (syscall6 (SYS_clock_gettime, CLOCK_MONOTONIC, (long) &t, 0, 0, 0, 0) != 0)
     return 0;
-  st->slept++;
-  ++*waited;
+  return (uint64_t) t.sec * 1000000000ULL + (uint64_t) t.nsec;
+}
+
+/* Wait one millisecond for another process, unless this start has waited
+   WAIT_MAX_MS in all, or *WAITED (the nanoseconds already waited for this
+   reason) is LIMIT_MS, or one more millisecond would pass either; count
+   the time the sleep really took (on a busy machine, or in an emulator,
+   more than 1 ms) in both.  Return whether it waited.  */
+int
+wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms)
+{
+  if (st->waited + MS > WAIT_MAX_MS * MS || *waited + MS > limit_ms * MS)
+    return 0;
+  uint64_t t0 = now_ns ();
   sleep_1ms ();
+  uint64_t t1 = now_ns ();
+  uint64_t took = t0 != 0 && t1 > t0 ? t1 - t0 : MS;
+  st->waited += took;
+  *waited += took;
   return 1;
 }
 
@@ -49,7 +66,7 @@ wait_1ms (struct stub *st, int *waited, int limit)
 int
 lock_file (struct stub *st)
 {
-  int waited = 0;
+  uint64_t waited = 0;
   do
     {
       long err = syscall6 (SYS_flock, st->file, LOCK_EX | LOCK_NB, 0, 0, 0, 0);

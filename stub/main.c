@@ -17,7 +17,7 @@
      only advises and faults in the text, as the program's own run would.
    - Elsewhere, whatever another process does (holding the file's lock,
      faking progress, keeping pages mapped), it delays a start by at most
-     WAIT_MAX_MS (lock.c).
+     WAIT_MAX_MS of time that passes (lock.c).
    - The stub runs on whatever stack its caller has (a library's
      initialiser on a 16 KiB thread stack): buffers live in one anonymous
      mapping (libc.c, scratch), and the deepest call path needs at most

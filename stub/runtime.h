@@ -90,7 +90,9 @@
 #define MAX_SLEEP_MS 8
 
 /* The longest a start waits for other processes, whatever they do: for
-   the file's lock and for pages they keep mapped together (lock.c).  */
+   the file's lock and for pages they keep mapped together (lock.c), in
+   time that passes (CLOCK_MONOTONIC), however long a sleep of 1 ms
+   takes.  */
 #define WAIT_MAX_MS 20
 
 /* Runs of copies the stub remembers, for the perf map.  */
@@ -167,8 +169,8 @@ struct stub
   int cachestat;		/* cachestat works: 1, does not: 0, not known yet: -1 */
   int stop;			/* no more repairs: the kernel cannot, or may not */
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
-  int slept;			/* milliseconds waited for other processes */
-  int page_waits;		/* of those, for pages they keep mapped */
+  uint64_t waited;		/* nanoseconds waited for other processes */
+  uint64_t page_waits;		/* of those, for pages they keep mapped */
   struct mapping map;		/* filled by find_mapping */
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;
@@ -308,7 +310,7 @@ HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t
 
 /* lock.c: one repairer at a time.  */
 HIDDEN void sleep_1ms (void);
-HIDDEN int wait_1ms (struct stub *st, int *waited, int limit);
+HIDDEN int wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms);
 HIDDEN int lock_file (struct stub *st);
 HIDDEN void unlock_file (struct stub *st);
 

@@ -22,6 +22,7 @@
 #define SYS_statfs 137
 #define SYS_prctl 157
 #define SYS_fadvise64 221
+#define SYS_clock_gettime 228
 #define SYS_clock_nanosleep 230
 #define SYS_openat 257
 #define SYS_sync_file_range 277

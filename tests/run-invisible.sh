@@ -859,7 +859,8 @@ fi
 
 echo "# 10. seccomp"
 STUB_CALLS="prctl uname openat read pread64 close fstat newfstatat statfs fstatfs madvise ioctl
-	mincore fadvise64 fdatasync sync_file_range mmap munmap clock_nanosleep flock fcntl open nanosleep all"
+	mincore fadvise64 fdatasync sync_file_range mmap munmap clock_nanosleep clock_gettime flock fcntl open
+	nanosleep all"
 NEVER_CALLS="open nanosleep fdatasync"
 if ! $have_tools; then
 	skip "seccomp: no invseccomp"

@@ -107,13 +107,30 @@ START_TEST (test_lock_bound)
 }
 END_TEST
 
+/* Sleeps of 1 ms that take 3 (an emulator, a busy machine): the bound is
+   on the time that passes, so fewer polls; at most one sleep's overshoot
+   past it.  */
+START_TEST (test_oversleep)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.oversleep_ns = 2000000;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  uint64_t passed = fake.now_ns - FAKE_CLOCK_START_NS;
+  ck_assert_msg (passed <= BOUND_NS + fake.oversleep_ns,
+		 "%llu MiB chunks, 3 ms sleeps: %llu us passed waiting",
+		 (unsigned long long) (chunk_sizes[_i] >> 20), (unsigned long long) passed / 1000);
+  ck_assert_int_le (fake_calls (SYS_clock_nanosleep), 7);
+}
+END_TEST
+
 /* A holder that lets go after 5 ms: the lock is taken then.  */
 static int
 brief_holder (const struct fake_call *c, long *ret)
 {
   if (c->n == SYS_flock)
     {
-      *ret = fake.now_ns >= 5000000 ? 0 : -EWOULDBLOCK;
+      *ret = fake.now_ns - FAKE_CLOCK_START_NS >= 5000000 ? 0 : -EWOULDBLOCK;
       return 1;
     }
   return holder (c, ret);
@@ -176,6 +193,7 @@ lock_suite (void)
   tcase_add_loop_test (tc, test_lock_taken, 0, 2);
   tcase_add_loop_test (tc, test_lock_unusable, 0, 2);
   tcase_add_loop_test (tc, test_repair_bound, 0, 2);
+  tcase_add_loop_test (tc, test_oversleep, 0, 2);
   suite_add_tcase (s, tc);
   return s;
 }

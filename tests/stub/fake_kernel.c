@@ -33,6 +33,7 @@ fake_reset (void)
   fake.release = "6.18.0-1-amd64";
   fake.dumpable = 1;
   fake.page = 4096;
+  fake.now_ns = FAKE_CLOCK_START_NS;
   for (int i = 0; i < FAKE_MAX_FDS; i++)
     fds[i].file = -1;
 }
@@ -243,10 +244,17 @@ syscall6 (long n, long a, long b, long c, long d, long e, long f)
       if (a == 3)		/* PR_GET_DUMPABLE */
 	return fake.dumpable;
       return -EINVAL;
+    case SYS_clock_gettime:
+      {
+	long *t = (long *) b;
+	t[0] = (long) (fake.now_ns / 1000000000ULL);
+	t[1] = (long) (fake.now_ns % 1000000000ULL);
+	return 0;
+      }
     case SYS_clock_nanosleep:
       {
 	const long *t = (const long *) c;
-	fake.now_ns += (uint64_t) (t[0] * 1000000000L + t[1]);
+	fake.now_ns += (uint64_t) (t[0] * 1000000000L + t[1]) + fake.oversleep_ns;
 	fake.slept_ns += (uint64_t) (t[0] * 1000000000L + t[1]);
 	return 0;
       }

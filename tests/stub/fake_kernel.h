@@ -46,7 +46,8 @@ struct fake_state
   long dumpable;		/* PR_GET_DUMPABLE */
   uint64_t page;		/* stub_page_size () */
   uint64_t now_ns;		/* advanced by clock_nanosleep */
-  uint64_t slept_ns;
+  uint64_t slept_ns;		/* the sleeps asked for */
+  uint64_t oversleep_ns;	/* what each sleep takes more (a busy machine) */
   fake_hook_fn *hook;
   /* The log: every call, how many of each, the paths opened.  */
   struct fake_call calls[FAKE_MAX_CALLS];
@@ -65,6 +66,9 @@ struct fake_state
 };
 
 extern struct fake_state fake;
+
+/* CLOCK_MONOTONIC after fake_reset: the uptime of a machine that runs.  */
+#define FAKE_CLOCK_START_NS 1000000000000ULL
 
 /* Forget everything: no files, release "6.18.0", THP enabled, 4 KiB pages.  */
 void fake_reset (void);
