@@ -40,6 +40,17 @@
 # runs (mid() and the hits in the original and the copy rewrite, the
 # copy's AnonHugePages and FilePmdMapped).
 #
+# With -O it also measures the program on overlayfs (a container's root
+# file system): overlays mounted in the guest with lowerdir the ext4 disk's
+# mount and the xfs disk's (upperdir and workdir on a tmpfs), labelled
+# ovl-ext4 and ovl-xfs, and the same again measured in a mount namespace
+# where the lower file system's mount is lazily unmounted, as in a container
+# whose /proc/self/mountinfo does not show it ("hidden lower": ovlh-ext4,
+# ovlh-xfs); the same states and rows as the disks, disk reads counted on
+# the lower disk; per kernel the device /proc/PID/maps shows for the
+# overlay's text and what POSIX_FADV_DONTNEED through the overlay's file
+# evicts (tests/vm/guest.sh, OVERLAYS).
+#
 # With --arch aarch64 or riscv64 (or ELFPMD_VM_ARCH) it boots Debian's arm64
 # or riscv64 kernels in qemu-system-aarch64 / -riscv64 -M virt (TCG) with
 # busybox-static of that architecture (downloaded and unpacked, never
@@ -57,7 +68,7 @@
 #
 # Usage: bench/vm-kernels.sh [--arch ARCH] [-s KERNELS] [-t THPS] [-B BINS]
 #                            [-S STATES] [-P PMD] [-T MIB] [-n PAIRS] [-b BATCH]
-#                            [-r READS] [-j] [-d WORKDIR] [-k]
+#                            [-r READS] [-j] [-O] [-d WORKDIR] [-k]
 #   --arch ARCH, -a ARCH  x86_64 (default), aarch64 or riscv64
 #   -s KERNELS Debian releases, space-separated, each SUITE or SUITE:FLAVOUR
 #              (linux-image-FLAVOUR; default x86_64 "bullseye bookworm
@@ -80,7 +91,21 @@
 #   -b BATCH   warm starts timed together in each half of a pair (default 5;
 #              3 for the other architectures)
 #   -r READS   warm starts counted for the disk reads (default 3)
+#   -L ROUNDS  the wait for another user's lock: ROUNDS starts of mad's
+#              mad-empty from a cache in 4 KiB folios (its stub repairs,
+#              where the kernel can: xfs) while `vmtime hold` holds the
+#              flock of another file (free) or of the file (held) and grows
+#              a read lock on it every millisecond (what any reader can
+#              do); "R lock" lines, free_us and held_us per round
+#              (default 0: none)
 #   -j         a third disk: ext4 mounted data=journal
+#   -O         overlayfs over ext4 and over xfs, lower mount visible and
+#              hidden (ovl-ext4 ovl-xfs ovlh-ext4 ovlh-xfs; the overlay
+#              module: a kernel cached without it is fetched again);
+#              ELFPMD_VM_OVERLAYS="LABEL:LOWER[:FLAG,...] ..." chooses
+#              others (guest.sh OVERLAYS; FLAGs hidden, and same: every
+#              layer on the lower disk, as container engines lay them
+#              out), e.g. "ovls-ext4:ext4:same ovlsh-ext4:ext4:same,hidden"
 #   -d WORKDIR directory to work in (default: mktemp -d under /var/tmp)
 #   -k         keep the work directory (console logs, results, images)
 #   ELFPMD=path  the tool (default: ../src/elfpmd beside this script, else PATH)
@@ -104,6 +129,7 @@ PAIRS=
 BATCH=
 READS=3
 JOURNAL=0
+OVERLAY=0
 WORK=
 KEEP=0
 # --arch ARCH (the one long option) is -a ARCH.
@@ -117,7 +143,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 set -- "${args[@]}"
-while getopts 'a:s:t:B:S:P:T:n:b:r:jd:kh' opt; do
+while getopts 'a:s:t:B:S:P:T:n:b:r:L:jOd:kh' opt; do
 	case $opt in
 	a) ARCH=$OPTARG ;;
 	s) SUITES=$OPTARG ;;
@@ -135,7 +161,10 @@ while getopts 'a:s:t:B:S:P:T:n:b:r:jd:kh' opt; do
 	n) PAIRS=$OPTARG ;;
 	b) BATCH=$OPTARG ;;
 	r) READS=$OPTARG ;;
+	L) case $OPTARG in '' | *[!0-9]*) echo "-L wants a number of rounds" >&2; exit 64 ;; esac
+	   VM_LOCKS=$OPTARG ;;
 	j) JOURNAL=1 ;;
+	O) OVERLAY=1 ;;
 	d) WORK=$OPTARG ;;
 	k) KEEP=1 ;;
 	*) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
@@ -191,6 +220,13 @@ for b in $VM_BINS; do
 done
 disks="ext4:vda:ext4:defaults xfs:vdb:xfs:defaults"
 [ "$JOURNAL" = 1 ] && disks="$disks ext4j:vdc:ext4:data=journal"
+export VM_LOCKS=${VM_LOCKS:-0}
+VM_OVERLAYS=
+if [ "$OVERLAY" = 1 ] || [ -n "${ELFPMD_VM_OVERLAYS:-}" ]; then
+	VM_OVERLAYS=${ELFPMD_VM_OVERLAYS:-ovl-ext4:ext4 ovl-xfs:xfs ovlh-ext4:ext4:hidden ovlh-xfs:xfs:hidden}
+	VM_NEED_MODULES=overlay
+	echo "overlays: $VM_OVERLAYS"
+fi
 vm_conf "$WORK/vm.conf" "$disks" "$STATES"
 
 rows=$WORK/rows
@@ -211,6 +247,7 @@ for suite in $SUITES; do
 	fi
 	kernel=$(cat "$VM_KDIR/release")
 	echo "   package: $(cat "$VM_KDIR/package")"
+	[ -z "$VM_NEED_WHY" ] || echo "   note:    $VM_NEED_WHY"
 	echo "   config:  $(vm_config_line "$VM_KDIR")"
 	k=$WORK/${suite//:/-}
 	mkdir -p "$k"
@@ -255,8 +292,11 @@ for suite in $SUITES; do
 		fi
 	done
 	grep -E '^R (run .*same=no|diff )' "$k/results" | head -20 | sed 's/^R /   /'
+	grep -E '^R (ovl|maps) ' "$k/results" | sed 's/^R /   /'
 	grep '^R reads ' "$k/results" | sed 's/^R /   /'
 	grep '^R time ' "$k/results" | sed 's/^R /   /'
+	grep '^R rusage ' "$k/results" | sed 's/^R /   /'
+	grep '^R lock ' "$k/results" | sed 's/^R /   /'
 	if [ "$old_table" = 1 ]; then
 		vm_table_rows "$(vm_series "$suite") ($kernel)" "$ideal" "$k/results" >>"$rows"
 	else

@@ -5,6 +5,24 @@
 # /etc/vm.conf, written by the host:
 #
 #   DISKS   LABEL:DEVICE:FSTYPE:MOUNTOPTIONS ... (ext4:vda:ext4:defaults ...)
+#   OVERLAYS  LABEL:LOWER[:FLAG,...] ...: overlayfs mounts measured as
+#           file systems of their own after the DISKS (default none): at
+#           /mnt/LABEL, lowerdir /mnt/LOWER (the mount of the DISKS label
+#           LOWER), upperdir and workdir on a tmpfs of its own at
+#           /ovl/LABEL (a "fresh" copy lands there); disk reads are counted
+#           on LOWER's device.  FLAGs: "same": every layer on LOWER's file
+#           system, as a container engine lays them out (overlayfs's
+#           "samefs": st_dev is the overlay's): lowerdir
+#           /mnt/LOWER/.ovl/lower, a tree of hard links to /mnt/LOWER's
+#           BINS directories (the same inodes, so the same page cache),
+#           upperdir and workdir in /mnt/LOWER/.ovl/LABEL (not inside
+#           lowerdir, which overlayfs refuses); "hidden": each measurement
+#           on it runs in a mount namespace of its own (unshare -m) where
+#           /mnt/LOWER and /ovl/LABEL are lazily unmounted (umount -l), as
+#           in a container whose /proc/self/mountinfo has no mount of the
+#           layers' file systems; the overlay itself goes on working.
+#           Needs the overlay module (lib.sh VM_OPT_MODULES).
+#           (ovl-ext4:ext4 ovlh-ext4:ext4:hidden ovls-xfs:xfs:same ...)
 #   THPS    THP modes to measure in, in order (madvise, always)
 #   STATES  page cache states: cold warm order0 fresh concurrent thpoff
 #           (thpoff: a start under PR_SET_THP_DISABLE, /bin/thp-off, with
@@ -23,6 +41,7 @@
 #   PAIRS   timed A/B pairs of warm starts of EMPTY
 #   BATCH   warm starts in each half of a pair (timed together)
 #   READS   warm starts of PROG counted for the disk reads
+#   LOCKS   rounds of the lock measurement (R lock; 0: none)
 #   PROBE   yes: try PAGEMAP_SCAN, MADV_POPULATE_READ and MADV_COLLAPSE
 #   INV     the second fixture's file name (inv-pie: an exported function
 #           mid in a whole chunk) under /mnt/LABEL/BIN, or empty for none;
@@ -56,8 +75,44 @@
 #   R reads fs=L thp=M runs=N orig_kb=K mad_kb=K b=CMP  (sectors read from
 #                                      DEVICE during N warm starts of each;
 #                                      mad_kb is CMP's)
+#   R lock fs=L thp=M round=N free_us=.. held_us=.. holder=held  (LOCKS:
+#                                      a start of mad's EMPTY from a cache
+#                                      in 4 KiB folios while vmtime hold
+#                                      holds another file (free) and the
+#                                      file itself (held))
 #   R time fs=L thp=M a_us=.. b_us=.. ratio=.. b=CMP  (vmtime pairs: a orig,
 #                                      b CMP)
+#   R rusage fs=L thp=M orig_minflt=N orig_rss_kb=K b_minflt=N b_rss_kb=K b=CMP
+#                                      one more warm start of EMPTY each
+#                                      after the pairs (busybox time -v):
+#                                      minor page faults, maximum RSS
+#   R mount fs=L dev=D type=T opts=O read_ahead_kb=N  a mounted DISKS
+#                                      label (type=overlay: an OVERLAYS
+#                                      label, dev its LOWER's, opts
+#                                      lower=LOWER,hidden=yes|no,
+#                                      upper=tmpfs|lower)
+#   R ovl fs=L lower=LOWER lower_dev=MAJ:MIN ovl_dev=MAJ:MIN
+#         evict_ovl_kb=K evict_lower_kb=K size_kb=K  (OVERLAYS, after the
+#                                      mounts, in the initial namespace: the
+#                                      kB read from LOWER's device by a read
+#                                      of the lower file orig/PROG after
+#                                      POSIX_FADV_DONTNEED through the
+#                                      overlay's file (pagecache evict), and
+#                                      after the same through the lower file,
+#                                      the file cached before each)
+#   R maps fs=L thp=M what=orig|fresh dev=MAJ:MIN ino=N path=P mountinfo=TYPE|none
+#          st_dev=MAJ:MIN st_ino=N
+#                                      OVERLAYS: the mapping of the
+#                                      original's text (orig: its cold
+#                                      reference run; fresh: its run in the
+#                                      fresh state, a copy in the upper
+#                                      layer), the /proc/PID/maps header of
+#                                      its smaps copy, device in decimal,
+#                                      and the type of the mount of that
+#                                      device in the measuring process's
+#                                      /proc/self/mountinfo (what the stub
+#                                      finds there); st_dev and st_ino:
+#                                      stat(2) of its path
 #   R note ...                         something worth knowing
 #   R error ...                        something that stopped a measurement
 
@@ -65,6 +120,7 @@
 . /etc/vm.conf
 BINS=${BINS:-orig mad}
 CMP=${CMP:-mad}
+OVERLAYS=${OVERLAYS:-}
 
 r () { echo "R $*"; }
 drop () { sync; echo 3 >/proc/sys/vm/drop_caches; }
@@ -131,6 +187,50 @@ prep () {
 	esac
 }
 
+# mountinfo_type MAJ:MIN: the type of the mount of device MAJ:MIN (decimal)
+# in this process's /proc/self/mountinfo, "none" when it has none.
+mountinfo_type () {
+	awk -v d="$1" '$3 == d { for (i = 7; i < NF; i++) if ($i == "-") { print $(i + 1); f = 1; exit } }
+		END { if (!f) print "none" }' /proc/self/mountinfo
+}
+
+# maps_line SMAPS PATH: "dev=MAJ:MIN ino=N path=P mountinfo=TYPE" of the
+# first mapping in SMAPS whose path is PATH or ends in PATH's last two
+# components (a kernel that shows another path for an overlay's file),
+# the device in decimal, and "st_dev=MAJ:MIN st_ino=N", what stat(2) of
+# PATH says (the stub matches the two to find the mapped file).
+maps_line () {
+	local m
+	m=$(awk -v p="$2" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		BEGIN { n = split(p, c, "/"); tail = "/" c[n - 1] "/" c[n] }
+		/^[0-9a-f]+-[0-9a-f]+ / && ($6 == p || substr($6, length($6) - length(tail) + 1) == tail) {
+			split($4, d, ":"); print hex(d[1]) ":" hex(d[2]), $5, $6; exit }' "$1")
+	if [ -z "$m" ]; then
+		echo "dev=? ino=? path=? mountinfo=?"
+		return
+	fi
+	# shellcheck disable=SC2086  # three words
+	set -- $m
+	local st
+	st=$(stat -L -c '%d %i' "$3" 2>/dev/null) || st="0 0"
+	# shellcheck disable=SC2086  # two words
+	set -- "$@" $st
+	echo "dev=$1 ino=$2 path=$3 mountinfo=$(mountinfo_type "$1")" \
+		"st_dev=$((($4 >> 8) & 4095)):$((($4 & 255) | (($4 >> 12) & 1048320))) st_ino=$5"
+}
+
+# minflt PROG: run PROG once (busybox time -v), print its minor page
+# faults, and leave its maximum resident set size (kB) in /tmp/rss.
+minflt () {
+	busybox time -v "$1" >/dev/null 2>/tmp/rusage
+	sed -n 's/.*Maximum resident set size (kbytes): //p' /tmp/rusage >/tmp/rss
+	sed -n 's/.*Minor (reclaiming a frame) page faults: //p' /tmp/rusage
+}
+
 measure_fs () {
 	local d="/mnt/$label" k t0 b bstates
 	t0=$(date +%s)
@@ -138,6 +238,8 @@ measure_fs () {
 	start "$d/orig/$PROG" /tmp/ref.out /tmp/smaps
 	r ref fs="$label" thp="$mode" status="$(tail -n 1 /tmp/ref.out | sed 's/exit status //')" \
 		md5="$(md5sum /tmp/ref.out | cut -d ' ' -f 1)"
+	# shellcheck disable=SC2046  # key=value words
+	[ "$type" = overlay ] && r maps fs="$label" thp="$mode" what=orig $(maps_line /tmp/smaps "$d/orig/$PROG")
 	for bin in $BINS; do
 		p=$d/$bin/$PROG
 		eval "bstates=\${STATES_$bin-\$STATES}"
@@ -160,6 +262,10 @@ measure_fs () {
 				dd if="$p" of="$d/fresh/$PROG" bs=4k 2>/dev/null
 				chmod 755 "$d/fresh/$PROG"
 				one fresh "$d/fresh/$PROG"
+				# on an overlay the copy is the upper layer's (tmpfs)
+				# shellcheck disable=SC2046  # key=value words
+				[ "$type" = overlay ] && [ "$bin" = orig ] \
+					&& r maps fs="$label" thp="$mode" what=fresh $(maps_line /tmp/smaps "$d/fresh/$PROG")
 				rm -rf "$d/fresh" ;;
 			concurrent)
 				drop
@@ -196,8 +302,42 @@ measure_fs () {
 			vmtime run 2 "$d/$b/$EMPTY" >/dev/null
 			# shellcheck disable=SC2046  # vmtime prints key=value words
 			r time fs="$label" thp="$mode" $(vmtime pairs "$PAIRS" "${BATCH:-1}" "$d/orig/$EMPTY" "$d/$b/$EMPTY") b="$b"
+			# what one more warm start of each costs in page faults
+			# and memory (the stub's advice and touches show here)
+			r rusage fs="$label" thp="$mode" orig_minflt="$(minflt "$d/orig/$EMPTY")" orig_rss_kb="$(cat /tmp/rss)" \
+				b_minflt="$(minflt "$d/$b/$EMPTY")" b_rss_kb="$(cat /tmp/rss)" b="$b"
 		fi
 	done
+	# The wait for another user's lock (stub/lock.c): LOCKS rounds of a
+	# start of mad's EMPTY from a cache in 4 KiB folios, so that its stub
+	# repairs (where the kernel can), while vmtime hold holds the file's
+	# flock and grows a read lock on it every millisecond (held), and
+	# while it does the same on another file (free: the holder's own cost
+	# to the machine, without the lock).
+	if [ "${LOCKS:-0}" -gt 0 ] && [ -n "$EMPTY" ] && [ -x "$d/mad/$EMPTY" ]; then
+		e=$d/mad/$EMPTY
+		i=0
+		while [ $i -lt "$LOCKS" ]; do
+			i=$((i + 1))
+			for on in "$d/orig/$EMPTY" "$e"; do
+				vmtime hold "$on" >/tmp/hold.out 2>&1 &
+				h=$!
+				n=0
+				while ! grep -q held /tmp/hold.out && [ $n -lt 50 ]; do
+					sleep 0.1
+					n=$((n + 1))
+				done
+				/bin/pagecache evict "$e" >/dev/null 2>&1
+				/bin/pagecache order0 "$e" >/dev/null 2>&1
+				us=$(vmtime once "$e" | sed -n 's/^us=\([0-9]*\).*/\1/p')
+				kill $h
+				wait $h 2>/dev/null
+				if [ "$on" = "$e" ]; then held=$us; else free=$us; fi
+			done
+			r lock fs="$label" thp="$mode" round=$i free_us="$free" held_us="$held" \
+				holder="$(head -1 /tmp/hold.out)"
+		done
+	fi
 	case " $INV_FS " in
 	*" $label "*) [ -n "$INV" ] && [ "$mode" = "$INV_THP" ] && measure_inv ;;
 	esac
@@ -261,6 +401,18 @@ measure_inv () {
 	done
 }
 
+# sh /guest.sh hidden LABEL DEV MODE LOWER: measure_fs for the OVERLAYS
+# label LABEL in THP mode MODE, run by unshare -m in a mount namespace of
+# its own, after lazily unmounting /mnt/LOWER and /ovl/LABEL there.
+if [ "${1:-}" = hidden ]; then
+	label=$2 dev=$3 mode=$4 type=overlay
+	{ umount -l "/mnt/$5" && if awk -v m="/ovl/$label" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+		umount -l "/ovl/$label"; fi; } 2>/tmp/hide.err \
+		|| { r error "fs=$label: umount -l /mnt/$5 /ovl/$label: $(cat /tmp/hide.err)"; exit 1; }
+	measure_fs
+	exit 0
+fi
+
 # The disks appear shortly after virtio_blk is loaded.
 for spec in $DISKS; do
 	dev=$(echo "$spec" | cut -d: -f2)
@@ -286,6 +438,82 @@ for spec in $DISKS; do
 	fi
 done
 
+# The overlays (OVERLAYS): over a mounted DISKS label, each with its own
+# tmpfs for upperdir and workdir; "LABEL:DEV:overlay:LOWER:HIDDEN" in
+# $overlays (DEV: LOWER's device, where the reads are counted).
+overlays=
+for spec in $OVERLAYS; do
+	label=$(echo "$spec" | cut -d: -f1)
+	lower=$(echo "$spec" | cut -d: -f2)
+	flags=,$(echo "$spec" | cut -s -d: -f3),
+	hidden=no upper=tmpfs
+	case $flags in *,hidden,*) hidden=yes ;; esac
+	case $flags in *,same,*) upper=lower ;; esac
+	dev=
+	for s in $mounted; do
+		[ "$(echo "$s" | cut -d: -f1)" = "$lower" ] && dev=$(echo "$s" | cut -d: -f2)
+	done
+	if [ -z "$dev" ]; then
+		r error "overlay $label: its lower file system $lower is not mounted"
+		continue
+	fi
+	mkdir -p "/mnt/$label"
+	: >/tmp/mount.err
+	if [ $upper = tmpfs ]; then
+		lowerdir=/mnt/$lower u=/ovl/$label
+		mkdir -p "$u"
+		mount -t tmpfs tmpfs "$u" 2>/tmp/mount.err || u=
+	else
+		# every layer on LOWER's file system: the lower tree hard links
+		# to the disk's files, made once per LOWER
+		lowerdir=/mnt/$lower/.ovl/lower u=/mnt/$lower/.ovl/$label
+		if [ ! -d "$lowerdir" ]; then
+			mkdir -p "$lowerdir.new"
+			for b in "/mnt/$lower"/*; do
+				case ${b##*/} in fresh | lost+found) continue ;; esac
+				[ -d "$b" ] && cp -al "$b" "$lowerdir.new/" 2>>/tmp/mount.err
+			done
+			mv "$lowerdir.new" "$lowerdir" 2>>/tmp/mount.err
+		fi
+		[ -d "$lowerdir" ] || u=
+	fi
+	if [ -z "$u" ] || ! mkdir -p "$u/upper" "$u/work" 2>>/tmp/mount.err \
+		|| ! mount -t overlay overlay -o "lowerdir=$lowerdir,upperdir=$u/upper,workdir=$u/work" \
+			"/mnt/$label" 2>>/tmp/mount.err; then
+		r error "mount -t overlay $label over $lowerdir: $(cat /tmp/mount.err)"
+		continue
+	fi
+	overlays="$overlays $label:$dev:overlay:$lower:$hidden"
+	r mount fs="$label" dev="$dev" type=overlay opts="lower=$lower,hidden=$hidden,upper=$upper" \
+		read_ahead_kb="$(cat "/sys/block/$dev/queue/read_ahead_kb")"
+done
+
+# What POSIX_FADV_DONTNEED through an overlay's file does to the lower
+# file's page cache (which the stub never asks for on overlayfs): the kB
+# read from the lower device by a read of the lower file after it, and
+# after the same through the lower file itself.
+for spec in $overlays; do
+	label=$(echo "$spec" | cut -d: -f1)
+	dev=$(echo "$spec" | cut -d: -f2)
+	lower=$(echo "$spec" | cut -d: -f4)
+	f=orig/$PROG
+	kb=
+	for via in "/mnt/$label" "/mnt/$lower"; do
+		cat "/mnt/$lower/$f" >/dev/null
+		/bin/pagecache evict "$via/$f" >/dev/null 2>&1 || r error "pagecache evict $via/$f failed"
+		s0=$(awk '{ print $3 }' "/sys/block/$dev/stat")
+		cat "/mnt/$lower/$f" >/dev/null
+		s1=$(awk '{ print $3 }' "/sys/block/$dev/stat")
+		kb="$kb $(((s1 - s0) / 2))"
+	done
+	# shellcheck disable=SC2086  # two words
+	set -- $kb
+	r ovl fs="$label" lower="$lower" \
+		lower_dev="$(awk -v m="/mnt/$lower" '$5 == m { print $3; exit }' /proc/self/mountinfo)" \
+		ovl_dev="$(awk -v m="/mnt/$label" '$5 == m { print $3; exit }' /proc/self/mountinfo)" \
+		evict_ovl_kb="$1" evict_lower_kb="$2" size_kb=$(($(wc -c <"/mnt/$lower/$f") / 1024))
+done
+
 if [ "$PROBE" = yes ]; then
 	for spec in $mounted; do
 		label=$(echo "$spec" | cut -d: -f1)
@@ -308,11 +536,22 @@ fi
 
 for mode in $THPS; do
 	echo "$mode" >$thp || r error "cannot set THP mode $mode"
-	for spec in $mounted; do
+	for spec in $mounted $overlays; do
 		label=$(echo "$spec" | cut -d: -f1)
 		dev=$(echo "$spec" | cut -d: -f2)
-		measure_fs
+		type=$(echo "$spec" | cut -d: -f3)
+		if [ "$type" = overlay ] && [ "$(echo "$spec" | cut -d: -f5)" = yes ]; then
+			unshare -m sh /guest.sh hidden "$label" "$dev" "$mode" "$(echo "$spec" | cut -d: -f4)" \
+				|| r error "fs=$label thp=$mode: unshare -m failed"
+		else
+			measure_fs
+		fi
 	done
+done
+for spec in $overlays; do
+	label=$(echo "$spec" | cut -d: -f1)
+	umount "/mnt/$label"
+	[ -d "/ovl/$label" ] && umount "/ovl/$label"
 done
 for spec in $mounted; do
 	umount "/mnt/$(echo "$spec" | cut -d: -f1)"

@@ -250,7 +250,18 @@ vm_apt_setup () {
 # in load order as listed in modules/order) and builtin (those built in);
 # the .deb is deleted once unpacked.  Sets
 # VM_KDIR; returns 1 (VM_WHY) on failure.
+#
+# VM_MODULES must be there; VM_OPT_MODULES (overlay: the guest's overlayfs,
+# OVERLAYS in guest.sh) are taken where the kernel has them, noted in
+# KDIR/absent where it has not.  A kernel cached before a module of
+# VM_NEED_MODULES (set by a caller that needs it: bench/vm-kernels.sh -O
+# sets "overlay") was optional lacks it: it is fetched and unpacked again
+# (into a new directory that then replaces the old one); when that cannot
+# be done the cached one is used (VM_NEED_WHY says what it lacks).
 VM_MODULES="crc32c_generic virtio_pci virtio_blk ext4 xfs"
+VM_OPT_MODULES="overlay"
+VM_NEED_MODULES=${VM_NEED_MODULES:-}
+VM_NEED_WHY=
 vm_fetch_kernel () {
 	local suite=${1%%:*} flavour=$VM_FLAVOUR a pkg ver deb kdir
 	case $1 in *:*) flavour=${1#*:} ;; esac
@@ -264,7 +275,9 @@ vm_fetch_kernel () {
 	fi
 	ver=$(vm_apt "$suite" apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
 	kdir=$VM_CACHE/kernels/${pkg}_$ver
-	if [ -f "$kdir/done" ]; then
+	VM_NEED_WHY=
+	# shellcheck disable=SC2086  # module names are words
+	if [ -f "$kdir/done" ] && vm_kernel_has "$kdir" $VM_NEED_MODULES; then
 		VM_KDIR=$kdir
 		return 0
 	fi
@@ -274,14 +287,45 @@ vm_fetch_kernel () {
 		rm -f "$a/debs/"*.deb
 		if ! (cd "$a/debs" && vm_apt "$suite" apt-get -q download "$pkg") >"$a/download.log" 2>&1; then
 			VM_WHY="cannot download $pkg: $(grep -m1 '^E:' "$a/download.log" || tail -1 "$a/download.log")"
+			if [ -f "$kdir/done" ]; then
+				# cached without a module it now needs: use it
+				# shellcheck disable=SC2086  # module names are words
+				VM_NEED_WHY="the cached $pkg has no module$(vm_kernel_lacks "$kdir" $VM_NEED_MODULES) ($VM_WHY)"
+				VM_KDIR=$kdir
+				return 0
+			fi
 			return 1
 		fi
 		deb=$(find "$a/debs" -name "${pkg}_*_$VM_DEB_ARCH.deb" | head -1)
 		[ -n "$deb" ] || { VM_WHY="apt-get download $pkg left no .deb"; return 1; }
 	fi
-	vm_unpack_kernel "$deb" "$kdir" || return 1
-	rm -f "$deb"
+	# Unpacked beside the cached one (if any), which it replaces once
+	# complete: a run using the cached directory meanwhile finds its files.
+	vm_unpack_kernel "$deb" "$kdir.new.$$" || { rm -rf "$kdir.new.$$"; return 1; }
+	rm -rf "$kdir.old.$$"
+	[ -d "$kdir" ] && mv "$kdir" "$kdir.old.$$"
+	mv "$kdir.new.$$" "$kdir" || { VM_WHY="cannot rename $kdir.new.$$"; return 1; }
+	rm -rf "$kdir.old.$$" "$deb"
 	VM_KDIR=$kdir
+}
+
+# vm_kernel_has KDIR MODULE...: whether each MODULE is in KDIR's modules
+# (modules/order), built in (builtin) or known to be absent from the
+# package (absent; VM_OPT_MODULES only).
+vm_kernel_has () {
+	[ -z "$(vm_kernel_lacks "$@")" ]
+}
+
+# vm_kernel_lacks KDIR MODULE...: " NAME" for each MODULE that KDIR has
+# not looked for (see vm_kernel_has).
+vm_kernel_lacks () {
+	local kdir=$1 m
+	shift
+	for m in "$@"; do
+		m=${m//-/_}
+		grep -qx "$m.ko" "$kdir/modules/order" 2>/dev/null || grep -qx "$m" "$kdir/builtin" 2>/dev/null \
+			|| grep -qx "$m" "$kdir/absent" 2>/dev/null || printf ' %s' "$m"
+	done
 }
 
 # vm_fetch_busybox SUITE: for a guest of another architecture than the
@@ -381,6 +425,15 @@ vm_unpack_kernel () {
 	for m in $VM_MODULES; do
 		vm_add_module "$m" || return 1
 	done
+	# optional ones: where the package has them (their dependencies too)
+	: >"$kdir/absent"
+	for m in $VM_OPT_MODULES; do
+		if grep -qx "${m//-/_}" "$kdir/builtin.all" || awk -v n="${m//-/_}" '$1 == n { f = 1 } END { exit !f }' "$kdir/names"; then
+			vm_add_module "$m" || return 1
+		else
+			echo "${m//-/_}" >>"$kdir/absent"
+		fi
+	done
 	rm -rf "$tmp" "$kdir/names" "$kdir/builtin.all" "$kdir/tar.log"
 	touch "$kdir/done"
 }
@@ -420,11 +473,14 @@ vm_host_libs () {
 # are the copy binary's states.  With VM_INV (vm_payload), inv-pie's runs
 # on the file systems INV_FS (default ext4) in THP mode INV_THP (default
 # the last of THPS) and the states INV_STATES (default "cold warm").
+# VM_OVERLAYS, when set, are the overlay labels measured after the disks
+# (guest.sh OVERLAYS: "LABEL:LOWER[:hidden] ..."; bench/vm-kernels.sh -O).
 vm_conf () {
 	local last=
 	for last in $THPS; do :; done
 	cat >"$1" <<EOF
 DISKS="$2"
+OVERLAYS="${VM_OVERLAYS:-}"
 THPS="$THPS"
 STATES="$3"
 BINS="${VM_BINS:-orig mad}"
@@ -434,6 +490,7 @@ EMPTY=mad-empty
 PAIRS=$PAIRS
 BATCH=$BATCH
 READS=$READS
+LOCKS=${VM_LOCKS:-0}
 PROBE=yes
 INV=${VM_INV:-}
 INV_BINS="orig copy"

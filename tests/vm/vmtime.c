@@ -13,6 +13,16 @@
        an error.
      vmtime run N PROG [ARG...]
        Run PROG N times (output to /dev/null); print "status=S" of the last.
+     vmtime once PROG [ARG...]
+       Run PROG once (output to /dev/null), timed from fork to wait: print
+       "us=MICROSECONDS status=S".
+     vmtime hold FILE
+       Hold FILE's flock(LOCK_EX) and grow an open file description read
+       lock on bytes [0, N) of it by one byte every millisecond (what an
+       elfpmd stub at work once showed the starts waiting for it, and what
+       any reader of the file can show): print "held" once the flock is
+       taken, then go on until killed (at most 600 s).  Exit 1 when the
+       lock cannot be taken.
      vmtime probe FILE
        What this kernel offers the stub, tried on FILE (a file of at least
        4 MiB that nothing else maps, ideally not cached): print
@@ -44,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -121,6 +132,27 @@ run_once (char **argv, int *status)
   double t = now_us () - t0;
   *status = WIFEXITED (ws) ? WEXITSTATUS (ws) : 128 + WTERMSIG (ws);
   return t;
+}
+
+/* vmtime hold FILE (see the top).  */
+static int
+hold (const char *file)
+{
+  int fd = open (file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      perror (file);
+      return 1;
+    }
+  printf ("held\n");
+  fflush (stdout);
+  alarm (600);
+  for (off_t steps = 1;; steps++)
+    {
+      struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = steps };
+      fcntl (fd, F_OFD_SETLK, &l);
+      usleep (1000);
+    }
 }
 
 static int
@@ -393,13 +425,23 @@ main (int argc, char **argv)
       printf ("status=%d\n", status);
       return 0;
     }
+  if (argc >= 3 && strcmp (argv[1], "once") == 0)
+    {
+      int status = -1;
+      double us = run_once (argv + 2, &status);
+      printf ("us=%.0f status=%d\n", us, status);
+      return 0;
+    }
+  if (argc == 3 && strcmp (argv[1], "hold") == 0)
+    return hold (argv[2]);
   if (argc == 3 && strcmp (argv[1], "probe") == 0)
     return probe (argv[2]);
 #ifdef __x86_64__
   if (argc >= 4 && strcmp (argv[1], "break") == 0)
     return breakpoint ((uintptr_t) strtoull (argv[2], NULL, 0), argv + 3);
 #endif
-  fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | probe FILE"
+  fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | once PROG"
+	   " [ARG...] | hold FILE | probe FILE"
 #ifdef __x86_64__
 	   " | break OFFSET PROG [ARG...]"
 #endif
