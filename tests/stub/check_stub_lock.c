@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check_main.h"
 #include "fake_kernel.h"
 
 #define BOUND_NS 20000000ULL
@@ -201,9 +202,5 @@ lock_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (lock_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite (lock_suite ());
 }

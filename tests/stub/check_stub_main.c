@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "fake_kernel.h"
 
 HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
@@ -240,9 +241,5 @@ main_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (main_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite (main_suite ());
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "fake_kernel.h"
 
 #define TEXT 0x40000000UL	/* where the text runs; the file's vaddr 0x400000 */
@@ -233,9 +234,5 @@ perfmap_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (perfmap_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite (perfmap_suite ());
 }

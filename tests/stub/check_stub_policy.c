@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check_main.h"
 #include "fake_kernel.h"
 
 #define NFS_SUPER_MAGIC 0x6969
@@ -205,9 +206,5 @@ policy_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (policy_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite (policy_suite ());
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "fake_kernel.h"
 
 static const struct stub_params library = { .pmd = 2 << 20 };
@@ -370,9 +371,5 @@ proc_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (proc_suite ());
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite (proc_suite ());
 }
