@@ -1,8 +1,10 @@
 /* A run over many files, in four passes:
 
    1. gather: the names of the command line, of directory walks (sorted by
-      name, symbolic links never followed) and of a --files-from list, each
-      with what lstat says of it, in the order met;
+      name, symbolic links never followed, every directory opened relative
+      to its parent's descriptor: a walk never leaves its tree, whatever is
+      swapped meanwhile) and of a --files-from list, each with what
+      fstatat says of it, in the order met;
    2. link: names of one inode are grouped; the first is processed, the
       others follow it (they are to name the rewritten file afterwards);
    3. process: each first name by process_job, in this process or in N
@@ -29,11 +31,14 @@
 
 #include "batch.h"
 #include "namelist.h"
+#include "place.h"
 
 /* One name met by the run.  */
 struct entry
 {
-  char *name;
+  char *name;			/* as shown: the path given, or the walk's root '/' REL */
+  int rootfd;			/* the walk's root, or -1 for a name given */
+  char *rel;			/* with ROOTFD: the name below it */
   enum skip_kind skip;		/* decided by the walk, or SKIP_NONE */
   char *error;			/* the walk could not read it (a directory) */
   bool have_stat;
@@ -59,13 +64,17 @@ struct gather
 {
   struct entry *e;
   size_t n, cap;
+  int *roots;			/* the walks' roots, held open for the run */
+  size_t nroots;
   const struct batch_options *bo;
   bool batch;			/* skip what is no ELF file quietly (-r, --files-from) */
 };
 
+/* Add the entry NAME (which the gather takes over, with REL and ERROR),
+   below the walk's root ROOTFD at REL, or a name given (ROOTFD -1).  */
 static int
-add_entry (struct gather *g, char *name, enum skip_kind skip, const struct stat *st,
-	   char *error)
+add_entry_at (struct gather *g, char *name, int rootfd, char *rel, enum skip_kind skip,
+	      const struct stat *st, char *error)
 {
   if (g->n == g->cap)
     {
@@ -74,14 +83,16 @@ add_entry (struct gather *g, char *name, enum skip_kind skip, const struct stat 
       if (e == NULL)
 	{
 	  free (name);
+	  free (rel);
 	  free (error);
 	  return -1;
 	}
       g->e = e;
       g->cap = cap;
     }
-  g->e[g->n] = (struct entry) { .name = name, .skip = skip, .error = error,
-				.have_stat = st != NULL, .leader = g->n, .unit = SIZE_MAX };
+  g->e[g->n] = (struct entry) { .name = name, .rootfd = rootfd, .rel = rel, .skip = skip,
+				.error = error, .have_stat = st != NULL, .leader = g->n,
+				.unit = SIZE_MAX };
   if (st != NULL)
     {
       g->e[g->n].dev = st->st_dev;
@@ -89,6 +100,13 @@ add_entry (struct gather *g, char *name, enum skip_kind skip, const struct stat 
     }
   g->n++;
   return 0;
+}
+
+static int
+add_entry (struct gather *g, char *name, enum skip_kind skip, const struct stat *st,
+	   char *error)
+{
+  return add_entry_at (g, name, -1, NULL, skip, st, error);
 }
 
 /* Whether PATH, whose last component is BASE, matches an --exclude pattern:
@@ -128,9 +146,9 @@ join (const char *dir, const char *name)
 }
 
 static int
-by_name (const struct dirent **a, const struct dirent **b)
+by_name (const void *a, const void *b)
 {
-  return strcmp ((*a)->d_name, (*b)->d_name);
+  return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
 static const char *
@@ -140,17 +158,73 @@ base_name (const char *path)
   return slash == NULL ? path : slash + 1;
 }
 
-static int add_name (struct gather *g, char *path, bool follow);
-
-/* Add what the directory DIR holds, in the order of the names' bytes.  */
+/* The names in the directory DIRFD (not "." and ".."), sorted by their
+   bytes, into *NAMES (*N of them).  Return 0, or -1 with errno.  */
 static int
-walk (struct gather *g, const char *dir)
+read_names (int dirfd, char ***names, size_t *n)
 {
-  struct dirent **list;
-  int n = scandir (dir, &list, NULL, by_name);
-  if (n < 0)
+  *names = NULL;
+  *n = 0;
+  int fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 0);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  if (d == NULL)
     {
-      char *name = strdup (dir), *why = NULL;
+      int e = errno;
+      if (fd >= 0)
+	close (fd);
+      errno = e;
+      return -1;
+    }
+  size_t cap = 0;
+  struct dirent *de;
+  errno = 0;
+  while ((de = readdir (d)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+	continue;
+      if (*n == cap)
+	{
+	  cap = cap == 0 ? 64 : 2 * cap;
+	  char **grown = realloc (*names, cap * sizeof *grown);
+	  if (grown == NULL)
+	    break;
+	  *names = grown;
+	}
+      if (((*names)[*n] = strdup (de->d_name)) == NULL)
+	break;
+      ++*n;
+      errno = 0;
+    }
+  int e = errno;
+  closedir (d);
+  if (e != 0)
+    {
+      for (size_t i = 0; i < *n; i++)
+	free ((*names)[i]);
+      free (*names);
+      *names = NULL;
+      *n = 0;
+      errno = e;
+      return -1;
+    }
+  qsort (*names, *n, sizeof **names, by_name);
+  return 0;
+}
+
+/* Add what the directory DIRFD holds, in the order of the names' bytes:
+   DIRFD is SHOWN (as the user will read it), REL below the walk's root
+   ROOTFD (NULL: the root itself).  Each subdirectory is opened relative to
+   DIRFD without following a symbolic link, so that one swapped in after
+   its fstatat cannot lead the walk out of the tree.  */
+static int
+walk (struct gather *g, int rootfd, int dirfd, const char *shown, const char *rel)
+{
+  const struct batch_options *bo = g->bo;
+  char **names;
+  size_t n;
+  if (read_names (dirfd, &names, &n) != 0)
+    {
+      char *name = strdup (shown), *why = NULL;
       if (name == NULL || asprintf (&why, "cannot read the directory: %s", strerror (errno)) < 0)
 	{
 	  free (name);
@@ -159,49 +233,122 @@ walk (struct gather *g, const char *dir)
       return add_entry (g, name, SKIP_NONE, NULL, why);
     }
   int ret = 0;
-  for (int i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++)
     {
-      const char *d = list[i]->d_name;
-      if (ret == 0 && strcmp (d, ".") != 0 && strcmp (d, "..") != 0)
+      const char *d = names[i];
+      char *path = ret == 0 ? join (shown, d) : NULL;
+      char *sub_rel = NULL;
+      if (ret == 0 && (path == NULL || (sub_rel = rel == NULL ? strdup (d) : join (rel, d)) == NULL))
+	ret = -1;
+      struct stat st;
+      if (ret != 0)
+	;
+      else if (fstatat (dirfd, d, &st, AT_SYMLINK_NOFOLLOW) != 0)
 	{
-	  char *path = join (dir, d);
-	  ret = path == NULL ? -1 : add_name (g, path, false);
+	  /* Gone since the directory was read: process_job says why.  */
+	  ret = add_entry_at (g, path, rootfd, sub_rel, SKIP_NONE, NULL, NULL);
+	  path = sub_rel = NULL;
 	}
-      free (list[i]);
+      else if (S_ISDIR (st.st_mode) && bo->recursive)
+	{
+	  if (!(bo->default_excludes && pruned_by_default (path, d)) && !excluded (bo, path, d))
+	    {
+	      int sub = openat (dirfd, d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	      if (sub < 0)
+		{
+		  char *why = NULL;
+		  if (asprintf (&why, "cannot read the directory: %s%s", strerror (errno),
+				errno == ELOOP || errno == ENOTDIR ? " (replaced while being walked)"
+				: "") < 0)
+		    ret = -1;
+		  else
+		    {
+		      ret = add_entry (g, path, SKIP_NONE, NULL, why);
+		      path = NULL;
+		    }
+		}
+	      else
+		{
+		  ret = walk (g, rootfd, sub, path, sub_rel);
+		  close (sub);
+		}
+	    }
+	}
+      else
+	{
+	  enum skip_kind skip = excluded (bo, path, d) ? SKIP_EXCLUDED
+				: S_ISLNK (st.st_mode) ? SKIP_SYMLINK
+				: !S_ISREG (st.st_mode) ? SKIP_NOT_REGULAR : SKIP_NONE;
+	  ret = add_entry_at (g, path, rootfd, sub_rel, skip, &st, NULL);
+	  path = sub_rel = NULL;
+	}
+      free (path);
+      free (sub_rel);
+      free (names[i]);
     }
-  free (list);
+  free (names);
   return ret;
 }
 
-/* Add PATH (which the gather takes over), looked at with stat when FOLLOW
-   (a name the user gave), else with lstat; walk it if it is a directory
-   and the run walks.  */
+/* Add PATH (which the gather takes over), a name the user gave: looked at
+   through a symbolic link when FOLLOW (a name on the command line) and the
+   link is root's or this user's (place.c), else as it is; walked if it is
+   a directory and the run walks, the directory held open as the walk's
+   root.  */
 static int
 add_name (struct gather *g, char *path, bool follow)
 {
   const struct batch_options *bo = g->bo;
   struct stat st;
-  int r = follow ? stat (path, &st) : lstat (path, &st);
-  if (r != 0)
-    /* process_job says why it cannot open it.  */
-    return add_entry (g, path, SKIP_NONE, NULL, NULL);
+  struct place pl;
+  struct diag err = { "" };
+  if (place_resolve (&pl, path, follow, &err) != 0
+      || fstatat (pl.dirfd, pl.base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      place_close (&pl);
+      /* process_job says why it cannot open it.  */
+      return add_entry (g, path, SKIP_NONE, NULL, NULL);
+    }
   /* A name given outside a batch run is processed whatever it is, so that
      the error says why it cannot be.  */
   if (!g->batch)
-    return add_entry (g, path, SKIP_NONE, S_ISREG (st.st_mode) ? &st : NULL, NULL);
+    {
+      place_close (&pl);
+      return add_entry (g, path, SKIP_NONE, S_ISREG (st.st_mode) ? &st : NULL, NULL);
+    }
   const char *base = base_name (path);
   if (S_ISDIR (st.st_mode) && bo->recursive)
     {
       if (!follow && ((bo->default_excludes && pruned_by_default (path, base))
 		      || excluded (bo, path, base)))
 	{
+	  place_close (&pl);
 	  free (path);
 	  return 0;
 	}
-      int ret = walk (g, path);
+      int root = openat (pl.dirfd, pl.base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      place_close (&pl);
+      int *grown = root >= 0 ? realloc (g->roots, (g->nroots + 1) * sizeof *grown) : NULL;
+      if (root < 0 || grown == NULL)
+	{
+	  char *why = NULL;
+	  int e = errno;
+	  if (root >= 0)
+	    close (root);
+	  if (asprintf (&why, "cannot read the directory: %s", strerror (e)) < 0)
+	    {
+	      free (path);
+	      return -1;
+	    }
+	  return add_entry (g, path, SKIP_NONE, NULL, why);
+	}
+      g->roots = grown;
+      g->roots[g->nroots++] = root;
+      int ret = walk (g, root, root, path, NULL);
       free (path);
       return ret;
     }
+  place_close (&pl);
   if (!follow && excluded (bo, path, base))
     return add_entry (g, path, SKIP_EXCLUDED, &st, NULL);
   if (S_ISLNK (st.st_mode))
@@ -514,10 +661,10 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
 	return;
       if (ro->format == REPORT_JSON)
 	{
-	  fputs ("{\"file\":", report);
-	  json_string (report, e[i].name);
-	  fputs (",\"same_file_as\":", report);
-	  json_string (report, lead->name);
+	  fputc ('{', report);
+	  json_name (report, "file", e[i].name);
+	  fputc (',', report);
+	  json_name (report, "same_file_as", lead->name);
 	  fprintf (report, ",\"status\":\"%s\"}\n", file_status_name (lr->out.status));
 	}
       else
@@ -603,7 +750,7 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
   int status = 0;
   struct file_job *jobs = NULL;
   struct result *results = NULL;
-  const char **links = NULL;
+  struct job_name *links = NULL;
   size_t njobs = 0, nfollow = 0;
   memset (counts, 0, sizeof *counts);
 
@@ -644,13 +791,17 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
       {
 	struct file_job *j = &jobs[g.e[i].unit];
 	j->name = g.e[i].name;
+	j->rootfd = g.e[i].rootfd;
+	j->rel = g.e[i].rel;
 	j->expect_inode = g.e[i].have_stat;
 	j->dev = g.e[i].dev;
 	j->ino = g.e[i].ino;
 	j->links = links + used;
 	for (size_t k = i + 1; k < g.n; k++)
 	  if (g.e[k].leader == i && k != i && g.e[k].skip == SKIP_NONE)
-	    links[used + j->nlinks++] = g.e[k].name;
+	    links[used + j->nlinks++] = (struct job_name) { .name = g.e[k].name,
+							     .rootfd = g.e[k].rootfd,
+							     .rel = g.e[k].rel };
 	used += j->nlinks;
       }
 
@@ -700,9 +851,13 @@ out:
   for (size_t i = 0; i < g.n; i++)
     {
       free (g.e[i].name);
+      free (g.e[i].rel);
       free (g.e[i].error);
     }
   free (g.e);
+  for (size_t i = 0; i < g.nroots; i++)
+    close (g.roots[i]);
+  free (g.roots);
   free (jobs);
   free (results);
   free (links);

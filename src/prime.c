@@ -35,6 +35,7 @@
 #include "namelist.h"
 #include "prime.h"
 #include "report.h"
+#include "safe_open.h"
 
 /* What became of one file.  */
 struct prime_result
@@ -298,15 +299,19 @@ prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_resu
   return go_on;
 }
 
-/* Prime the file NAME into R.  Return 0, or -1 with the reason in *ERR.
-   The file is opened once (only if it is a regular file: never a FIFO,
-   which would block, nor a device) and primed through that descriptor,
-   so that a name exchanged meanwhile changes nothing.  */
+/* Prime the file NAME into R, through FD when it is not -1 (the
+   descriptor of NAME a list's check opened, which this takes over).
+   Return 0, or -1 with the reason in *ERR.  The file is opened once (only
+   if it is a regular file: never a FIFO, which would block, nor a device)
+   and primed through that descriptor, so that a name exchanged meanwhile
+   changes nothing.  */
 static int
-prime_file (const char *name, uint64_t pmd, long page, struct prime_result *r, struct diag *err)
+prime_file (const char *name, int fd_given, uint64_t pmd, long page, struct prime_result *r,
+	    struct diag *err)
 {
   struct elf_file file;
-  if (elf_file_open (&file, name, err) != 0)
+  if ((fd_given >= 0 ? elf_file_open_fd (&file, fd_given, name, err)
+       : elf_file_open (&file, name, err)) != 0)
     return -1;
   uint64_t *chunks = NULL, n = 0;
   int ret = 0, fd = -1;
@@ -352,8 +357,8 @@ report_prime (FILE *out, const char *name, const struct prime_result *r, bool js
   uint64_t pmd_folios = r->already + r->primed;
   if (json)
     {
-      fputs ("{\"file\":", out);
-      json_string (out, name);
+      fputc ('{', out);
+      json_name (out, "file", name);
       fprintf (out, ",\"chunks\":%" PRIu64 ",\"pmd_folios\":%" PRIu64 ",\"already\":%" PRIu64
 	       ",\"primed\":%" PRIu64 ",\"busy\":%" PRIu64 ",\"reason\":", r->chunks, pmd_folios,
 	       r->already, r->primed, r->busy);
@@ -389,17 +394,21 @@ struct list_counts
   uint64_t failed;
 };
 
-/* Prime the file NAME and report it.  Return 0, or 1 when it could not
-   be read.  */
+/* Prime the file NAME (through FD, which this takes over, when it is not
+   -1) and report it.  Return 0, or 1 when it could not be read.  */
 static int
-prime_one (const char *name, uint64_t pmd, long page, const struct prime_options *opts,
+prime_one (const char *name, int fd, uint64_t pmd, long page, const struct prime_options *opts,
 	   FILE *out, FILE *errors)
 {
   struct prime_result r = { 0 };
   struct diag err = { "" };
   if (pmd == 0 || page <= 0 || pmd < (uint64_t) page)
-    snprintf (r.reason, sizeof r.reason, "this kernel has no transparent huge pages");
-  else if (prime_file (name, pmd, page, &r, &err) != 0)
+    {
+      snprintf (r.reason, sizeof r.reason, "this kernel has no transparent huge pages");
+      if (fd >= 0)
+	close (fd);
+    }
+  else if (prime_file (name, fd, pmd, page, &r, &err) != 0)
     {
       fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
       return 1;
@@ -410,13 +419,17 @@ prime_one (const char *name, uint64_t pmd, long page, const struct prime_options
 }
 
 /* Whether NAME from a list is worth opening as ELF: a regular file that
-   starts with the ELF magic.  Else count it in C (a missing file also
-   gets a line in the report).  An error that is not about the name
-   (EACCES, EIO) is left to prime_one, which reports it.  */
+   starts with the ELF magic; if so, *FD is its descriptor, opened once
+   for the whole of its priming (never a FIFO or a device exchanged for the
+   file after the lstat), or -1 when it could not be opened.  Else count it
+   in C (a missing file also gets a line in the report).  An error that is
+   not about the name (EACCES, EIO) is left to prime_one, which reports
+   it.  */
 static bool
 list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
-		  struct list_counts *c)
+		  struct list_counts *c, int *fd)
 {
+  *fd = -1;
   struct stat st;
   if (lstat (name, &st) != 0)
     {
@@ -425,8 +438,8 @@ list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
       c->missing++;
       if (opts->json)
 	{
-	  fputs ("{\"file\":", out);
-	  json_string (out, name);
+	  fputc ('{', out);
+	  json_name (out, "file", name);
 	  fputs (",\"skipped\":\"no such file\"}\n", out);
 	}
       else if (!opts->quiet)
@@ -438,16 +451,15 @@ list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
       c->not_regular++;
       return false;
     }
-  int fd = open (name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
+  struct diag ignored = { "" };
+  if ((*fd = open_regular (AT_FDCWD, name, false, &st, &ignored)) < 0)
     return true;
   unsigned char magic[SELFMAG];
-  ssize_t got = pread (fd, magic, SELFMAG, 0);
-  close (fd);
-  if (got == SELFMAG && memcmp (magic, ELFMAG, SELFMAG) == 0)
+  ssize_t got = pread (*fd, magic, SELFMAG, 0);
+  if (got < 0 || (got == SELFMAG && memcmp (magic, ELFMAG, SELFMAG) == 0))
     return true;
-  if (got < 0)
-    return true;
+  close (*fd);
+  *fd = -1;
   c->not_elf++;
   return false;
 }
@@ -467,9 +479,10 @@ prime_list (uint64_t pmd, long page, const struct prime_options *opts, FILE *out
   while ((name = namelist_next (&l, &status, errors)) != NULL)
     {
       c->names++;
-      if (!list_name_wanted (name, opts, out, c))
+      int fd;
+      if (!list_name_wanted (name, opts, out, c, &fd))
 	continue;
-      if (prime_one (name, pmd, page, opts, out, errors) != 0)
+      if (prime_one (name, fd, pmd, page, opts, out, errors) != 0)
 	{
 	  c->failed++;
 	  status = 1;
@@ -503,7 +516,7 @@ prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, 
   long page = sysconf (_SC_PAGESIZE);
   int status = 0;
   for (size_t i = 0; i < nfiles; i++)
-    status |= prime_one (files[i], pmd, page, opts, out, errors);
+    status |= prime_one (files[i], -1, pmd, page, opts, out, errors);
   if (opts->files_from != NULL)
     {
       struct list_counts c = { 0 };

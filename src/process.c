@@ -52,10 +52,19 @@ choose_sizes (const struct elf_file *file, const struct run_options *opts, uint6
   return 0;
 }
 
+/* Resolve NAME (a path the user gave, when ROOTFD is -1; else REL below
+   the walk's root ROOTFD) into *AT.  */
+static int
+place_of (const char *name, int rootfd, const char *rel, bool follow, struct place *at,
+	  struct diag *err)
+{
+  return rootfd >= 0 ? place_beneath (at, rootfd, rel, err) : place_resolve (at, name, follow, err);
+}
+
 int
 process_file (const char *name, const struct run_options *opts, FILE *report, FILE *errors)
 {
-  struct file_job job = { .name = name };
+  struct file_job job = { .name = name, .rootfd = -1 };
   return process_job (&job, opts, report, errors, NULL);
 }
 
@@ -71,8 +80,16 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   char source[128] = "";
   struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
   enum skip_kind batch_skip = SKIP_NONE;
+  struct place at, out_at;
+  place_init (&at);
+  place_init (&out_at);
+  file.skip_kind = SKIP_NONE;
 
-  if (elf_file_open (&file, name, &err) != 0)
+  /* The file's directory, held open from here to the rename; a name given
+     alone is followed through a symbolic link (its own, or one on the
+     way, when root or this user owns it), a batch run's never.  */
+  if (place_of (job->name, job->rootfd, job->rel, !opts->batch, &at, &err) != 0
+      || elf_file_open_at (&file, at.dirfd, at.base, false, name, &err) != 0)
     {
       /* A batch run meets scripts, archives and data among the programs.  */
       if (opts->batch && file.skip_kind == SKIP_NOT_ELF)
@@ -132,25 +149,41 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
     {
       struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync,
 				  .preserve_dates = opts->preserve_dates, .ima = &ima };
-      if (wo.in_place)
+      /* -o: a symbolic link at OUTPUT is replaced, not followed.  */
+      if (!wo.in_place && place_of (opts->output, -1, NULL, false, &out_at, &err) != 0)
+	goto done;
+      struct place *links = NULL;
+      const char **link_names = NULL;
+      if (wo.in_place && job->nlinks > 0)
 	{
-	  wo.links = job->links;
-	  wo.nlinks = job->nlinks;
-	}
-      char *target = NULL;
-      if (wo.in_place)
-	{
-	  /* Rewrite what a symbolic link points to, not the link.  */
-	  target = realpath (name, NULL);
-	  if (target == NULL)
+	  links = calloc (job->nlinks, sizeof *links);
+	  link_names = calloc (job->nlinks, sizeof *link_names);
+	  if (links == NULL || link_names == NULL)
 	    {
-	      diag_set (&err, "cannot resolve the path: %s", strerror (errno));
+	      free (links);
+	      free (link_names);
+	      diag_set (&err, "out of memory");
 	      goto done;
 	    }
+	  /* A name that cannot be resolved any more stays unresolved: the
+	     writer warns that it keeps the old contents.  */
+	  for (size_t i = 0; i < job->nlinks; i++)
+	    {
+	      struct diag lerr = { "" };
+	      link_names[i] = job->links[i].name;
+	      if (place_of (job->links[i].name, job->links[i].rootfd, job->links[i].rel, false,
+			    &links[i], &lerr) != 0)
+		place_init (&links[i]);
+	    }
+	  wo.links = links;
+	  wo.link_names = link_names;
+	  wo.nlinks = job->nlinks;
 	}
-      int ret = write_plan (&file, &plan, wo.in_place ? target : opts->output, &wo, &r.written,
-			    &err);
-      free (target);
+      int ret = write_plan (&file, &plan, wo.in_place ? &at : &out_at, &wo, &r.written, &err);
+      for (size_t i = 0; links != NULL && i < job->nlinks; i++)
+	place_close (&links[i]);
+      free (links);
+      free (link_names);
       if (ret != 0)
 	goto done;
       r.has_written = true;
@@ -201,5 +234,7 @@ done:
     rewrite_plan_free (&plan);
   if (opened)
     elf_file_close (&file);
+  place_close (&at);
+  place_close (&out_at);
   return err.msg[0] != '\0' ? 1 : 0;
 }

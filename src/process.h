@@ -35,12 +35,24 @@ struct run_options
   enum report_format format;
 };
 
+/* A name of a run: a path the user gave (ROOTFD -1), or one a walk met
+   below its root, the directory ROOTFD, at REL (NAME shows the root's
+   path, '/', REL).  */
+struct job_name
+{
+  const char *name;
+  int rootfd;
+  const char *rel;
+};
+
 /* One file to process, and the other names of its inode in the same run,
    which are to name the rewritten file afterwards.  */
 struct file_job
 {
   const char *name;
-  const char *const *links;	/* NLINKS other names of NAME's inode */
+  int rootfd;			/* as in struct job_name */
+  const char *rel;
+  const struct job_name *links;	/* NLINKS other names of NAME's inode */
   size_t nlinks;
   bool expect_inode;		/* NAME must still be the file DEV, INO that a */
   dev_t dev;			/* batch run's walk saw */

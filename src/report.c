@@ -276,12 +276,11 @@ json_string (FILE *out, const char *s)
       else if (*c >= 0x80)
 	{
 	  /* A valid UTF-8 sequence as it is; any other byte (a file name is
-	     bytes) as the code point of the same value, so the output stays
-	     UTF-8 and parses.  */
+	     bytes) as U+FFFD, so the output stays UTF-8 and parses, and no
+	     byte reads as a character it is not (json_name gives the bytes).  */
 	  size_t n = utf8_length (c);
-	  bool valid = n != 0;
-	  if (!valid)
-	    fprintf (out, "\\u%04x", *c);
+	  if (n == 0)
+	    fputs ("\\ufffd", out);
 	  else
 	    {
 	      fwrite (c, 1, n, out);
@@ -291,6 +290,26 @@ json_string (FILE *out, const char *s)
       else
 	fputc (*c, out);
     }
+  fputc ('"', out);
+}
+
+void
+json_name (FILE *out, const char *key, const char *name)
+{
+  fprintf (out, "\"%s\":", key);
+  json_string (out, name);
+  bool valid = true;
+  for (const unsigned char *c = (const unsigned char *) name; *c != '\0' && valid;)
+    {
+      size_t n = utf8_length (c);
+      valid = n != 0;
+      c += n;
+    }
+  if (valid)
+    return;
+  fprintf (out, ",\"%s_hex\":\"", key);
+  for (const unsigned char *c = (const unsigned char *) name; *c != '\0'; c++)
+    fprintf (out, "%02x", *c);
   fputc ('"', out);
 }
 
@@ -327,8 +346,8 @@ json_segment (FILE *out, const struct elf_file *f, const struct layout_plan *p, 
 void
 report_json (FILE *out, const struct file_report *r)
 {
-  fputs ("{\"file\":", out);
-  json_string (out, r->name);
+  fputc ('{', out);
+  json_name (out, "file", r->name);
   json_key_string (out, "status", report_status (r));
   char ima[48];
   if (r->error != NULL)

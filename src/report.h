@@ -67,7 +67,13 @@ void report_json (FILE *out, const struct file_report *r);
    or NULL when there is nothing to say.  BUF holds LEN bytes.  */
 const char *report_ima (const struct file_report *r, char *buf, size_t len);
 
-/* Write S to OUT as a JSON string literal.  */
+/* Write S to OUT as a JSON string literal: valid UTF-8 as it is, each
+   other byte as U+FFFD.  */
 void json_string (FILE *out, const char *s);
+
+/* Write "KEY":NAME to OUT, NAME a file name (bytes); when NAME is not valid
+   UTF-8 also ,"KEY_hex":"..." with its exact bytes in hexadecimal, so that
+   every name maps back to the file.  */
+void json_name (FILE *out, const char *key, const char *name);
 
 #endif

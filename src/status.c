@@ -510,8 +510,8 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
     {
       const struct object_use *o = &p->objects[i];
       const struct object_file *of = o->file;
-      fprintf (out, "%s{\"path\":", i == 0 ? "" : ",");
-      json_string (out, o->path);
+      fprintf (out, "%s{", i == 0 ? "" : ",");
+      json_name (out, "path", o->path);
       fprintf (out, ",\"text_kb\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
 	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
 	       ",\"anon_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64, o->text / 1024, o->whole,

@@ -12,13 +12,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef HAVE_SYS_XATTR_H
 # include <sys/xattr.h>
@@ -33,9 +34,11 @@
 #define COPY_CHUNK ((size_t) 64 << 20)
 #define COPY_ALIGN ((uint64_t) 4096)
 
+/* The temporary file: its name in the target's directory, and its
+   descriptor.  */
 struct output
 {
-  char *tmp_path;
+  char tmp[64];
   int fd;
 };
 
@@ -317,46 +320,45 @@ new_file_mode (const struct elf_file *file, int out, struct diag *err)
 }
 
 /* Whether the input still is the file that was planned for, and TARGET
-   (when rewriting in place) still names it: a file put at that path
+   (when rewriting in place) still names it: a file put at that name
    meanwhile must not be overwritten.  */
 static const char *
-input_changed (const struct elf_file *file, const char *target, bool in_place)
+input_changed (const struct elf_file *file, const struct place *target, bool in_place)
 {
   struct stat st;
   if (fstat (file->fd, &st) != 0 || st.st_size != file->st.st_size
       || st.st_mtim.tv_sec != file->st.st_mtim.tv_sec
       || st.st_mtim.tv_nsec != file->st.st_mtim.tv_nsec)
     return "the file changed while being rewritten";
-  if (in_place && (stat (target, &st) != 0 || st.st_dev != file->st.st_dev
-		   || st.st_ino != file->st.st_ino))
+  if (in_place && (fstatat (target->dirfd, target->base, &st, AT_SYMLINK_NOFOLLOW) != 0
+		   || st.st_dev != file->st.st_dev || st.st_ino != file->st.st_ino))
     return "the file was replaced while being rewritten";
   return NULL;
 }
 
-/* Read the written file back and check it with the independent checker.  */
+/* Read the written file back, through its descriptor FD, and check it
+   with the independent checker.  */
 static int
-verify_output (const struct elf_file *file, const struct rewrite_plan *plan, const char *path,
+verify_output (const struct elf_file *file, const struct rewrite_plan *plan, int fd,
 	       struct diag *err)
 {
   struct elf_file out;
   struct diag oerr = { "" };
-  if (elf_file_open (&out, path, &oerr) != 0)
-    return diag_set (err, "internal error: the output does not read back: %s", oerr.msg);
+  int copy = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0 || elf_file_open_fd (&out, copy, "the output", &oerr) != 0)
+    return diag_set (err, "internal error: the output does not read back: %s",
+		     copy < 0 ? strerror (errno) : oerr.msg);
   int ret = check_output (plan, file, &out, err);
   elf_file_close (&out);
   return ret;
 }
 
+/* fsync the directory DIRFD, where a name was made or replaced.  */
 static int
-sync_directory (const char *dir, struct diag *err)
+sync_directory (int dirfd, struct diag *err)
 {
-  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return diag_set (err, "cannot open directory %s: %s", dir, strerror (errno));
-  int ret = fsync (fd) == 0 || errno == EINVAL ? 0
-	    : diag_set (err, "cannot sync directory %s: %s", dir, strerror (errno));
-  close (fd);
-  return ret;
+  return fsync (dirfd) == 0 || errno == EINVAL ? 0
+	 : diag_set (err, "cannot sync the directory: %s", strerror (errno));
 }
 
 static int
@@ -383,22 +385,24 @@ write_to_temp (const struct elf_file *file, const struct rewrite_plan *plan,
     return diag_set (err, "cannot stat the output: %s", strerror (errno));
   res->allocated_before = (uint64_t) file->st.st_blocks * 512;
   res->allocated_after = (uint64_t) st.st_blocks * 512;
-  if (file->skip_reason == NULL && plan->changed && verify_output (file, plan, o->tmp_path, err) != 0)
+  if (file->skip_reason == NULL && plan->changed && verify_output (file, plan, o->fd, err) != 0)
     return -1;
   return 0;
 }
 
-/* The temporary file of the rewrite under way, for the signal handler.  */
-static char *volatile pending_tmp;
+/* The temporary file of the rewrite under way, for the signal handler:
+   its directory and its name there.  */
+static volatile int pending_dirfd = -1;
+static const char *volatile pending_tmp;
 
 /* An interrupted rewrite leaves no temporary file behind: remove it, then
    die of the signal as if nothing had caught it.  */
 static void
 remove_pending (int sig)
 {
-  char *path = pending_tmp;
-  if (path != NULL)
-    unlink (path);
+  const char *name = pending_tmp;
+  if (name != NULL)
+    unlinkat (pending_dirfd, name, 0);
   signal (sig, SIG_DFL);
   raise (sig);
 }
@@ -406,13 +410,14 @@ remove_pending (int sig)
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 
-/* Remove TMP if one of the usual termination signals arrives, saving the
-   old actions in OLD; or, with TMP NULL, restore them.  */
+/* Remove TMP in DIRFD if one of the usual termination signals arrives,
+   saving the old actions in OLD; or, with TMP NULL, restore them.  */
 static void
-guard_temporary (char *tmp, struct sigaction *old)
+guard_temporary (int dirfd, const char *tmp, struct sigaction *old)
 {
   if (tmp != NULL)
     {
+      pending_dirfd = dirfd;
       pending_tmp = tmp;
       struct sigaction sa = { .sa_handler = remove_pending };
       sigemptyset (&sa.sa_mask);
@@ -428,6 +433,27 @@ guard_temporary (char *tmp, struct sigaction *old)
   for (size_t i = 0; i < NFATAL; i++)
     sigaction (fatal_signals[i], &old[i], NULL);
   pending_tmp = NULL;
+  pending_dirfd = -1;
+}
+
+/* A name for a new file in a directory, PREFIX and random letters, into
+   NAME (SIZE bytes).  */
+static void
+temporary_name (char *name, size_t size, const char *prefix)
+{
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char r[12];
+  if (getrandom (r, sizeof r, GRND_NONBLOCK) != (ssize_t) sizeof r)
+    {
+      static unsigned serial;
+      unsigned long v = (unsigned long) getpid () * 2654435761UL + serial++;
+      for (size_t i = 0; i < sizeof r; i++, v /= 7)
+	r[i] = (unsigned char) (v ^ (unsigned long) time (NULL) >> i);
+    }
+  size_t at = (size_t) snprintf (name, size, "%s", prefix);
+  for (size_t i = 0; i < sizeof r && at + 1 < size; i++)
+    name[at++] = letters[r[i] % (sizeof letters - 1)];
+  name[at] = '\0';
 }
 
 /* Add a warning to RES, after any there already is.  */
@@ -446,102 +472,86 @@ add_warning (struct write_result *res, const char *fmt, ...)
   va_end (ap);
 }
 
-/* Make NAME, another name of FILE's inode, name TARGET (the rewritten file)
-   instead: a new hard link beside NAME renamed over it, so that NAME names
-   one of the two files at every moment.  BLOCK holds the signals that must
-   not interrupt the rename.  Problems go to RES as warnings: TARGET is
-   already in place, and NAME still names the input's contents.  */
+/* Make LINK, another name of FILE's inode, name TARGET (the rewritten file)
+   instead: a new hard link beside LINK renamed over it, so that LINK names
+   one of the two files at every moment; every step relative to the two
+   directories held open, never through a path.  BLOCK holds the signals
+   that must not interrupt the rename.  Problems go to RES as warnings:
+   TARGET is already in place, and LINK still names the input's
+   contents.  */
 static void
-relink_name (const struct elf_file *file, const char *target, const char *name, bool sync,
-	     const sigset_t *block, struct write_result *res)
+relink_name (const struct elf_file *file, const struct place *target, const struct place *link,
+	     const char *shown, bool sync, const sigset_t *block, struct write_result *res)
 {
-  static unsigned serial;
   struct stat st, now;
+  if (link->dirfd < 0)
+    {
+      add_warning (res, "hard link %s cannot be resolved any more: left alone", shown);
+      return;
+    }
   /* A name given twice (a/b and a//b) names the new file already.  */
-  if (lstat (name, &st) == 0 && stat (target, &now) == 0 && st.st_dev == now.st_dev
-      && st.st_ino == now.st_ino)
+  if (fstatat (link->dirfd, link->base, &st, AT_SYMLINK_NOFOLLOW) == 0
+      && fstatat (target->dirfd, target->base, &now, AT_SYMLINK_NOFOLLOW) == 0
+      && st.st_dev == now.st_dev && st.st_ino == now.st_ino)
     {
       res->relinked++;
       return;
     }
-  if (lstat (name, &st) != 0 || st.st_dev != file->st.st_dev || st.st_ino != file->st.st_ino)
+  if (fstatat (link->dirfd, link->base, &st, AT_SYMLINK_NOFOLLOW) != 0
+      || st.st_dev != file->st.st_dev || st.st_ino != file->st.st_ino)
     {
-      add_warning (res, "hard link %s no longer names the input: left alone", name);
+      add_warning (res, "hard link %s no longer names the input: left alone", shown);
       return;
     }
-  char *namecopy = strdup (name);
-  char *tmp = NULL;
-  if (namecopy == NULL)
-    {
-      add_warning (res, "hard link %s: out of memory", name);
-      return;
-    }
-  const char *dir = dirname (namecopy);
+  char tmp[64];
   int linked = -1;
   for (int attempt = 0; attempt < 100 && linked != 0; attempt++)
     {
-      free (tmp);
-      tmp = NULL;
-      if (asprintf (&tmp, "%s/.elfpmd-link.%ld.%u", dir, (long) getpid (), serial++) < 0)
-	{
-	  tmp = NULL;
-	  break;
-	}
-      linked = link (target, tmp);
+      temporary_name (tmp, sizeof tmp, ".elfpmd-link.");
+      linked = linkat (target->dirfd, target->base, link->dirfd, tmp, 0);
       if (linked != 0 && errno != EEXIST)
 	break;
     }
   if (linked != 0)
     {
-      add_warning (res, "hard link %s keeps the old contents: cannot link in %s: %s", name, dir,
-		   tmp == NULL ? "out of memory" : strerror (errno));
-      goto out;
+      add_warning (res, "hard link %s keeps the old contents: cannot link beside it: %s", shown,
+		   strerror (errno));
+      return;
     }
   sigset_t saved;
   struct sigaction old[NFATAL];
   sigprocmask (SIG_BLOCK, block, &saved);
-  guard_temporary (tmp, old);
-  int renamed = rename (tmp, name);
+  guard_temporary (link->dirfd, tmp, old);
+  int renamed = renameat (link->dirfd, tmp, link->dirfd, link->base);
   int rename_errno = errno;
   if (renamed != 0)
-    unlink (tmp);
-  guard_temporary (NULL, old);
+    unlinkat (link->dirfd, tmp, 0);
+  guard_temporary (-1, NULL, old);
   sigprocmask (SIG_SETMASK, &saved, NULL);
   if (renamed != 0)
     {
-      add_warning (res, "hard link %s keeps the old contents: cannot replace it: %s", name,
+      add_warning (res, "hard link %s keeps the old contents: cannot replace it: %s", shown,
 		   strerror (rename_errno));
-      goto out;
+      return;
     }
   res->relinked++;
   struct diag dir_err = { "" };
-  if (sync && sync_directory (dir, &dir_err) != 0)
-    add_warning (res, "%s", dir_err.msg);
-out:
-  free (tmp);
-  free (namecopy);
+  if (sync && sync_directory (link->dirfd, &dir_err) != 0)
+    add_warning (res, "%s (of hard link %s)", dir_err.msg, shown);
 }
 
 int
 write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
-	    const char *target, const struct write_options *opts, struct write_result *res,
-	    struct diag *err)
+	    const struct place *target, const struct write_options *opts,
+	    struct write_result *res, struct diag *err)
 {
   memset (res, 0, sizeof *res);
-  char *dircopy = strdup (target);
-  if (dircopy == NULL)
-    return diag_set (err, "out of memory");
-  const char *dir = dirname (dircopy);
   struct output o = { .fd = -1 };
-  if (asprintf (&o.tmp_path, "%s/.elfpmd.XXXXXX", dir) < 0)
-    {
-      free (dircopy);
-      return diag_set (err, "out of memory");
-    }
 
-  /* Signals that end the process between mkostemp and rename remove the
-     temporary file; blocking them only around those two calls keeps the
-     handler from seeing a path that is not yet, or no longer, ours.  */
+  /* Signals that end the process between the temporary file's creation
+     and its rename remove it; blocking them only around those two calls
+     keeps the handler from seeing a name that is not yet, or no longer,
+     ours.  */
   sigset_t block, saved;
   sigemptyset (&block);
   for (size_t i = 0; i < NFATAL; i++)
@@ -549,15 +559,20 @@ write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
   struct sigaction old[NFATAL];
   int ret = -1;
   sigprocmask (SIG_BLOCK, &block, &saved);
-  o.fd = mkostemp (o.tmp_path, O_CLOEXEC);
+  for (int attempt = 0; attempt < 100 && o.fd < 0; attempt++)
+    {
+      temporary_name (o.tmp, sizeof o.tmp, ".elfpmd.");
+      o.fd = openat (target->dirfd, o.tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
+      if (o.fd < 0 && errno != EEXIST)
+	break;
+    }
   if (o.fd >= 0)
-    guard_temporary (o.tmp_path, old);
+    guard_temporary (target->dirfd, o.tmp, old);
   sigprocmask (SIG_SETMASK, &saved, NULL);
   if (o.fd < 0)
-    {
-      diag_set (err, "cannot create a temporary file in %s: %s", dir, strerror (errno));
-      goto out;
-    }
+    return diag_set (err, "cannot create a temporary file in its directory: %s",
+		     strerror (errno));
   if (write_to_temp (file, plan, &o, opts, res, err) != 0)
     goto cleanup;
   /* A write error that NFS reports only at close must not be renamed over
@@ -576,32 +591,29 @@ write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
       goto cleanup;
     }
   sigprocmask (SIG_BLOCK, &block, &saved);
-  if (rename (o.tmp_path, target) != 0)
+  if (renameat (target->dirfd, o.tmp, target->dirfd, target->base) != 0)
     {
-      diag_set (err, "cannot replace %s: %s", target, strerror (errno));
+      diag_set (err, "cannot replace %s: %s", target->base, strerror (errno));
       sigprocmask (SIG_SETMASK, &saved, NULL);
       goto cleanup;
     }
-  guard_temporary (NULL, old);
+  guard_temporary (-1, NULL, old);
   sigprocmask (SIG_SETMASK, &saved, NULL);
   ret = 0;
   /* The new file is in place: a directory that cannot be synced makes its
      durability unsure, which is a warning, not a failure (exit status 1
      promises the file untouched).  */
   struct diag dir_err = { "" };
-  if (opts->sync && sync_directory (dir, &dir_err) != 0)
+  if (opts->sync && sync_directory (target->dirfd, &dir_err) != 0)
     add_warning (res, "%s", dir_err.msg);
   for (size_t i = 0; opts->in_place && i < opts->nlinks; i++)
-    relink_name (file, target, opts->links[i], opts->sync, &block, res);
-  goto out;
+    relink_name (file, target, &opts->links[i], opts->link_names[i], opts->sync, &block, res);
+  return ret;
 
 cleanup:
-  unlink (o.tmp_path);
-  guard_temporary (NULL, old);
+  unlinkat (target->dirfd, o.tmp, 0);
+  guard_temporary (-1, NULL, old);
   if (o.fd >= 0)
     close (o.fd);
-out:
-  free (o.tmp_path);
-  free (dircopy);
   return ret;
 }

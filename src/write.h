@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "elf_file.h"
 #include "ima.h"
+#include "place.h"
 #include "plan.h"
 
 struct write_options
@@ -15,7 +16,8 @@ struct write_options
   const struct ima_plan *ima;	/* with IN_PLACE: what ima_plan_build decided, or NULL */
   bool sync;			/* fsync the new file and its directory before and after rename */
   bool preserve_dates;		/* the new file keeps the input's atime and mtime */
-  const char *const *links;	/* with IN_PLACE: other names of the input's inode, */
+  const struct place *links;	/* with IN_PLACE: other names of the input's inode, */
+  const char *const *link_names;	/* (as the user gave them, for messages) */
   size_t nlinks;		/* to name the new file once it is in place */
 };
 
@@ -29,7 +31,9 @@ struct write_result
 };
 
 /* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to
-   a temporary file beside TARGET, which is verified, then renamed over TARGET.
+   a temporary file beside TARGET, which is verified, then renamed over TARGET;
+   every step relative to TARGET's directory descriptor (and each link's),
+   never by path.
    In place, the new file keeps the input's extended attributes except
    security.evm (never copied) and security.ima, which per OPTS->ima gets
    the hash of the new contents, computed once they are all written.
@@ -40,7 +44,7 @@ struct write_result
    in RES->warning.
    Return 0, or -1 with the reason in *ERR.  */
 int write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
-		const char *target, const struct write_options *opts,
+		const struct place *target, const struct write_options *opts,
 		struct write_result *res, struct diag *err);
 
 #endif

@@ -334,7 +334,10 @@ START_TEST (test_rewrite_refuses_replaced_path)
   ck_assert (rename (other, path) == 0);
   struct write_options wo = { .in_place = true, .sync = false };
   struct write_result res;
-  ck_assert_int_eq (write_plan (&f, &p, path, &wo, &res, &err), -1);
+  struct place at;
+  ck_assert (place_resolve (&at, path, false, &err) == 0);
+  ck_assert_int_eq (write_plan (&f, &p, &at, &wo, &res, &err), -1);
+  place_close (&at);
   ck_assert_msg (strstr (err.msg, "replaced") != NULL, "%s", err.msg);
   char buf[32] = "";
   o = fopen (path, "rb");

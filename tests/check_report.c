@@ -332,6 +332,34 @@ START_TEST (test_json_string)
 }
 END_TEST
 
+/* Names are bytes: "caf\xe9" (Latin-1) and "caf\xc3\xa9" (UTF-8 for café)
+   are two files, and their JSON must say which; the first gets U+FFFD
+   and its exact bytes in "file_hex", the second is text as it is.  */
+START_TEST (test_json_name)
+{
+  static const struct
+  {
+    const char *name, *json;
+  } cases[] = {
+    { "caf\xe9", "\"file\":\"caf\\ufffd\",\"file_hex\":\"636166e9\"" },
+    { "caf\xc3\xa9", "\"file\":\"caf\xc3\xa9\"" },
+    { "caf\xef\xbf\xbd", "\"file\":\"caf\xef\xbf\xbd\"" },
+    { "a\xc0\xaf" "b", "\"file\":\"a\\ufffd\\ufffdb\",\"file_hex\":\"61c0af62\"" },
+    { "plain/x", "\"file\":\"plain/x\"" },
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      char *text = NULL;
+      size_t len = 0;
+      FILE *out = open_memstream (&text, &len);
+      json_name (out, "file", cases[k].name);
+      fclose (out);
+      ck_assert_str_eq (text, cases[k].json);
+      free (text);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -343,6 +371,7 @@ main (void)
      after a failed assertion.  */
   tcase_add_unchecked_fixture (tc, synth_temp_dir_create, synth_temp_dir_remove);
   tcase_add_test (tc, test_json_fields);
+  tcase_add_test (tc, test_json_name);
   tcase_add_test (tc, test_json_error);
   tcase_add_test (tc, test_text_report);
   tcase_add_test (tc, test_json_string);

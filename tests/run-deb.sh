@@ -490,6 +490,23 @@ check "--no-prime-list: exit 0, the old list left as it was" test "$rc.$(cat "$t
 dh_elfpmd_run withprime --
 check "without --no-prime-list: the list rewritten: $(tr '\n' ' ' < "$tree/$list_path")" \
 	cmp -s "$tree/$list_path" "$work/want-prime.list"
+# Names are bytes: "caf\xe9" (not UTF-8) and "café" (UTF-8), two copies of
+# the program, come back from elfpmd's JSON as two names, each its exact
+# bytes in the list (before file_hex, the first was reported as "café",
+# a file dh_elfpmd was not given, and left out).
+latin1=$(printf 'caf\351') utf8=$(printf 'caf\303\251')
+cp "$tree/usr/bin/$pkg" "$tree/usr/bin/$latin1" && cp "$tree/usr/bin/$pkg" "$tree/usr/bin/$utf8" \
+	|| hard_error "cannot copy $pkg to two new names"
+dh_elfpmd_run names --
+{ cat "$work/want-prime.list"; printf '/usr/bin/%s\n' "$latin1" "$utf8"; } | LC_ALL=C sort > "$work/want-names.list"
+if [ "$rc" -eq 0 ] && ! grep -q 'not given' "$work/names.out" \
+	&& LC_ALL=C sort "$tree/$list_path" | cmp -s - "$work/want-names.list"; then
+	pass "names: caf\\xe9 and café both in the prime list, byte for byte, no warning"
+else
+	fail "names: exit $rc, list $(od -c "$tree/$list_path" | head -5 | tr '\n' ' '); $(head -3 "$work/names.out")"
+fi
+rm -f "$tree/usr/bin/$latin1" "$tree/usr/bin/$utf8"
+dh_elfpmd_run withprime --
 
 # The elfpmd package's hook, installed with dpkg into a scratch root.
 hook=$work/hook
