@@ -44,6 +44,7 @@
 #include "elf_file.h"
 #include "layout.h"
 #include "map.h"
+#include "phdr_align.h"
 #include "report.h"
 #include "sizes.h"
 
@@ -1527,37 +1528,6 @@ report_json_map (FILE *out, const struct map *m)
 
 /* ---- The run ---------------------------------------------------------------- */
 
-/* The PMD and page size for M's file under M's options, and where the PMD
-   size came from, as the main command decides them.  Return 0, or -1 with
-   the reason in *ERR.  */
-static int
-choose_map_sizes (struct map *m, struct diag *err)
-{
-  const struct map_options *o = m->opts;
-  const struct elf_file *f = &m->file;
-  struct machine_info info;
-  const char *why = machine_pmd_size (f->ehdr.e_machine, f->elfclass, o->page_size, &info);
-  char page[32];
-  if (o->pmd_size != 0)
-    {
-      m->pmd = o->pmd_size;
-      m->page = why == NULL ? info.page : o->page_size != 0 ? o->page_size : 4096;
-      snprintf (m->pmd_source, sizeof m->pmd_source, "--pmd-size");
-    }
-  else if (why != NULL)
-    return diag_set (err, "%s: %s", machine_name (f->ehdr.e_machine, f->elfclass), why);
-  else
-    {
-      m->pmd = info.pmd;
-      m->page = info.page;
-      snprintf (m->pmd_source, sizeof m->pmd_source, "%s, %s pages", info.note,
-		format_size (info.page, page, sizeof page));
-    }
-  if (m->pmd < m->page)
-    return diag_set (err, "PMD size smaller than the page size");
-  return 0;
-}
-
 int
 map_run (const char *name, const struct map_options *opts, FILE *out, FILE *errors)
 {
@@ -1574,7 +1544,8 @@ map_run (const char *name, const struct map_options *opts, FILE *out, FILE *erro
       diag_set (&err, "nothing to map: %s", m.file.skip_reason);
       goto done;
     }
-  if (choose_map_sizes (&m, &err) != 0)
+  if (choose_sizes (m.file.ehdr.e_machine, m.file.elfclass, opts->pmd_size, opts->page_size,
+		    &m.pmd, &m.page, m.pmd_source, sizeof m.pmd_source, &err) != 0)
     goto done;
   struct layout_options lo = { .rule = ALIGN_RULE_RELAXED, .pmd = m.pmd, .page = m.page,
 			       .pad = true };

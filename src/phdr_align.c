@@ -3,6 +3,7 @@
 
 #include <elf.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "phdr_align.h"
 #include "sizes.h"
@@ -194,4 +195,37 @@ machine_name (unsigned e_machine, int elfclass)
     case EM_NONE: return "none";
     default: return "unknown";
     }
+}
+
+int
+choose_sizes (unsigned e_machine, int elfclass, uint64_t pmd_size, uint64_t page_size,
+	      uint64_t *pmd, uint64_t *page, char *source, size_t len, struct diag *err)
+{
+  struct machine_info info;
+  const char *why = machine_pmd_size (e_machine, elfclass, page_size, &info);
+  char pagebuf[32];
+  if (pmd_size != 0)
+    {
+      /* A page size the machine does not have is refused also with
+	 --pmd-size; an unknown machine needs --page-size only to name the
+	 load-base loss.  */
+      struct machine_info known;
+      if (why != NULL && page_size != 0 && machine_pmd_size (e_machine, elfclass, 0, &known) == NULL)
+	return diag_set (err, "%s: %s", machine_name (e_machine, elfclass), why);
+      *pmd = pmd_size;
+      *page = why == NULL ? info.page : page_size != 0 ? page_size : 4096;
+      snprintf (source, len, "--pmd-size");
+    }
+  else if (why != NULL)
+    return diag_set (err, "%s: %s", machine_name (e_machine, elfclass), why);
+  else
+    {
+      *pmd = info.pmd;
+      *page = info.page;
+      snprintf (source, len, "%s, %s pages%s", info.note, format_size (info.page, pagebuf, sizeof pagebuf),
+		page_size != 0 ? " (--page-size)" : "");
+    }
+  if (*pmd < *page)
+    return diag_set (err, "PMD size smaller than the page size");
+  return 0;
 }

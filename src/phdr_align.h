@@ -2,6 +2,8 @@
 #ifndef ELFPMD_PHDR_ALIGN_H
 #define ELFPMD_PHDR_ALIGN_H
 
+#include "diag.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -86,5 +88,13 @@ const char *machine_pmd_size (unsigned e_machine, int elfclass, uint64_t page,
 
 /* A printable name of E_MACHINE, for machines elfpmd knows and some it does not.  */
 const char *machine_name (unsigned e_machine, int elfclass);
+
+/* The PMD and page size for a file of E_MACHINE and ELFCLASS under the
+   options PMD_SIZE and PAGE_SIZE (--pmd-size, --page-size; 0 when not
+   given), as every verb decides them, into *PMD and *PAGE, and where the
+   PMD size came from in SOURCE (LEN bytes).  Return 0, or -1 with the
+   reason in *ERR.  */
+int choose_sizes (unsigned e_machine, int elfclass, uint64_t pmd_size, uint64_t page_size,
+		  uint64_t *pmd, uint64_t *page, char *source, size_t len, struct diag *err);
 
 #endif

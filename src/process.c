@@ -10,47 +10,12 @@
 
 #include "elf_file.h"
 #include "checker.h"
+#include "phdr_align.h"
 #include "plan.h"
 #include "process.h"
 #include "report.h"
 #include "sizes.h"
 #include "write.h"
-
-/* Decide the PMD and page sizes for FILE under OPTS, and describe where the
-   PMD size came from in SOURCE (LEN bytes).  */
-static int
-choose_sizes (const struct elf_file *file, const struct run_options *opts, uint64_t *pmd,
-	      uint64_t *page, char *source, size_t len, struct diag *err)
-{
-  struct machine_info info;
-  const char *why = machine_pmd_size (file->ehdr.e_machine, file->elfclass, opts->page_size, &info);
-  char pagebuf[32];
-  if (opts->pmd_size != 0)
-    {
-      /* A page size the machine does not have is refused also with
-	 --pmd-size; an unknown machine needs --page-size only to name the
-	 load-base loss.  */
-      struct machine_info known;
-      if (why != NULL && opts->page_size != 0
-	  && machine_pmd_size (file->ehdr.e_machine, file->elfclass, 0, &known) == NULL)
-	return diag_set (err, "%s: %s", machine_name (file->ehdr.e_machine, file->elfclass), why);
-      *pmd = opts->pmd_size;
-      *page = why == NULL ? info.page : opts->page_size != 0 ? opts->page_size : 4096;
-      snprintf (source, len, "--pmd-size");
-    }
-  else if (why != NULL)
-    return diag_set (err, "%s: %s", machine_name (file->ehdr.e_machine, file->elfclass), why);
-  else
-    {
-      *pmd = info.pmd;
-      *page = info.page;
-      snprintf (source, len, "%s, %s pages%s", info.note, format_size (info.page, pagebuf, sizeof pagebuf),
-		opts->page_size != 0 ? " (--page-size)" : "");
-    }
-  if (*pmd < *page)
-    return diag_set (err, "PMD size smaller than the page size");
-  return 0;
-}
 
 /* Resolve NAME (a path the user gave, when ROOTFD is -1; else REL below
    the walk's root ROOTFD) into *AT.  */
@@ -107,7 +72,8 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
     }
   if (file.skip_reason == NULL)
     {
-      if (choose_sizes (&file, opts, &r.pmd, &r.page, source, sizeof source, &err) != 0)
+      if (choose_sizes (file.ehdr.e_machine, file.elfclass, opts->pmd_size, opts->page_size,
+			&r.pmd, &r.page, source, sizeof source, &err) != 0)
 	{
 	  /* A package holds firmware and files for other machines too: a batch
 	     run skips a machine elfpmd knows no PMD size for, unless the

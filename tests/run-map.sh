@@ -441,6 +441,10 @@ err_check () {
 err_check "missing file: exit 1" 1 '^elfpmd: nosuch: ' map nosuch
 echo 'not elf' >notelf
 err_check "not ELF: exit 1" 1 '^elfpmd: notelf: ' map notelf
+# The sizes as the main command chooses them (one choose_sizes): a page size
+# the machine does not have is refused with --pmd-size too.
+err_check "--pmd-size=2M --page-size=16K on x86-64: refused as elfpmd -n refuses it" 1 \
+	'^elfpmd: exec-g: x86-64: this machine has 4K pages only' map --pmd-size=2M --page-size=16K exec-g
 printf 'inb 1\ninb\n' >bad1
 err_check "--hot: a line of one word names line 2" 1 'bad1:2: 1 words' map --hot=bad1 exec-g
 printf '# c\ninb -3\n' >bad2
