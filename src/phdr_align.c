@@ -36,14 +36,8 @@ kernel_rule (const struct load_segment *seg, uint64_t pmd)
 uint64_t
 pmd_chunks_inside (const struct load_segment *seg, uint64_t pmd)
 {
-  uint64_t size = seg->filesz < seg->memsz ? seg->filesz : seg->memsz;
-  /* Compute in offsets from the first aligned chunk so nothing can wrap:
-     FIRST is p_vaddr rounded up, and it lies inside the segment only if the
-     distance to it is below SIZE.  */
-  uint64_t lead = (pmd - (seg->vaddr & (pmd - 1))) & (pmd - 1);
-  if (lead >= size)
-    return 0;
-  return (size - lead) / pmd;
+  return pmd_chunks_in_range (seg->vaddr, seg->filesz < seg->memsz ? seg->filesz : seg->memsz,
+			      pmd, NULL);
 }
 
 enum rule_verdict

@@ -57,6 +57,24 @@ const char *rule_verdict_string (enum rule_verdict verdict);
 /* A stable identifier for VERDICT ("not_pmd_aligned"), for JSON.  */
 const char *rule_verdict_id (enum rule_verdict verdict);
 
+/* The one computation of whole chunks, for the planner, status (over a
+   mapping), prime (over file offsets) and map: the number of PMD-aligned
+   [C, C + PMD) inside [START, START + SIZE), and the first such C in
+   *FIRST when FIRST is not NULL.  A range that would pass the end of the
+   address space (2^64) ends there, so that no chunk wraps to 0.  */
+static inline uint64_t
+pmd_chunks_in_range (uint64_t start, uint64_t size, uint64_t pmd, uint64_t *first)
+{
+  if (start != 0 && size > 0 - start)
+    size = 0 - start;
+  /* In offsets from START, so nothing can wrap: the first aligned C lies
+     inside only if the distance to it is below SIZE.  */
+  uint64_t lead = (pmd - (start & (pmd - 1))) & (pmd - 1);
+  if (first != NULL)
+    *first = start + (lead < size ? lead : 0);
+  return lead < size ? (size - lead) / pmd : 0;
+}
+
 /* Number of whole PMD-aligned chunks [C, C + PMD) of the segment's virtual
    range that are backed by file contents: p_vaddr <= C and
    C + PMD <= p_vaddr + min (p_filesz, p_memsz).  */

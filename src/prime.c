@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "phdr_align.h"
 #include "host.h"
 #include "namelist.h"
 #include "prime.h"
@@ -109,11 +110,13 @@ text_chunks (const struct elf_file *file, uint64_t pmd, uint64_t **offsets, uint
     {
       const GElf_Phdr *ph = &file->phdrs[i];
       if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || (ph->p_flags & PF_W)
-	  || ((ph->p_vaddr - ph->p_offset) & (pmd - 1)) != 0
-	  || ph->p_offset > UINT64_MAX - ph->p_filesz || ph->p_offset > UINT64_MAX - (pmd - 1))
+	  || ((ph->p_vaddr - ph->p_offset) & (pmd - 1)) != 0)
 	continue;
-      uint64_t end = ph->p_offset + ph->p_filesz;
-      for (uint64_t c = (ph->p_offset + pmd - 1) & ~(pmd - 1); c <= end && end - c >= pmd; c += pmd)
+      /* Congruent: the chunks at aligned file offsets are those at
+	 aligned addresses, the ones the planner counted.  */
+      uint64_t c, k = pmd_chunks_in_range (ph->p_offset, ph->p_filesz < ph->p_memsz ? ph->p_filesz
+					   : ph->p_memsz, pmd, &c);
+      for (; k > 0; k--, c += pmd)
 	{
 	  if (*n == cap)
 	    {

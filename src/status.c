@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "phdr_align.h"
 #include "host.h"
 #include "plan.h"
 #include "report.h"
@@ -84,11 +85,9 @@ struct status
 static uint64_t
 whole_chunks (uint64_t start, uint64_t end, uint64_t offset, uint64_t pmd)
 {
-  if (((start - offset) & (pmd - 1)) != 0 || start > UINT64_MAX - (pmd - 1))
+  if (((start - offset) & (pmd - 1)) != 0 || end <= start)
     return 0;
-  uint64_t first = (start + pmd - 1) & ~(pmd - 1);
-  uint64_t last = end & ~(pmd - 1);
-  return last > first ? (last - first) / pmd : 0;
+  return pmd_chunks_in_range (start, end - start, pmd, NULL);
 }
 
 /* The object of P mapped from DEV, INO, added with PATH if it is new; NULL

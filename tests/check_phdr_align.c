@@ -95,6 +95,26 @@ START_TEST (test_chunks_inside)
 }
 END_TEST
 
+/* The one computation behind the planner's, status's and prime's counts.  */
+START_TEST (test_chunks_in_range)
+{
+  uint64_t first = 1;
+  ck_assert_uint_eq (pmd_chunks_in_range (0x1000, 6 * M, PMD, &first), 2);
+  ck_assert_uint_eq (first, 2 * M);
+  ck_assert_uint_eq (pmd_chunks_in_range (0, 6 * M, PMD, &first), 3);
+  ck_assert_uint_eq (first, 0);
+  ck_assert_uint_eq (pmd_chunks_in_range (2 * M, 2 * M - 1, PMD, NULL), 0);
+  ck_assert_uint_eq (pmd_chunks_in_range (2 * M - 1, 2 * M + 1, PMD, &first), 1);
+  ck_assert_uint_eq (first, 2 * M);
+  /* The last chunk of the address space counts; nothing wraps to 0.  */
+  ck_assert_uint_eq (pmd_chunks_in_range (0 - 2 * M, 2 * M, PMD, &first), 1);
+  ck_assert_uint_eq (first, 0 - 2 * M);
+  ck_assert_uint_eq (pmd_chunks_in_range (UINT64_MAX, 8 * M, PMD, NULL), 0);
+  ck_assert_uint_eq (pmd_chunks_in_range (0 - 3 * M, UINT64_MAX, PMD, &first), 1);
+  ck_assert_uint_eq (first, 0 - 2 * M);
+}
+END_TEST
+
 struct machine_case
 {
   unsigned machine;
@@ -171,6 +191,7 @@ main (void)
   tcase_add_loop_test (tc, test_rules, 0, sizeof rule_cases / sizeof rule_cases[0]);
   tcase_add_test (tc, test_kernel_implies_relaxed);
   tcase_add_test (tc, test_chunks_inside);
+  tcase_add_test (tc, test_chunks_in_range);
   tcase_add_test (tc, test_verdict_strings);
   suite_add_tcase (s, tc);
   TCase *tm = tcase_create ("machines");
