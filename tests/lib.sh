@@ -356,6 +356,30 @@ require_root_thp () {
 	[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
 }
 
+# page_cache_lock: take, for the rest of the script, the machine-wide lock of
+# the tests that drop the page cache or change THP or read-ahead settings,
+# and of those that assert what the cache holds (PMD-mapped text, primed
+# folios); every such script takes it right after its requirements, so
+# that `make -j check` (or two checkouts tested at once) never drops the
+# cache under another's warm start.  ELFPMD_PAGE_CACHE_LOCK names the lock
+# file (default /tmp/elfpmd-tests-page-cache.lock).  Without flock(1), or
+# when the file cannot be opened, it says so and goes on unlocked.
+page_cache_lock () {
+	local lock=${ELFPMD_PAGE_CACHE_LOCK:-/tmp/elfpmd-tests-page-cache.lock} t0=$SECONDS
+	[ -n "${ELFPMD_PAGE_CACHE_LOCKED:-}" ] && return 0
+	if ! have flock; then
+		note "flock(1) missing: the page-cache lock is not taken"
+		return 0
+	fi
+	if ! exec 8>>"$lock"; then
+		note "cannot open $lock: the page-cache lock is not taken"
+		return 0
+	fi
+	flock -w 3600 8 || hard_error "waited an hour for the page-cache lock $lock"
+	[ $((SECONDS - t0)) -ge 1 ] && note "waited $((SECONDS - t0)) s for the page-cache lock ($lock)"
+	export ELFPMD_PAGE_CACHE_LOCKED=1
+}
+
 # poke FILE WHAT...: patch ELF header fields of FILE in place (any class and
 # byte order).  WHAT is "phdr INDEX FIELD VALUE", "shdr INDEX FIELD VALUE",
 # "byte OFFSET VALUE" or "add OFFSET SIZE DELTA" (add DELTA, which may be

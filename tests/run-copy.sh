@@ -67,6 +67,7 @@ cleanup_on_exit
 
 require_elfpmd
 require_root_thp "drop_caches, loop devices"
+page_cache_lock
 [ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 assembly"
 have python3 || skip_all "python3 not found (reads the JSON reports)"
 

@@ -38,6 +38,7 @@
 #     PATH, exit 0.  Removing the package removes the list, primes nothing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_elfpmd
+page_cache_lock
 
 have dpkg-buildpackage || skip_all "dpkg-buildpackage not found (Debian: package dpkg-dev)"
 have dpkg-checkbuilddeps || skip_all "dpkg-checkbuilddeps not found (Debian: package dpkg-dev)"

@@ -92,6 +92,7 @@ cleanup_on_exit
 
 require_elfpmd
 require_root_thp "drop_caches, tracefs, loop devices, running as another user"
+page_cache_lock
 have python3 || skip_all "python3 not found (reads the JSON reports)"
 [ "$(uname -m)" = x86_64 ] || skip_all "the stub, the seccomp filter and the patch are x86-64 only"
 

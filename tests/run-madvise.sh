@@ -64,6 +64,7 @@ started=$SECONDS
 
 require_elfpmd
 require_root_thp "drop_caches for the cold and order-0 cache states, /proc/kpageflags"
+page_cache_lock
 have python3 || skip_all "python3 not found (reads the JSON report and the files' bytes)"
 
 rm -rf "$WORK"

@@ -55,6 +55,7 @@ CLEANUP=()
 
 require_elfpmd
 require_root_thp "drop_caches for the cold and order-0 states"
+page_cache_lock
 have python3 || skip_all "python3 not found (reads the JSON report)"
 rm -rf "$WORK"
 mkdir -p "$WORK" || hard_error "cannot create $WORK"

@@ -45,6 +45,7 @@ WORK=$O/work
 pids=()
 
 require_elfpmd
+page_cache_lock
 have python3 || skip_all "python3 not found (reads smaps and the JSON report)"
 [ -r /sys/kernel/mm/transparent_hugepage/hpage_pmd_size ] \
 	|| skip_all "kernel without transparent huge pages (elfpmd status has nothing to report)"
