@@ -185,7 +185,7 @@ C
 DISTCHECK_TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout
 	tests/stub/check_stub_policy tests/stub/check_stub_proc tests/stub/check_stub_lock
 	tests/stub/check_stub_main tests/stub/check_stub_perfmap
-	tests/run-cli.sh tests/run-stub.sh tests/run-fixtures.sh tests/run-batch.sh tests/run-status.sh
+	tests/run-cli.sh tests/run-options-doc.sh tests/run-stub.sh tests/run-fixtures.sh tests/run-batch.sh tests/run-status.sh
 	tests/run-prime.sh tests/run-privilege.sh tests/run-rootsafe.sh tests/run-deb.sh tests/run-rpm.sh
 	tests/run-buildsys.sh"
 
