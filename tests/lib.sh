@@ -356,6 +356,31 @@ require_root_thp () {
 	[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
 }
 
+# find_as_nobody: set AS_NOBODY to a command prefix that runs a command as
+# the user nobody (setpriv, else runuser); return 1 when there is no such
+# user or neither works (not root, a sandbox).
+AS_NOBODY=()
+find_as_nobody () {
+	local uid gid
+	uid=$(id -u nobody 2>/dev/null) && gid=$(id -g nobody 2>/dev/null) || return 1
+	if have setpriv && setpriv --reuid="$uid" --regid="$gid" --clear-groups true 2>/dev/null; then
+		AS_NOBODY=(setpriv --reuid="$uid" --regid="$gid" --clear-groups)
+	elif have runuser && runuser -u nobody -- true 2>/dev/null; then
+		AS_NOBODY=(runuser -u nobody --)
+	else
+		return 1
+	fi
+}
+
+# run_logged OUT COMMAND...: run COMMAND (at most 60 s), its standard output
+# and then "exit status N" into OUT, its standard error into OUT.err.
+run_logged () {
+	local out=$1 status
+	shift
+	{ timeout -k 5 60 "$@" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
 # page_cache_lock: take, for the rest of the script, the machine-wide lock of
 # the tests that drop the page cache or change THP or read-ahead settings,
 # and of those that assert what the cache holds (PMD-mapped text, primed

@@ -139,14 +139,6 @@ state () {
 	esac
 }
 
-# run OUT COMMAND...: run COMMAND (at most 60 s), its standard output and
-# then "exit status N" into OUT, its standard error into OUT.err.
-run () {
-	local out=$1 status
-	shift
-	{ timeout -k 5 60 "$@" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
-	echo "exit status $status" >>"$out"
-}
 
 # coverage_figures SMAPS OBJECT: "KB WANT IDEAL" for OBJECT in SMAPS.
 coverage_figures () {
@@ -261,11 +253,11 @@ stop_unless_built
 # The original's plain runs: the reference for runs where nothing else
 # changes what the program prints.
 if $have_pie; then
-	run "$WORK/pie.ref" "$P_ORIG" "${ARGS[@]}"
+	run_logged "$WORK/pie.ref" "$P_ORIG" "${ARGS[@]}"
 	[ "$(tail -1 "$WORK/pie.ref")" = "exit status 42" ] || { fail "inv-pie: the original does not run here ($(tail -1 "$WORK/pie.ref"))"; have_pie=false; }
 fi
 if $have_lib; then
-	run "$WORK/lib.ref" "$INVDL" "$L_ORIG" 1
+	run_logged "$WORK/lib.ref" "$INVDL" "$L_ORIG" 1
 	[ "$(tail -1 "$WORK/lib.ref")" = "exit status 42" ] || { fail "invdl libinv.so: the original does not run here ($(tail -1 "$WORK/lib.ref"))"; have_lib=false; }
 fi
 
@@ -298,7 +290,7 @@ elif ! $have_pie; then
 else
 	for s in cold warm order-0; do
 		w=$WORK/gdb.$s
-		if [ $s = warm ]; then run "$w.warmup" "$P_MAD"; run "$w.warmup" "$P_MAD"; fi
+		if [ $s = warm ]; then run_logged "$w.warmup" "$P_MAD"; run_logged "$w.warmup" "$P_MAD"; fi
 		state $s "$P_MAD"
 		h0=$(gdb_run "$P_ORIG" "$w.orig")
 		h1=$(gdb_run "$P_MAD" "$w.mad")
@@ -354,7 +346,7 @@ find_tracefs () {
 uprobe_hits () {
 	: >"$INSTANCE/trace"
 	rm -f "$2.smaps"
-	run "$2" env FIXTURE_SMAPS="$2.smaps" "$3" "${ARGS[@]}"
+	run_logged "$2" env FIXTURE_SMAPS="$2.smaps" "$3" "${ARGS[@]}"
 	grep -c " $1: " "$INSTANCE/trace"
 }
 
@@ -384,7 +376,7 @@ else
 			note "uprobe: mid at file offset $off_o (original), $off_m (rewrite), tracefs $TRACE"
 			for s in cold warm order-0; do
 				w=$WORK/uprobe.$s
-				if [ $s = warm ]; then run "$w.warmup" "$P_MAD"; run "$w.warmup" "$P_MAD"; fi
+				if [ $s = warm ]; then run_logged "$w.warmup" "$P_MAD"; run_logged "$w.warmup" "$P_MAD"; fi
 				state $s "$P_MAD"
 				h0=$(uprobe_hits "$ev_o" "$w.orig" "$P_ORIG")
 				h1=$(uprobe_hits "$ev_m" "$w.mad" "$P_MAD")
@@ -415,11 +407,11 @@ if ! $have_pie || ! $have_tools; then
 else
 	for s in cold warm order-0; do
 		w=$WORK/preload.$s
-		if [ $s = warm ]; then run "$w.warmup" "$P_MAD"; run "$w.warmup" "$P_MAD"; fi
+		if [ $s = warm ]; then run_logged "$w.warmup" "$P_MAD"; run_logged "$w.warmup" "$P_MAD"; fi
 		state $s "$P_MAD"
-		run "$w.orig" env LD_PRELOAD="$O/invpatch.so" "$P_ORIG" "${ARGS[@]}"
+		run_logged "$w.orig" env LD_PRELOAD="$O/invpatch.so" "$P_ORIG" "${ARGS[@]}"
 		rm -f "$w.smaps"
-		run "$w.mad" env LD_PRELOAD="$O/invpatch.so" FIXTURE_SMAPS="$w.smaps" "$P_MAD" "${ARGS[@]}"
+		run_logged "$w.mad" env LD_PRELOAD="$O/invpatch.so" FIXTURE_SMAPS="$w.smaps" "$P_MAD" "${ARGS[@]}"
 		if ! grep -q '^mid() = 99$' "$w.orig"; then
 			skip "preload, $s: the preload does not patch the original here ($(head -1 "$w.orig.err"))"
 			continue
@@ -463,9 +455,9 @@ same_in_states () {
 	local what=$1 ref=$2 file=$3 s
 	shift 3
 	for s in cold warm order-0; do
-		if [ $s = warm ]; then run "$ref.$s.warmup" "$@"; run "$ref.$s.warmup" "$@"; fi
+		if [ $s = warm ]; then run_logged "$ref.$s.warmup" "$@"; run_logged "$ref.$s.warmup" "$@"; fi
 		state $s "$file"
-		run "$ref.$s" "$@"
+		run_logged "$ref.$s" "$@"
 		same "$ref" "$ref.$s" "$what, $s"
 	done
 }
@@ -477,11 +469,11 @@ else
 	w=$WORK/textrel
 	mkdir -p "$w/orig" "$w/mad"
 	cp -p "$O/inv-textrel" "$O/libinvtr.so" "$w/orig/"
-	run "$w/pie.ref" "$w/orig/inv-textrel" "${ARGS[@]}"
+	run_logged "$w/pie.ref" "$w/orig/inv-textrel" "${ARGS[@]}"
 	if refused "TEXTREL PIE" "$w/orig/inv-textrel" TEXTREL "$w/mad/inv-textrel"; then
 		same_in_states "TEXTREL PIE" "$w/pie.ref" "$w/mad/inv-textrel" "$w/mad/inv-textrel" "${ARGS[@]}"
 	fi
-	run "$w/lib.ref" env LD_LIBRARY_PATH="$w/orig" "$O/useinvtr" "${ARGS[@]}"
+	run_logged "$w/lib.ref" env LD_LIBRARY_PATH="$w/orig" "$O/useinvtr" "${ARGS[@]}"
 	if refused "TEXTREL library" "$w/orig/libinvtr.so" TEXTREL "$w/mad/libinvtr.so"; then
 		same_in_states "TEXTREL library" "$w/lib.ref" "$w/mad/libinvtr.so" \
 			env LD_LIBRARY_PATH="$w/mad" "$O/useinvtr" "${ARGS[@]}"
@@ -508,7 +500,7 @@ if n == 0:
 open(sys.argv[2], "wb").write(d)
 EOF
 	chmod 755 "$w/orig/inv-pie"
-	run "$w/ref" "$w/orig/inv-pie" "${ARGS[@]}"
+	run_logged "$w/ref" "$w/orig/inv-pie" "${ARGS[@]}"
 	if ! cmp -s "$WORK/pie.ref" "$w/ref"; then
 		skip "execute-only text: the execute-only copy of the original does not run here ($(tail -1 "$w/ref"))"
 	elif refused "execute-only text" "$w/orig/inv-pie" execute-only "$w/mad/inv-pie"; then
@@ -529,13 +521,13 @@ elif ! $have_strace; then
 	skip "explicit loader: strace not found"
 else
 	ldso_real=$(readlink -f "$LDSO")
-	run "$WORK/ldso.ref" "$LDSO" "$P_ORIG" "${ARGS[@]}"
+	run_logged "$WORK/ldso.ref" "$LDSO" "$P_ORIG" "${ARGS[@]}"
 	for s in cold warm order-0; do
 		w=$WORK/ldso.$s
-		if [ $s = warm ]; then run "$w.warmup" "$LDSO" "$P_MAD"; run "$w.warmup" "$LDSO" "$P_MAD"; fi
+		if [ $s = warm ]; then run_logged "$w.warmup" "$LDSO" "$P_MAD"; run_logged "$w.warmup" "$LDSO" "$P_MAD"; fi
 		state $s "$P_MAD"
 		rm -f "$w.smaps"
-		FIXTURE_SMAPS=$w.smaps run "$w.out" strace -f -qq -y -o "$w.strace" \
+		FIXTURE_SMAPS=$w.smaps run_logged "$w.out" strace -f -qq -y -o "$w.strace" \
 			-e trace=openat,open,fadvise64,fdatasync,flock,mmap "$LDSO" "$P_MAD" "${ARGS[@]}"
 		same "$WORK/ldso.ref" "$w.out" "explicit loader, $s"
 		bad=$(strace_calls "$w.strace" fadvise64 fdatasync flock | grep -F "<$ldso_real>")
@@ -566,15 +558,15 @@ else
 	w=$WORK/journal
 	# Two priming runs each; then five warm starts each, alternating.
 	for k in 1 2; do
-		run "$w.prime" "$MNT/orig/inv-pie" "${ARGS[@]}"
-		run "$w.prime" "$MNT/mad/inv-pie" "${ARGS[@]}"
+		run_logged "$w.prime" "$MNT/orig/inv-pie" "${ARGS[@]}"
+		run_logged "$w.prime" "$MNT/mad/inv-pie" "${ARGS[@]}"
 	done
 	read_o=0 read_m=0 differ=0 runs=5
 	for ((k = 1; k <= runs; k++)); do
 		b0=$(loop_read)
-		run "$w.orig.$k" "$MNT/orig/inv-pie" "${ARGS[@]}"
+		run_logged "$w.orig.$k" "$MNT/orig/inv-pie" "${ARGS[@]}"
 		b1=$(loop_read)
-		run "$w.mad.$k" "$MNT/mad/inv-pie" "${ARGS[@]}"
+		run_logged "$w.mad.$k" "$MNT/mad/inv-pie" "${ARGS[@]}"
 		b2=$(loop_read)
 		read_o=$((read_o + b1 - b0)) read_m=$((read_m + b2 - b1))
 		cmp -s "$WORK/pie.ref" "$w.orig.$k" || differ=1
@@ -600,19 +592,6 @@ journal_umount >/dev/null 2>&1
 # 7. A lock held by another user.
 
 echo "# 7. lock held by another user"
-# as_nobody COMMAND...: run COMMAND as the user nobody (AS_NOBODY, set below).
-AS_NOBODY=()
-find_as_nobody () {
-	local uid gid
-	uid=$(id -u nobody 2>/dev/null) && gid=$(id -g nobody 2>/dev/null) || return 1
-	if have setpriv && setpriv --reuid="$uid" --regid="$gid" --clear-groups true 2>/dev/null; then
-		AS_NOBODY=(setpriv --reuid="$uid" --regid="$gid" --clear-groups)
-	elif have runuser && runuser -u nobody -- true 2>/dev/null; then
-		AS_NOBODY=(runuser -u nobody --)
-	else
-		return 1
-	fi
-}
 
 # sleep_ns LOG: the nanoseconds requested by the nanosleep and
 # clock_nanosleep calls in LOG (strace -o).
@@ -662,7 +641,7 @@ else
 		what="lock ($mode held by nobody), order-0"
 		state order-0 "$P_MAD"
 		rm -f "$w.smaps"
-		FIXTURE_SMAPS=$w.smaps run "$w.out" strace -f -qq -o "$w.strace" \
+		FIXTURE_SMAPS=$w.smaps run_logged "$w.out" strace -f -qq -o "$w.strace" \
 			-e trace=flock,fcntl,fadvise64,nanosleep,clock_nanosleep "$P_MAD" "${ARGS[@]}"
 		same "$WORK/pie.ref" "$w.out" "$what"
 		ns=$(sleep_ns "$w.strace")
@@ -782,10 +761,10 @@ else
 	cp -p "$L_ORIG" "$lo/libinv.so"
 	cp -p "$L_MAD" "$lm/libinv.so"
 	w=$WORK/longpath
-	run "$w.orig" "$INVDL" "$lo/libinv.so" 1
+	run_logged "$w.orig" "$INVDL" "$lo/libinv.so" 1
 	order0 "$lm/libinv.so"
 	rm -f "$w.smaps"
-	FIXTURE_SMAPS=$w.smaps run "$w.mad" "$INVDL" "$lm/libinv.so" 1
+	FIXTURE_SMAPS=$w.smaps run_logged "$w.mad" "$INVDL" "$lm/libinv.so" 1
 	same "$w.orig" "$w.mad" "$what"
 	longest=$(awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$w.smaps" 2>/dev/null)
 	note "long path: ${#lm} bytes + /libinv.so; longest smaps line $longest bytes"
@@ -805,12 +784,12 @@ elif ! $have_strace; then
 else
 	w=$WORK/mlock
 	what="mlockall, 10 dlopen, order-0"
-	run "$w.orig" "$INVDL" --mlockall "$L_ORIG" 10
+	run_logged "$w.orig" "$INVDL" --mlockall "$L_ORIG" 10
 	if [ "$(tail -1 "$w.orig")" != "exit status 42" ]; then
 		skip "$what: the original does not run under mlockall here ($(head -1 "$w.orig.err"))"
 	else
 		order0 "$L_MAD"
-		run "$w.mad" strace -f -qq -o "$w.strace" -e trace=write,madvise,nanosleep,clock_nanosleep \
+		run_logged "$w.mad" strace -f -qq -o "$w.strace" -e trace=write,madvise,nanosleep,clock_nanosleep \
 			"$INVDL" --mlockall "$L_MAD" 10
 		same "$w.orig" "$w.mad" "$what"
 		# The failing MADV_DONTNEED calls of each round: before the line
@@ -845,7 +824,7 @@ if ! $have_lib || ! $have_tools; then
 else
 	w=$WORK/fork
 	order0 "$L_MAD"
-	run "$w.out" "$O/invfork" "$L_MAD"
+	run_logged "$w.out" "$O/invfork" "$L_MAD"
 	if grep -qx 'forked: no' "$w.out"; then
 		skip "fork: the watcher thread never saw the stub's lock (the repair was over before it looked)"
 	elif grep -qx 'forked: yes' "$w.out" && grep -qx 'locks after dlopen: 0' "$w.out"; then
@@ -875,8 +854,8 @@ else
 			for call in $calls; do
 				w=$WORK/seccomp.$fx.$mode.$call
 				order0 "$m"
-				run "$w.orig" "$O/invseccomp" $mode $call "$o" "${ARGS[@]}"
-				run "$w.mad" "$O/invseccomp" $mode $call "$m" "${ARGS[@]}"
+				run_logged "$w.orig" "$O/invseccomp" $mode $call "$o" "${ARGS[@]}"
+				run_logged "$w.mad" "$O/invseccomp" $mode $call "$m" "${ARGS[@]}"
 				[ "$(tail -1 "$w.orig")" = "exit status 42" ] || orig_fails+=("$call")
 				if cmp -s "$w.orig" "$w.mad"; then
 					ok+=("$call")

@@ -34,14 +34,7 @@ page_cache_lock
 [ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 only"
 have strace || skip_all "strace not found (Debian: strace)"
 have setarch || skip_all "setarch not found (Debian: util-linux)"
-uid=$(id -u nobody 2>/dev/null) && gid=$(id -g nobody 2>/dev/null) || skip_all "no user nobody"
-if have setpriv && setpriv --reuid="$uid" --regid="$gid" --clear-groups true 2>/dev/null; then
-	AS_NOBODY=(setpriv --reuid="$uid" --regid="$gid" --clear-groups)
-elif have runuser && runuser -u nobody -- true 2>/dev/null; then
-	AS_NOBODY=(runuser -u nobody --)
-else
-	skip_all "neither setpriv nor runuser can run a command as nobody"
-fi
+find_as_nobody || skip_all "cannot run a command as nobody (no such user, or neither setpriv nor runuser works)"
 
 rm -rf "$O"
 mkdir -p "$O" || hard_error "cannot create $O"
@@ -64,13 +57,6 @@ fi
 # has chunks to evict.
 order0 () { "$PAGECACHE" evict "$1" >/dev/null 2>&1; "$PAGECACHE" order0 "$1" >/dev/null 2>&1; }
 
-# run OUT COMMAND...: COMMAND's output and "exit status N" into OUT.
-run () {
-	local out=$1 status
-	shift
-	{ timeout -k 5 60 "$@" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
-	echo "exit status $status" >>"$out"
-}
 
 # calls LOG NAME...: the lines of the strace log LOG for the system calls NAME.
 calls () {
@@ -80,7 +66,7 @@ calls () {
 	grep -E "^[0-9]+ +(${re%|})\(" "$log"
 }
 
-run "$WORK/orig.out" "$O/inv-pie" "${ARGS[@]}"
+run_logged "$WORK/orig.out" "$O/inv-pie" "${ARGS[@]}"
 [ "$(tail -1 "$WORK/orig.out")" = "exit status 42" ] || skip_all "inv-pie does not run here: $(tail -1 "$WORK/orig.out")"
 
 P=$WORK/inv-pie.copy
@@ -147,9 +133,9 @@ L=$WORK/lib
 mkdir -p "$L/orig" "$L/mad"
 cp "$O/libinv.so" "$L/orig/libinv.so"
 if "$ELFPMD" -q --madvise -o "$L/mad/libinv.so" "$O/libinv.so"; then
-	run "$L/orig.out" "$O/smallstack" "$L/orig/libinv.so"
+	run_logged "$L/orig.out" "$O/smallstack" "$L/orig/libinv.so"
 	order0 "$L/mad/libinv.so"
-	run "$L/mad.out" "$O/smallstack" "$L/mad/libinv.so"
+	run_logged "$L/mad.out" "$O/smallstack" "$L/mad/libinv.so"
 	if [ "$(tail -1 "$L/orig.out")" != "exit status 42" ]; then
 		skip "16 KiB thread: the original does not load here ($(tail -1 "$L/orig.out"))"
 	else
@@ -175,9 +161,9 @@ M=$WORK/inv-pie.mad
 # layout every time, some 5 KiB from the limit, which the stub's 1.1 KiB
 # would cross only if it needed more than it says.
 SMALL=(env -i PATH=/usr/bin:/bin bash -c 'ulimit -s 16 && exec setarch "$(uname -m)" -R "$@"' -)
-run "$WORK/small.orig.out" "${SMALL[@]}" "$O/inv-pie" "${ARGS[@]}"
+run_logged "$WORK/small.orig.out" "${SMALL[@]}" "$O/inv-pie" "${ARGS[@]}"
 order0 "$M"
-run "$WORK/small.mad.out" "${SMALL[@]}" "$M" "${ARGS[@]}"
+run_logged "$WORK/small.mad.out" "${SMALL[@]}" "$M" "${ARGS[@]}"
 if [ "$(tail -1 "$WORK/small.orig.out")" != "exit status 42" ]; then
 	skip "ulimit -s 16: the original does not run so ($(tail -1 "$WORK/small.orig.out"))"
 else

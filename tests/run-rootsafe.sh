@@ -35,14 +35,7 @@ cleanup_on_exit
 require_elfpmd
 [ "$(id -u)" = 0 ] || skip_all "needs root (elfpmd as root over another user's tree)"
 [ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 only"
-uid=$(id -u nobody 2>/dev/null) && gid=$(id -g nobody 2>/dev/null) || skip_all "no user nobody"
-if have setpriv && setpriv --reuid="$uid" --regid="$gid" --clear-groups true 2>/dev/null; then
-	AS_NOBODY=(setpriv --reuid="$uid" --regid="$gid" --clear-groups)
-elif have runuser && runuser -u nobody -- true 2>/dev/null; then
-	AS_NOBODY=(runuser -u nobody --)
-else
-	skip_all "neither setpriv nor runuser can run a command as nobody"
-fi
+find_as_nobody || skip_all "cannot run a command as nobody (no such user, or neither setpriv nor runuser works)"
 rm -rf "$O"
 mkdir -p "$O" || hard_error "cannot create $O"
 build_fixture inv-pie || skip_all "cannot build inv-pie: $(tail -1 "$O/inv-pie.log")"
