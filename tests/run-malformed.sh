@@ -227,6 +227,8 @@ for s in "${SEEDS[@]}"; do
 	normal) hstep=4 lstep=64 nmax=$(scale 40) nrand=6 nflip=$(scale 20) nfield=$(scale 55) nmulti=$(scale 8) ;;
 	*)      hstep=8 lstep=128 nmax=$(scale 20) nrand=3 nflip=$(scale 8) nfield=$(scale 44) nmulti=$(scale 4) ;;
 	esac
+	# MALFORMED_PERCENT below 100 thins the header truncations too.
+	hstep=$(( (hstep * 100 + PCT - 1) / PCT )) lstep=$(( (lstep * 100 + PCT - 1) / PCT )) nrand=$(scale "$nrand")
 	# Truncations: the ELF header byte by byte (or at a stride), the first
 	# KiB at a stride, then a bounded, evenly thinned sample of interesting
 	# offsets (table and entry boundaries, segment and section ends, +-1)
