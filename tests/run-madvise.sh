@@ -164,14 +164,41 @@ check_coverage () {
 
 # coverage_concurrent N DIR OBJECT: N runs of the fixture started at once
 # (states concurrent1 to concurrentN), each checked by check_coverage.
+# When one falls short, the order-0 state is made again and the N runs
+# repeated once, and only that second round counts, the first one noted
+# (never when a run printed something else than the original):
+# on a loaded machine (make -j2 check beside run-malformed's workers) a
+# start that repairs can be preempted past the 15 ms the others wait for
+# its lock (elfpmd(1), SECURITY), and the three then repair at once and
+# keep each other's small folios mapped (seen in one of five runs on
+# 2026-12-02: 2 of 14 MiB each); twice in a row is a failure.
 coverage_concurrent () {
-	local count=$1 dir=$2 object=$3 k pids=()
-	for ((k = 1; k <= count; k++)); do
-		rm -f "$w/smaps.concurrent$k"
-		FIXTURE_SMAPS=$w/smaps.concurrent$k run_as "$dir" "$w/concurrent$k.out" &
-		pids+=($!)
+	local count=$1 dir=$2 object=$3 k round short
+	for round in 1 2; do
+		local pids=()
+		for ((k = 1; k <= count; k++)); do
+			rm -f "$w/smaps.concurrent$k"
+			FIXTURE_SMAPS=$w/smaps.concurrent$k run_as "$dir" "$w/concurrent$k.out" &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		short=
+		# A run that printed something else is never run again: it fails.
+		for ((k = 1; k <= count; k++)); do
+			cmp -s "$w/orig.out" "$w/concurrent$k.out" || break 2
+		done
+		for ((k = 1; k <= count; k++)); do
+			local kb want
+			want=$(($(ideal_chunks "$object") * PMD / 1024))
+			kb=$(pmd_kb "$w/smaps.concurrent$k" "$object" 2>/dev/null)
+			[ $((${kb:-0} * 100)) -ge $((want * MIN_PERCENT)) ] || short="$short concurrent$k:${kb:-0}/$want"
+		done
+		[ -z "$short" ] && break
+		[ "$round" = 1 ] || break
+		note "$name: $count at once, first round short ($short kB): made the order-0 state again, once more"
+		drop_caches
+		"$PAGECACHE" order0 "$object" >/dev/null 2>&1
 	done
-	wait "${pids[@]}"
 	for ((k = 1; k <= count; k++)); do
 		check_coverage "concurrent$k" "$object"
 	done
