@@ -375,4 +375,26 @@ if have objcopy && [ -x "$MUTATE" ] && [ -f "$work/sample.debug" ]; then
 	done
 fi
 
+# A section header table laid over the ELF header or the program header table
+# (malformed-input case bigpie-noshdr flip 2: e_shoff 8 with the count taken
+# from the first entry, whose sh_size is e_shoff itself) is refused: the
+# rewritten program headers would change "section headers" behind the
+# writer's back, and the file untouched.
+if [ -x "$MUTATE" ]; then
+	for spec in e_shoff=8,e_shnum=0 e_shoff=64 e_shoff=0x48,e_shnum=1; do
+		f=$work/tables-$spec
+		"$MUTATE" set 0 "$work/sample" "$f" "$spec" > /dev/null || { fail "mutate set $spec"; continue; }
+		sig=$(file_signature "$f")
+		"$ELFPMD" -q "$f" 2> "$work/err"
+		rc=$?
+		if [ "$rc" -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] \
+			&& grep -q "^elfpmd: $f: section header table \[.*) overlaps the \(ELF header\|program header table\)" "$work/err"; then
+			pass "$spec: refused ($(sed "s|^elfpmd: $f: ||" "$work/err"))"
+		else
+			fail "$spec: exit $rc, stderr $(cat "$work/err")"
+		fi
+		check "$spec: left alone" test "$sig" = "$(file_signature "$f")"
+	done
+fi
+
 finish
