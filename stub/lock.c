@@ -5,16 +5,22 @@
    missing pages as small folios), so a repair takes flock(LOCK_EX) on the
    object's file, and a start that finds it held waits for it.  But any user
    who can read the file can take that lock, and nothing a waiter can see
-   tells a stub at work from a process that merely holds it (whatever a stub
-   could show, such as a lock that grows, that process can show too).  So
-   the wait is bounded whatever the holder does: LOCK_WAIT_MS for the lock,
-   and WAIT_MAX_MS in all, with the waits for pages other processes keep
-   mapped (repair.c).  A start that did not get the lock in time repairs
-   its own chunks without it, as when flock cannot be used at all: each
-   chunk is evicted whole before the touch that reads it back, and a chunk
-   read back in part is tried again, so that another repairer's work is
-   spoilt only in a race of microseconds, and the repair's cost is the
-   start's own.  */
+   of the lock tells a stub at work from a process that merely holds it
+   (whatever a stub could show, such as a lock that grows, that process can
+   show too).  What no idle holder can show is the work itself: the
+   waiter's own chunks, evicted and read back as PMD folios, which the
+   waiter then maps (follow_holder, repair.c).  So a start waits LOCK_WAIT_MS for
+   the lock after the holder last finished one of its chunks, and
+   WAIT_MAX_MS in all, with the waits for pages other processes keep mapped
+   (repair.c), plus FOLLOW_MS for each 2 MiB the holder finished for it.  A
+   holder that does nothing for the start costs it LOCK_WAIT_MS; one that
+   repairs its chunks slowly, at most FOLLOW_MS per 2 MiB repaired, about
+   what the start would have spent repairing them.  A start that did not
+   get the lock in time repairs what is left of its chunks without it, as
+   when flock cannot be used at all: each chunk is evicted whole before the
+   touch that reads it back, and a chunk read back in part is tried again,
+   so that another repairer's work is spoilt only in a race of
+   microseconds, and the repair's cost is the start's own.  */
 #include "runtime.h"
 
 /* How long a start polls the lock, 1 ms apart, within WAIT_MAX_MS.  */
@@ -47,7 +53,7 @@ now_ns (void)
 int
 wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms)
 {
-  if (st->waited + MS > WAIT_MAX_MS * MS || *waited + MS > limit_ms * MS)
+  if (st->waited + MS > WAIT_MAX_MS * MS + st->earned || *waited + MS > limit_ms * MS)
     return 0;
   uint64_t t0 = now_ns ();
   sleep_1ms ();
@@ -59,14 +65,18 @@ wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms)
 }
 
 /* Take the exclusive lock on the object's file, so that only one process
-   at a time evicts and reads back its chunks; while another process holds
-   it, poll it every millisecond, LOCK_WAIT_MS at most.  Return 1 when
-   locked, 0 when not (flock cannot be used, or the wait ran out): repair
-   without it.  */
+   at a time evicts and reads back its chunks.  While another process holds
+   it, follow its work on W's chunks (follow_holder, repair.c) and poll
+   the lock every millisecond, until
+   LOCK_WAIT_MS pass without the holder finishing one of this start's
+   chunks, or none is left.  Return 1 when locked, 0 when not (flock cannot
+   be used, the wait ran out, or nothing is left to repair): repair what is
+   left without it.  */
 int
-lock_file (struct stub *st)
+lock_file (struct stub *st, struct range_work *w)
 {
-  uint64_t waited = 0;
+  uint64_t idle = 0;
+  uint64_t per_chunk = FOLLOW_MS * MS * (st->pmd >> 21 ? st->pmd >> 21 : 1);
   do
     {
       long err = syscall6 (SYS_flock, st->file, LOCK_EX | LOCK_NB, 0, 0, 0, 0);
@@ -74,8 +84,16 @@ lock_file (struct stub *st)
 	return 1;
       if (err != -EWOULDBLOCK)
 	return 0;
+      long done = w != 0 ? follow_holder (st, w) : 0;
+      if (done < 0)
+	return 0;
+      if (done > 0)
+	{
+	  idle = 0;
+	  st->earned += (uint64_t) done * per_chunk;
+	}
     }
-  while (wait_1ms (st, &waited, LOCK_WAIT_MS));
+  while (wait_1ms (st, &idle, LOCK_WAIT_MS));
   return 0;
 }
 

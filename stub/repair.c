@@ -69,16 +69,16 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
    stopped between touching the chunk and letting it go.  Without WAIT,
    return 0 then, for a second round; with WAIT, try again 1 ms later,
    while the stub has waited less than MAX_SLEEP_MS for such pages (and
-   WAIT_MAX_MS in all).  A chunk read
-   back in part (another process faulted it in meanwhile) is tried
-   REPAIR_READS times at most.  Return 1 when done with the chunk.  */
+   WAIT_MAX_MS in all).  A chunk read back in part or in small folios
+   (another process faulted it in meanwhile) is tried REPAIR_READS times
+   at most.  Return 1 when done with the chunk.  */
 static int
 repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset, int wait)
 {
   uint64_t pmd = st->pmd;
   uintptr_t chunk = start + i * pmd;
   uint64_t offset = file_offset + i * pmd;
-  for (int attempt = 0, reads = 0; reads < REPAIR_READS; attempt++)
+  for (int attempt = 0, reads = 0, small = 0; reads < REPAIR_READS; attempt++)
     {
       if (attempt > 0 && !wait_1ms (st, &st->page_waits, MAX_SLEEP_MS))
 	return 1;
@@ -109,13 +109,16 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
       if (refault (st, chunk, offset, 1))
 	return 1;
       reads++;
-      /* Read back from an empty cache and still not PMD-mapped.  Read back
-	 whole, in small folios: the file system cannot give this file PMD
-	 folios.  In part: another process faulted it in meanwhile.  (The
-	 touch of the last page waits for the read of the rest: mincore
-	 counts only pages read.)  */
+      /* Read back from an empty cache and still not PMD-mapped.  In part:
+	 another process faulted it in meanwhile.  Read back whole, in small
+	 folios: the file system cannot give this file PMD folios, or another
+	 process's fault read the chunk while it was being evicted (a start
+	 populating its text, which lets it go at once: seen one round in
+	 about twenty-five of three starts at once).  Every read so: the
+	 former.  (The touch of the last page waits for the read of the rest:
+	 mincore counts only pages read.)  */
       touch (chunk + pmd - st->page);
-      if (cached_pages (st, chunk) == (long) (pmd / st->page))
+      if (cached_pages (st, chunk) == (long) (pmd / st->page) && ++small == REPAIR_READS)
 	{
 	  st->stop = 1;
 	  st->no_file_folios = 1;
@@ -123,6 +126,47 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
 	}
     }
   return 1;
+}
+
+/* While another process holds the file's lock (lock.c), look at each
+   chunk of W still to repair: one the page cache no longer holds whole has
+   been evicted, by the holder most likely; one seen so and now held whole
+   again has been read back, and is mapped (refault without FALLBACK),
+   which is all there is to do when it was read back as one PMD folio.
+   Read back in small folios (the holder is no stub, or was spoilt), it is
+   let go again at once, so as not to keep them cached, and waits to be
+   seen evicted again.  Only a chunk mapped with one PMD entry counts as
+   finished: no process can fake that for the start without doing its
+   work.  Return the number finished, or -1 when none is left (or the
+   cache cannot be seen).  */
+long
+follow_holder (struct stub *st, struct range_work *w)
+{
+  uint64_t *evicted = scratch (st)->evicted;
+  long done = 0;
+  for (uint64_t i = 0; i < w->n; i++)
+    {
+      if (!chunk_in (w->dropped, i))
+	continue;
+      uintptr_t chunk = w->start + i * st->pmd;
+      long cached = cached_pages (st, chunk);
+      if (cached < 0)
+	return -1;
+      if (cached != (long) (st->pmd / st->page))
+	chunk_add (evicted, i);
+      else if (chunk_in (evicted, i))
+	{
+	  chunk_del (evicted, i);
+	  if (refault (st, chunk, w->file_offset + i * st->pmd, 0))
+	    {
+	      chunk_del (w->dropped, i);
+	      done++;
+	    }
+	  else
+	    sys_madvise (chunk, st->pmd, MADV_DONTNEED);
+	}
+    }
+  return chunks_count (w->dropped, w->n) == 0 ? -1 : done;
 }
 
 /* Repair the chunks of the range at START (N chunks, file offset
@@ -147,7 +191,11 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
   syscall6 (SYS_sync_file_range, st->file, (long) file_offset, (long) (n * st->pmd),
 	    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER,
 	    0, 0);
-  int locked = lock_file (st);
+  struct range_work w = { start, n, file_offset, dropped };
+  struct scratch *s = scratch (st);
+  if (s != NULL)
+    memset (s->evicted, 0, sizeof s->evicted);
+  int locked = lock_file (st, s != NULL ? &w : 0);
   /* Chunks with pages another process maps are left for a second round,
      by when the programs starting meanwhile have let them go.  */
   for (int wait = 0; wait <= 1; wait++)

@@ -92,8 +92,12 @@
 /* The longest a start waits for other processes, whatever they do: for
    the file's lock and for pages they keep mapped together (lock.c), in
    time that passes (CLOCK_MONOTONIC), however long a sleep of 1 ms
-   takes.  */
+   takes; plus FOLLOW_MS for each 2 MiB of the start's chunks that the
+   lock's holder reads back as PMD folios meanwhile (lock.c): time a
+   holder earns only by doing the start's work, which the start would
+   have spent doing it.  */
 #define WAIT_MAX_MS 20
+#define FOLLOW_MS 4
 
 /* Runs of copies the stub remembers, for the perf map.  */
 #define MAX_COPIES 16
@@ -133,6 +137,7 @@ struct scratch
   char line[MAPS_LINE];		/* a line of /proc/self/maps, then its path */
   char read_buf[1024];		/* what next_line reads */
   uint64_t touched[SET_WORDS], bad[SET_WORDS], dropped[SET_WORDS];
+  uint64_t evicted[SET_WORDS];	/* chunks seen evicted by the lock's holder */
   uint64_t entries[128];	/* of /proc/self/pagemap */
   unsigned char vec[512];	/* of mincore */
   struct page_region regions[32];	/* of PAGEMAP_SCAN */
@@ -171,6 +176,7 @@ struct stub
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   uint64_t waited;		/* nanoseconds waited for other processes */
   uint64_t page_waits;		/* of those, for pages they keep mapped */
+  uint64_t earned;		/* nanoseconds the lock's holder earned (FOLLOW_MS) */
   struct mapping map;		/* filled by find_mapping */
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;
@@ -311,7 +317,18 @@ HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t
 /* lock.c: one repairer at a time.  */
 HIDDEN void sleep_1ms (void);
 HIDDEN int wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms);
-HIDDEN int lock_file (struct stub *st);
+/* The chunks of a range a start repairs: N chunks at START, file offset
+   FILE_OFFSET, those in DROPPED still to do.  */
+struct range_work
+{
+  uintptr_t start;
+  uint64_t n, file_offset;
+  uint64_t *dropped;
+};
+HIDDEN int lock_file (struct stub *st, struct range_work *w);
+/* repair.c, between two polls of the lock: how many of W's chunks the
+   lock's holder finished since the last call, or -1 when none is left.  */
+HIDDEN long follow_holder (struct stub *st, struct range_work *w);
 HIDDEN void unlock_file (struct stub *st);
 
 /* copy.c: the --madvise=copy fallback.  */

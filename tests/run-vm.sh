@@ -125,8 +125,9 @@ MAX_WARM_RATIO=${ELFPMD_VM_MAX_WARM_RATIO-}	# e.g. 1.05; empty: reported only
 case $SUITE in bullseye) xfs_folios= ;; *) xfs_folios=xfs ;; esac
 COVERAGE_FS=${ELFPMD_VM_COVERAGE_FS-$xfs_folios}	# empty: no coverage assertion
 # Another architecture's guest runs slower under TCG and stalls whenever the
-# host is busy; the stub waits at most 15 ms for the file's lock and then
-# repairs without it (stub/lock.c, LOCK_WAIT_MS), so 3 at once is reported
+# host is busy; the stub waits for the file's lock at most 15 ms without
+# the holder finishing one of its chunks and then repairs without it
+# (stub/lock.c, LOCK_WAIT_MS), so 3 at once is reported
 # there, not asserted (25-62% once in five runs here, during an apt-get on
 # the host, with the earlier wait; 100% otherwise).
 cov_states="cold warm order0 fresh concurrent"

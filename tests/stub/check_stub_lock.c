@@ -1,7 +1,8 @@
 /* Unit tests of the bounds on the stub's waiting (stub/lock.c,
    stub/repair.c): whatever locks another process holds or grows on the
    object's file, and whatever pages of it that process keeps mapped, a
-   start waits for it at most 20 ms in all, with 2 MiB and 32 MiB chunks;
+   start waits for it at most 20 ms in all, with 2 MiB and 32 MiB chunks,
+   unless the holder does the start's work (then the start follows it);
    against the fake kernel, whose clock only sleeping advances.  */
 #define _GNU_SOURCE		/* F_OFD_GETLK */
 /* Before the system headers, whose definitions of the same constants win
@@ -100,7 +101,7 @@ START_TEST (test_lock_bound)
 {
   struct stub st = set_up (chunk_sizes[_i]);
   ck_assert_int_ge (open_object_file (&st), 0);
-  ck_assert_int_eq (lock_file (&st), 0);
+  ck_assert_int_eq (lock_file (&st, 0), 0);
   ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: waited %llu us for the lock",
 		 (unsigned long long) (chunk_sizes[_i] >> 20),
 		 (unsigned long long) fake.slept_ns / 1000);
@@ -142,7 +143,7 @@ START_TEST (test_lock_taken)
   struct stub st = set_up (chunk_sizes[_i]);
   fake.hook = brief_holder;
   ck_assert_int_ge (open_object_file (&st), 0);
-  ck_assert_int_eq (lock_file (&st), 1);
+  ck_assert_int_eq (lock_file (&st, 0), 1);
   ck_assert_uint_eq (fake.slept_ns, 5000000);
 }
 END_TEST
@@ -164,7 +165,7 @@ START_TEST (test_lock_unusable)
   struct stub st = set_up (chunk_sizes[_i]);
   fake.hook = no_flock;
   ck_assert_int_ge (open_object_file (&st), 0);
-  ck_assert_int_eq (lock_file (&st), 0);
+  ck_assert_int_eq (lock_file (&st, 0), 0);
   ck_assert_uint_eq (fake.slept_ns, 0);
 }
 END_TEST
@@ -185,6 +186,183 @@ START_TEST (test_repair_bound)
 }
 END_TEST
 
+/* A holder at work: the lock held while it repairs the eight chunks one
+   after the other, chunk K evicted at (3K + 1) ms and read back as one PMD
+   folio at (3K + 3) ms (SMALL: in small folios, every 3 ms again, by a
+   holder that only pretends), then let go.  24 ms in all: more than
+   WAIT_MAX_MS, and a chunk finished every 3 ms, within LOCK_WAIT_MS.  */
+static int small_folios;
+
+static uint64_t
+since_start_ms (void)
+{
+  return (fake.now_ns - FAKE_CLOCK_START_NS) / 1000000;
+}
+
+/* 0: cached small (before the holder came to it), 1: evicted, 2: read back.  */
+static int
+chunk_state (uint64_t k)
+{
+  uint64_t t = since_start_ms ();
+  if (t < 3 * k + 1)
+    return 0;
+  if (small_folios)
+    return (t - (3 * k + 1)) % 3 == 2 ? 2 : 1;
+  return t < 3 * k + 3 ? 1 : 2;
+}
+
+static int
+worker (const struct fake_call *c, long *ret)
+{
+  uint64_t pmd = params.pmd;
+  switch (c->n)
+    {
+    case SYS_flock:
+      *ret = (c->b & LOCK_UN) || since_start_ms () >= 24 && !small_folios ? 0 : -EWOULDBLOCK;
+      return 1;
+    case SYS_mincore:
+      {
+	uint64_t k = ((uint64_t) c->a - 0x40000000) / pmd;
+	for (long p = 0; p < c->b / (long) fake.page; p++)
+	  ((unsigned char *) c->c)[p] = chunk_state (k) != 1;
+	*ret = 0;
+	return 1;
+      }
+    case SYS_pread64:
+      if (c->c == 8 && (uint64_t) c->d >= 0x40000000 / fake.page * 8)
+	{
+	  uint64_t k = ((uint64_t) c->d / 8 * fake.page - 0x40000000) / pmd;
+	  *(uint64_t *) c->b = chunk_state (k) == 2 && !small_folios ? 1ULL << 63 : 0;
+	  *ret = 8;
+	  return 1;
+	}
+      return 0;
+    }
+  return holder (c, ret);
+}
+
+/* The start follows the holder's work past WAIT_MAX_MS and maps each chunk
+   it reads back: nothing left to repair, nothing evicted by the start.  */
+START_TEST (test_follow_holder)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = worker;
+  small_folios = 0;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_msg (dropped[0] == 0, "%llu MiB chunks: left to repair %#llx",
+		 (unsigned long long) (chunk_sizes[_i] >> 20), (unsigned long long) dropped[0]);
+  ck_assert_int_eq (fake_calls (SYS_fadvise64), 0);
+  ck_assert_msg (fake.slept_ns > BOUND_NS && fake.slept_ns <= 25000000,
+		 "%llu MiB chunks: waited %llu us for a holder working 24 ms",
+		 (unsigned long long) (chunk_sizes[_i] >> 20),
+		 (unsigned long long) fake.slept_ns / 1000);
+}
+END_TEST
+
+/* A holder that evicts the chunks and reads them back in small folios, again
+   and again, earns nothing: the bound holds, and the start lets each
+   chunk go again and repairs them itself.  */
+START_TEST (test_follow_pretender)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = worker;
+  small_folios = 1;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: waited %llu us for a pretender",
+		 (unsigned long long) (chunk_sizes[_i] >> 20),
+		 (unsigned long long) fake.slept_ns / 1000);
+  ck_assert_uint_eq (st.earned, 0);
+  ck_assert_int_ge (fake_calls (SYS_fadvise64), 1);
+}
+END_TEST
+
+/* The page cache of one chunk (at 0x40000000), for the repairs below:
+   0 empty, 1 cached whole in small folios, 2 one PMD folio.  Nobody holds
+   the lock or maps the chunk; a fault in it while it is empty reads it in
+   small folios the first SMALL_READS times (another process's fault won
+   the race, or the file system cannot do better), then as one PMD folio.  */
+static int cache_state, reads_seen, small_reads, touches_seen;
+
+static void
+follow_touches (void)
+{
+  for (; touches_seen < fake.ntouched; touches_seen++)
+    if (cache_state == 0)
+      cache_state = reads_seen++ < small_reads ? 1 : 2;
+}
+
+static int
+one_chunk (const struct fake_call *c, long *ret)
+{
+  follow_touches ();
+  switch (c->n)
+    {
+    case SYS_flock:
+      *ret = 0;
+      return 1;
+    case SYS_fadvise64:
+      cache_state = 0;
+      *ret = 0;
+      return 1;
+    case SYS_mincore:
+      for (long p = 0; p < c->b / (long) fake.page; p++)
+	((unsigned char *) c->c)[p] = cache_state != 0;
+      *ret = 0;
+      return 1;
+    case SYS_pread64:
+      if (c->c == 8 && (uint64_t) c->d >= 0x40000000 / fake.page * 8)
+	{
+	  *(uint64_t *) c->b = cache_state == 2 ? 1ULL << 63 : 0;
+	  *ret = 8;
+	  return 1;
+	}
+      return 0;
+    }
+  return holder (c, ret);
+}
+
+static struct stub
+set_up_one_chunk (int small)
+{
+  struct stub st = set_up ((uint64_t) 2 << 20);
+  fake.hook = one_chunk;
+  cache_state = 1;
+  reads_seen = touches_seen = 0;
+  small_reads = small;
+  return st;
+}
+
+/* A chunk read back in small folios once (another start's fault read it
+   while the chunk was being evicted) is evicted and read again: repaired,
+   and the file not taken for one that cannot have PMD folios.  */
+START_TEST (test_small_read_once)
+{
+  struct stub st = set_up_one_chunk (1);
+  uint64_t dropped[SET_WORDS] = { 1 };
+  repair_range (&st, st.self, 1, 0, dropped);
+  ck_assert_int_eq (cache_state, 2);
+  ck_assert_int_eq (reads_seen, 2);
+  ck_assert_int_eq (st.no_file_folios, 0);
+  ck_assert_int_eq (st.stop, 0);
+}
+END_TEST
+
+/* Read back in small folios every time: the file system cannot give the
+   file PMD folios; the stub stops repairing after REPAIR_READS reads.  */
+START_TEST (test_small_reads_always)
+{
+  struct stub st = set_up_one_chunk (1000);
+  uint64_t dropped[SET_WORDS] = { 1 };
+  repair_range (&st, st.self, 1, 0, dropped);
+  ck_assert_int_eq (cache_state, 1);
+  ck_assert_int_eq (reads_seen, REPAIR_READS);
+  ck_assert_int_eq (st.no_file_folios, 1);
+  ck_assert_int_eq (st.stop, 1);
+}
+END_TEST
+
 static Suite *
 lock_suite (void)
 {
@@ -195,6 +373,10 @@ lock_suite (void)
   tcase_add_loop_test (tc, test_lock_unusable, 0, 2);
   tcase_add_loop_test (tc, test_repair_bound, 0, 2);
   tcase_add_loop_test (tc, test_oversleep, 0, 2);
+  tcase_add_loop_test (tc, test_follow_holder, 0, 2);
+  tcase_add_loop_test (tc, test_follow_pretender, 0, 2);
+  tcase_add_test (tc, test_small_read_once);
+  tcase_add_test (tc, test_small_reads_always);
   suite_add_tcase (s, tc);
   return s;
 }
