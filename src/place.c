@@ -101,6 +101,7 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
 	{
 	  /* PATH was "/" (or only slashes): no name in a directory.  */
 	  diag_set (err, "is a directory");
+	  errno = EISDIR;
 	  break;
 	}
       /* The name itself, held while it is looked at: the link whose owner
@@ -131,6 +132,7 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
 	    {
 	      close (at);
 	      diag_set (err, "too many symbolic links on the way");
+	      errno = ELOOP;
 	      break;
 	    }
 	  char target[PATH_MAX];
@@ -142,7 +144,10 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
 	  close (at);
 	  errno = saved;
 	  if (!trusted)
-	    break;
+	    {
+	      errno = EPERM;
+	      break;
+	    }
 	  if (n < 0)
 	    {
 	      diag_set (err, "cannot read the symbolic link %s: %s", cur, strerror (errno));
@@ -188,6 +193,7 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
 	  continue;
 	}
       diag_set (err, "%s on the way is not a directory", cur);
+      errno = ENOTDIR;
       break;
     }
   if (dir >= 0)
@@ -195,9 +201,11 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
   free (rest);
   if (pl->dirfd < 0 || pl->base == NULL)
     {
+      int saved = errno;
       place_close (pl);
       if (err->msg[0] == '\0')
-	diag_set (err, "cannot resolve the path: %s", strerror (errno));
+	diag_set (err, "cannot resolve the path: %s", strerror (saved));
+      errno = saved;
       return -1;
     }
   return 0;

@@ -22,7 +22,9 @@ void place_close (struct place *pl);
    only when root or the running user owns it, and the last one only when
    FOLLOW_LAST (it is the file, not a name to replace).  A last component
    that does not exist is resolved (a file to be made).  Return 0, or -1
-   with the reason in *ERR.  */
+   with the reason in *ERR and errno set (ENOENT or ENOTDIR for a
+   directory on the way that is missing or is none, EPERM for a symbolic
+   link not followed).  */
 int place_resolve (struct place *pl, const char *path, bool follow_last, struct diag *err);
 
 /* Resolve RELPATH below the directory ROOTFD into *PL, through no symbolic

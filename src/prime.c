@@ -33,6 +33,7 @@
 #include "elf_file.h"
 #include "phdr_align.h"
 #include "host.h"
+#include "place.h"
 #include "namelist.h"
 #include "prime.h"
 #include "report.h"
@@ -422,22 +423,28 @@ prime_one (const char *name, int fd, uint64_t pmd, long page, const struct prime
 }
 
 /* Whether NAME from a list is worth opening as ELF: a regular file that
-   starts with the ELF magic; if so, *FD is its descriptor, opened once
-   for the whole of its priming (never a FIFO or a device exchanged for the
-   file after the lstat), or -1 when it could not be opened.  Else count it
-   in C (a missing file also gets a line in the report).  An error that is
-   not about the name (EACCES, EIO) is left to prime_one, which reports
-   it.  */
-static bool
-list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
+   starts with the ELF magic.  1 if so, with *FD its descriptor, opened once
+   for the whole of its priming through the directory it was resolved to
+   (place_resolve: never through another user's symbolic link on the way,
+   never a FIFO or a device exchanged for the file after its look); 0 when
+   it is not, counted in C (a missing file also gets a line in the
+   report); -1 when it cannot be opened, with the reason on ERRORS.  */
+static int
+list_name_wanted (const char *name, const struct prime_options *opts, FILE *out, FILE *errors,
 		  struct list_counts *c, int *fd)
 {
   *fd = -1;
+  struct place pl;
+  struct diag why = { "" };
   struct stat st;
-  if (lstat (name, &st) != 0)
+  bool resolved = place_resolve (&pl, name, false, &why) == 0;
+  int missing = !resolved ? errno
+		: fstatat (pl.dirfd, pl.base, &st, AT_SYMLINK_NOFOLLOW) != 0 ? errno : 0;
+  if (!resolved && missing == 0)
+    missing = EINVAL;		/* a failure with no errno: never "not regular" */
+  if (missing == ENOENT || missing == ENOTDIR)
     {
-      if (errno != ENOENT && errno != ENOTDIR)
-	return true;
+      place_close (&pl);
       c->missing++;
       if (opts->json)
 	{
@@ -447,24 +454,32 @@ list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
 	}
       else if (!opts->quiet)
 	fprintf (out, "%s: skipped: no such file\n", name);
-      return false;
+      return 0;
     }
-  if (!S_ISREG (st.st_mode))
+  if (missing == 0 && !S_ISREG (st.st_mode))
     {
+      place_close (&pl);
       c->not_regular++;
-      return false;
+      return 0;
     }
-  struct diag ignored = { "" };
-  if ((*fd = open_regular (AT_FDCWD, name, false, &st, &ignored)) < 0)
-    return true;
+  if (missing == 0 && (*fd = open_regular (pl.dirfd, pl.base, false, &st, &why)) >= 0)
+    why.msg[0] = '\0';
+  else if (missing != 0 && why.msg[0] == '\0')
+    diag_set (&why, "%s", strerror (missing));
+  place_close (&pl);
+  if (*fd < 0)
+    {
+      fprintf (errors, "elfpmd: %s: %s\n", name, why.msg);
+      return -1;
+    }
   unsigned char magic[SELFMAG];
   ssize_t got = pread (*fd, magic, SELFMAG, 0);
   if (got < 0 || (got == SELFMAG && memcmp (magic, ELFMAG, SELFMAG) == 0))
-    return true;
+    return 1;
   close (*fd);
   *fd = -1;
   c->not_elf++;
-  return false;
+  return 0;
 }
 
 /* Prime the names of the list OPTS->files_from, counting them in C.
@@ -483,9 +498,10 @@ prime_list (uint64_t pmd, long page, const struct prime_options *opts, FILE *out
     {
       c->names++;
       int fd;
-      if (!list_name_wanted (name, opts, out, c, &fd))
+      int wanted = list_name_wanted (name, opts, out, errors, c, &fd);
+      if (wanted == 0)
 	continue;
-      if (prime_one (name, fd, pmd, page, opts, out, errors) != 0)
+      if (wanted < 0 || prime_one (name, fd, pmd, page, opts, out, errors) != 0)
 	{
 	  c->failed++;
 	  status = 1;
