@@ -241,15 +241,25 @@ worker (const struct fake_call *c, long *ret)
   return holder (c, ret);
 }
 
+/* Repair eight dropped chunks of PMD bytes (DROPPED) while the worker
+   holds the lock, reading chunks back in small folios when SMALL.  */
+static struct stub
+repair_beside_worker (uint64_t pmd, int small, uint64_t *dropped)
+{
+  struct stub st = set_up (pmd);
+  fake.hook = worker;
+  small_folios = small;
+  dropped[0] = 0xff;
+  repair_range (&st, st.self, 8, 0, dropped);
+  return st;
+}
+
 /* The start follows the holder's work past WAIT_MAX_MS and maps each chunk
    it reads back: nothing left to repair, nothing evicted by the start.  */
 START_TEST (test_follow_holder)
 {
-  struct stub st = set_up (chunk_sizes[_i]);
-  fake.hook = worker;
-  small_folios = 0;
-  uint64_t dropped[SET_WORDS] = { 0xff };
-  repair_range (&st, st.self, 8, 0, dropped);
+  uint64_t dropped[SET_WORDS] = { 0 };
+  repair_beside_worker (chunk_sizes[_i], 0, dropped);
   ck_assert_msg (dropped[0] == 0, "%llu MiB chunks: left to repair %#llx",
 		 (unsigned long long) (chunk_sizes[_i] >> 20), (unsigned long long) dropped[0]);
   ck_assert_int_eq (fake_calls (SYS_fadvise64), 0);
@@ -265,11 +275,8 @@ END_TEST
    chunk go again and repairs them itself.  */
 START_TEST (test_follow_pretender)
 {
-  struct stub st = set_up (chunk_sizes[_i]);
-  fake.hook = worker;
-  small_folios = 1;
-  uint64_t dropped[SET_WORDS] = { 0xff };
-  repair_range (&st, st.self, 8, 0, dropped);
+  uint64_t dropped[SET_WORDS] = { 0 };
+  struct stub st = repair_beside_worker (chunk_sizes[_i], 1, dropped);
   ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: waited %llu us for a pretender",
 		 (unsigned long long) (chunk_sizes[_i] >> 20),
 		 (unsigned long long) fake.slept_ns / 1000);
