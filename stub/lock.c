@@ -9,7 +9,7 @@
    (whatever a stub could show, such as a lock that grows, that process can
    show too).  What no idle holder can show is the work itself: the
    waiter's own chunks, evicted and read back as PMD folios, which the
-   waiter then maps (follow_holder, repair.c).  So a start waits LOCK_WAIT_MS for
+   waiter then maps (repair.c).  So a start waits LOCK_WAIT_MS for
    the lock after the holder last finished one of its chunks, and
    WAIT_MAX_MS in all, with the waits for pages other processes keep mapped
    (repair.c), plus FOLLOW_MS for each 2 MiB the holder finished for it.  A
@@ -64,36 +64,49 @@ wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms)
   return 1;
 }
 
-/* Take the exclusive lock on the object's file, so that only one process
-   at a time evicts and reads back its chunks.  While another process holds
-   it, follow its work on W's chunks (follow_holder, repair.c) and poll
-   the lock every millisecond, until
-   LOCK_WAIT_MS pass without the holder finishing one of this start's
-   chunks, or none is left.  Return 1 when locked, 0 when not (flock cannot
-   be used, the wait ran out, or nothing is left to repair): repair what is
-   left without it.  */
+/* Try the exclusive lock on the object's file once: 1 taken, 0 held by
+   another process, -1 when flock cannot be used.  */
 int
-lock_file (struct stub *st, struct range_work *w)
+try_lock_file (struct stub *st)
+{
+  long err = syscall6 (SYS_flock, st->file, LOCK_EX | LOCK_NB, 0, 0, 0, 0);
+  return err == 0 ? 1 : err == -EWOULDBLOCK ? 0 : -1;
+}
+
+/* Between two polls of a lock another process holds: credit the holder
+   with DONE of the start's chunks it finished since the last poll
+   (FOLLOW_MS per 2 MiB each, and *IDLE, the time waited since it last
+   finished one, back to 0), then wait one millisecond, unless LOCK_WAIT_MS
+   have passed idle or the start has waited all it may.  Return whether it
+   waited.  */
+int
+lock_wait (struct stub *st, uint64_t *idle, long done)
+{
+  if (done > 0)
+    {
+      *idle = 0;
+      st->earned += (uint64_t) done * FOLLOW_MS * MS * (st->pmd >> 21 ? st->pmd >> 21 : 1);
+    }
+  return wait_1ms (st, idle, LOCK_WAIT_MS);
+}
+
+/* Take the exclusive lock on the object's file, so that only one process
+   at a time evicts and reads back its chunks; while another process holds
+   it, poll it every millisecond, LOCK_WAIT_MS at most.  Return 1 when
+   locked, 0 when not (flock cannot be used, or the wait ran out): repair
+   without it.  (repair.c polls it so too, and meanwhile follows the
+   holder's work.)  */
+int
+lock_file (struct stub *st)
 {
   uint64_t idle = 0;
-  uint64_t per_chunk = FOLLOW_MS * MS * (st->pmd >> 21 ? st->pmd >> 21 : 1);
   do
     {
-      long err = syscall6 (SYS_flock, st->file, LOCK_EX | LOCK_NB, 0, 0, 0, 0);
-      if (err == 0)
-	return 1;
-      if (err != -EWOULDBLOCK)
-	return 0;
-      long done = w != 0 ? follow_holder (st, w) : 0;
-      if (done < 0)
-	return 0;
-      if (done > 0)
-	{
-	  idle = 0;
-	  st->earned += (uint64_t) done * per_chunk;
-	}
+      int got = try_lock_file (st);
+      if (got != 0)
+	return got > 0;
     }
-  while (wait_1ms (st, &idle, LOCK_WAIT_MS));
+  while (lock_wait (st, &idle, 0));
   return 0;
 }
 

@@ -128,6 +128,15 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
   return 1;
 }
 
+/* The chunks of a range a start repairs: N chunks at START, file offset
+   FILE_OFFSET, those in DROPPED still to do.  */
+struct range_work
+{
+  uintptr_t start;
+  uint64_t n, file_offset;
+  uint64_t *dropped;
+};
+
 /* While another process holds the file's lock (lock.c), look at each
    chunk of W still to repair: one the page cache no longer holds whole has
    been evicted, by the holder most likely; one seen so and now held whole
@@ -139,7 +148,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
    finished: no process can fake that for the start without doing its
    work.  Return the number finished, or -1 when none is left (or the
    cache cannot be seen).  */
-long
+static long
 follow_holder (struct stub *st, struct range_work *w)
 {
   uint64_t *evicted = scratch (st)->evicted;
@@ -169,6 +178,28 @@ follow_holder (struct stub *st, struct range_work *w)
   return chunks_count (w->dropped, w->n) == 0 ? -1 : done;
 }
 
+/* Take the file's lock (lock.c); while another process holds it, follow
+   its work on W's chunks (follow_holder, given W; without W, only wait),
+   until LOCK_WAIT_MS pass without it finishing one of them.  Return 1
+   when locked, 0 when not (flock cannot be used, the wait ran out, or
+   nothing is left to repair): repair what is left without it.  */
+static int
+lock_following (struct stub *st, struct range_work *w)
+{
+  if (w == 0)
+    return lock_file (st);
+  uint64_t idle = 0;
+  for (;;)
+    {
+      int got = try_lock_file (st);
+      if (got != 0)
+	return got > 0;
+      long done = follow_holder (st, w);
+      if (done < 0 || !lock_wait (st, &idle, done))
+	return 0;
+    }
+}
+
 /* Repair the chunks of the range at START (N chunks, file offset
    FILE_OFFSET) that populate_chunks found not PMD-mapped and dropped
    (DROPPED); the others stay as they are.  */
@@ -195,7 +226,7 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
   struct scratch *s = scratch (st);
   if (s != NULL)
     memset (s->evicted, 0, sizeof s->evicted);
-  int locked = lock_file (st, s != NULL ? &w : 0);
+  int locked = lock_following (st, s != NULL ? &w : 0);
   /* Chunks with pages another process maps are left for a second round,
      by when the programs starting meanwhile have let them go.  */
   for (int wait = 0; wait <= 1; wait++)

@@ -317,18 +317,9 @@ HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t
 /* lock.c: one repairer at a time.  */
 HIDDEN void sleep_1ms (void);
 HIDDEN int wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms);
-/* The chunks of a range a start repairs: N chunks at START, file offset
-   FILE_OFFSET, those in DROPPED still to do.  */
-struct range_work
-{
-  uintptr_t start;
-  uint64_t n, file_offset;
-  uint64_t *dropped;
-};
-HIDDEN int lock_file (struct stub *st, struct range_work *w);
-/* repair.c, between two polls of the lock: how many of W's chunks the
-   lock's holder finished since the last call, or -1 when none is left.  */
-HIDDEN long follow_holder (struct stub *st, struct range_work *w);
+HIDDEN int try_lock_file (struct stub *st);
+HIDDEN int lock_wait (struct stub *st, uint64_t *idle, long done);
+HIDDEN int lock_file (struct stub *st);
 HIDDEN void unlock_file (struct stub *st);
 
 /* copy.c: the --madvise=copy fallback.  */

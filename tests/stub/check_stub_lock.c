@@ -101,7 +101,7 @@ START_TEST (test_lock_bound)
 {
   struct stub st = set_up (chunk_sizes[_i]);
   ck_assert_int_ge (open_object_file (&st), 0);
-  ck_assert_int_eq (lock_file (&st, 0), 0);
+  ck_assert_int_eq (lock_file (&st), 0);
   ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: waited %llu us for the lock",
 		 (unsigned long long) (chunk_sizes[_i] >> 20),
 		 (unsigned long long) fake.slept_ns / 1000);
@@ -143,7 +143,7 @@ START_TEST (test_lock_taken)
   struct stub st = set_up (chunk_sizes[_i]);
   fake.hook = brief_holder;
   ck_assert_int_ge (open_object_file (&st), 0);
-  ck_assert_int_eq (lock_file (&st, 0), 1);
+  ck_assert_int_eq (lock_file (&st), 1);
   ck_assert_uint_eq (fake.slept_ns, 5000000);
 }
 END_TEST
@@ -165,7 +165,7 @@ START_TEST (test_lock_unusable)
   struct stub st = set_up (chunk_sizes[_i]);
   fake.hook = no_flock;
   ck_assert_int_ge (open_object_file (&st), 0);
-  ck_assert_int_eq (lock_file (&st, 0), 0);
+  ck_assert_int_eq (lock_file (&st), 0);
   ck_assert_uint_eq (fake.slept_ns, 0);
 }
 END_TEST
