@@ -3,6 +3,8 @@
 
 #include "stub/arch.h"
 
+#include <string.h>
+
 extern const struct stub_arch stub_arch_x86_64;
 extern const struct stub_arch stub_arch_aarch64;
 extern const struct stub_arch stub_arch_riscv64;
@@ -20,4 +22,19 @@ stub_arch_for (unsigned e_machine, int elfclass)
     if (arches[i]->e_machine == e_machine && arches[i]->elfclass == elfclass)
       return arches[i];
   return NULL;
+}
+
+const char *
+stub_arch_list (void)
+{
+  static char list[128];
+  size_t n = sizeof arches / sizeof arches[0];
+  if (list[0] == '\0')
+    for (size_t i = 0; i < n; i++)
+      {
+	if (i > 0)
+	  strncat (list, i + 1 < n ? ", " : " and ", sizeof list - strlen (list) - 1);
+	strncat (list, arches[i]->name, sizeof list - strlen (list) - 1);
+      }
+  return list;
 }

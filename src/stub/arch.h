@@ -31,4 +31,8 @@ struct stub_arch
 /* The stub for E_MACHINE and ELFCLASS, or NULL if there is none.  */
 const struct stub_arch *stub_arch_for (unsigned e_machine, int elfclass);
 
+/* The machines that have a stub, for messages: "x86-64, aarch64 and
+   riscv64".  */
+const char *stub_arch_list (void);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -770,33 +771,39 @@ place_segment (struct stub_plan *sp, const struct layout_plan *layout,
 }
 
 /* Why a file of E_MACHINE and ELFCLASS gets no stub: the machine named,
-   for the report's one line.  */
+   with the machines that have one (stub_arch_list), for the report's one
+   line.  Each message is made once and kept.  */
 static const char *
 no_stub_reason (unsigned e_machine, int elfclass)
 {
-  bool is64 = elfclass == ELFCLASS64;
-  switch (e_machine)
-    {
-    case EM_PPC64:
-      return "no startup stub for ppc64 yet (x86-64, aarch64 and riscv64 have one)";
-    case EM_S390:
-      return is64 ? "no startup stub for s390x yet (x86-64, aarch64 and riscv64 have one)"
-		  : "no startup stub for s390 (x86-64, aarch64 and riscv64 have one)";
-    case EM_386:
-      return "no startup stub for i386 (x86-64, aarch64 and riscv64 have one)";
-    case EM_ARM:
-      return "no startup stub for 32-bit arm (x86-64, aarch64 and riscv64 have one)";
-    case EM_RISCV:
-      return "no startup stub for riscv32 (x86-64, aarch64 and riscv64 have one)";
-    case EM_LOONGARCH:
-      return "no startup stub for loongarch yet (x86-64, aarch64 and riscv64 have one)";
-    case EM_X86_64:
-      return "no startup stub for x32 (x86-64, aarch64 and riscv64 have one)";
-    case EM_AARCH64:
-      return "no startup stub for aarch64-ilp32 (x86-64, aarch64 and riscv64 have one)";
-    default:
-      return "no startup stub for this machine (x86-64, aarch64 and riscv64 have one)";
-    }
+  static const struct
+  {
+    unsigned machine;
+    int elfclass;		/* 0: either */
+    const char *what;
+  } machines[] = {
+    { EM_PPC64, 0, "ppc64 yet" },
+    { EM_S390, ELFCLASS64, "s390x yet" },
+    { EM_S390, ELFCLASS32, "s390" },
+    { EM_386, 0, "i386" },
+    { EM_ARM, 0, "32-bit arm" },
+    { EM_RISCV, 0, "riscv32" },
+    { EM_LOONGARCH, 0, "loongarch yet" },
+    { EM_X86_64, 0, "x32" },
+    { EM_AARCH64, 0, "aarch64-ilp32" },
+    { 0, 0, "this machine" },
+  };
+  static char *made[sizeof machines / sizeof machines[0]];
+  size_t k = 0;
+  while (machines[k].machine != 0
+	 && (machines[k].machine != e_machine
+	     || (machines[k].elfclass != 0 && machines[k].elfclass != elfclass)))
+    k++;
+  if (made[k] == NULL
+      && asprintf (&made[k], "no startup stub for %s (%s have one)", machines[k].what,
+		   stub_arch_list ()) < 0)
+    made[k] = NULL;
+  return made[k] != NULL ? made[k] : "no startup stub for this machine";
 }
 
 int
