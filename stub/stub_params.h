@@ -1,4 +1,4 @@
-/* The contract between elfpmd's injector (src/stub/) and the startup stub's
+/* The contract between elfpmd's injector (src/inject/) and the startup stub's
    runtime (stub/): the parameters elfpmd writes into an injected stub.  All fields are 64-bit words in the
    target's byte order; addresses are relative to the stub's entry point, so
    the stub needs no relocation.  */

@@ -1,7 +1,7 @@
 /* fuzz_elfpmd.c: a libFuzzer target for elfpmd's per-file pipeline.
 
    Each input is written to a file in a private temporary directory and
-   handed to process_file (src/process.h), the library's only entry point
+   handed to process_file (src/verbs/process.h), the library's only entry point
    this harness uses, under several option sets:
 
      1. dry run, JSON report;

@@ -17,7 +17,7 @@
 #include "elf_file.h"
 #include "layout.h"
 #include "pieces.h"
-#include "stub/stub.h"
+#include "stub.h"
 
 struct plan_options
 {

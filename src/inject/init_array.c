@@ -22,7 +22,7 @@
 #include <elf.h>
 #include <limits.h>
 
-#include "stub/init_array.h"
+#include "init_array.h"
 
 #ifndef DT_RELR
 # define DT_RELRSZ 35

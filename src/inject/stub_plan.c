@@ -15,8 +15,8 @@
 #include "arith.h"
 #include "elf_encode.h"
 #include "sizes.h"
-#include "stub/init_array.h"
-#include "stub/stub.h"
+#include "init_array.h"
+#include "stub.h"
 
 #ifndef EM_LOONGARCH
 # define EM_LOONGARCH 258

@@ -1,7 +1,7 @@
 /* The table of startup stubs, one per architecture.  */
 #include <config.h>
 
-#include "stub/arch.h"
+#include "arch.h"
 
 #include <string.h>
 

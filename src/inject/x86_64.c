@@ -7,7 +7,7 @@
 
 #include <elf.h>
 
-#include "stub/arch.h"
+#include "arch.h"
 #include "stub_params.h"
 #include "stub_x86_64.h"
 

@@ -17,7 +17,7 @@
 
 #include <elf.h>
 
-#include "stub/arch.h"
+#include "arch.h"
 #include "stub_params.h"
 #include "stub_riscv64.h"
 

@@ -37,7 +37,7 @@
 #include "elf_file.h"
 #include "layout.h"
 #include "pieces.h"
-#include "stub/arch.h"
+#include "arch.h"
 #include "stub_params.h"
 
 enum stub_hook

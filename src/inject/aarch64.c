@@ -10,7 +10,7 @@
 
 #include <elf.h>
 
-#include "stub/arch.h"
+#include "arch.h"
 #include "stub_params.h"
 #include "stub_aarch64.h"
 
