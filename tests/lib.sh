@@ -328,6 +328,15 @@ stop_unless_built () {
 # skip_all REASON: the whole script cannot run here (exit 77).
 skip_all () { echo "SKIP: $*"; echo "# pass $n_pass, fail $n_fail, skip $((n_skip + 1))"; exit 77; }
 
+# require_slow WHAT: the slow suites (qemu-system boots, cross builds under
+# qemu-user, package and build-system builds) run in `make check` only with
+# ELFPMD_SLOW_TESTS=1 (make check-all, CI: tools/setup.sh check); `make
+# check` sets it to 0 when it is not set; run by hand, a script runs.
+require_slow () {
+	[ "${ELFPMD_SLOW_TESTS:-1}" != 0 ] \
+		|| skip_all "a slow suite ($1): make check-all, or make check ELFPMD_SLOW_TESTS=1, runs it"
+}
+
 # require_file_thp DIR: file-backed THP must work on DIR's file system, or
 # the script is skipped: a MADV_HUGEPAGE mapping of an uncached 4 MiB file
 # there must get PMD-mapped ($PAGECACHE probe, tests/fixtures/pagecache.c);

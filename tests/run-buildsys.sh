@@ -38,6 +38,7 @@
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_slow "CMake, Meson, Automake and Cargo builds"
 
 PMD=$((0x200000))
 BS=$TESTS_SRCDIR/buildsys

@@ -60,6 +60,7 @@
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_slow "cross builds run under qemu-user"
 
 ARGS=(alpha "beta gamma")
 WORK=$TESTS_BUILDDIR/cross-build

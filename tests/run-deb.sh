@@ -37,6 +37,7 @@
 #     list, nothing run; a list written anew is primed again; no elfpmd in
 #     PATH, exit 0.  Removing the package removes the list, primes nothing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+require_slow "Debian packages built with debhelper"
 require_elfpmd
 page_cache_lock
 

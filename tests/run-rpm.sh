@@ -38,6 +38,7 @@
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_slow "RPM packages built with rpmbuild"
 
 PMD=$((0x200000))
 dist=$(cd "$TESTS_SRCDIR/../dist/rpm" && pwd) || hard_error "no dist/rpm next to $TESTS_SRCDIR"

@@ -98,6 +98,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=tests/vm/lib.sh
 . "$TESTS_SRCDIR/vm/lib.sh"
+require_slow "Debian's kernels in qemu-system"
 
 arch=${ELFPMD_VM_ARCH:-x86_64}
 case ${1:-} in

@@ -213,7 +213,11 @@ MK
 
 check () {
 	build "$top/_build"
-	echo "== make check"
+	# Every suite, the slow ones too (VM boots, cross builds, packaging and
+	# build systems: tests/lib.sh, require_slow), here and in distcheck.
+	ELFPMD_SLOW_TESTS=1
+	export ELFPMD_SLOW_TESTS
+	echo "== make check (with the slow suites)"
 	(cd "$top/_build" && make -s -j"$jobs" check) || { cat "$top"/_build/tests/*.log; exit 1; }
 	echo "== sanitizer build: unit, command-line and malformed-input tests under ASan+UBSan"
 	build "$top/_build-asan" --enable-sanitizers
