@@ -219,22 +219,22 @@ parse_opt (int key, char *arg, struct argp_state *state)
       c->run.sync = false;
       break;
     case OPT_MADVISE:
-      if (c->run.madvise)
+      if (c->run.stub.wanted)
 	argp_error (state, "--madvise given twice");
-      c->run.madvise = true;
+      c->run.stub.wanted = true;
       if (arg != NULL && strcmp (arg, "copy") == 0)
-	c->run.copy = true;
+	c->run.stub.copy = true;
       else if (arg != NULL)
 	argp_error (state, "--madvise: unknown value '%s' (only --madvise or --madvise=copy)", arg);
       break;
     case OPT_COPY_MAX:
       {
-	if (c->run.copy_max != 0)
+	if (c->run.stub.copy_max != 0)
 	  argp_error (state, "--copy-max given twice");
-	const char *why = parse_size (arg, &c->run.copy_max);
+	const char *why = parse_size (arg, &c->run.stub.copy_max);
 	if (why != NULL)
 	  argp_error (state, "--copy-max: invalid size '%s': %s", arg, why);
-	if (c->run.copy_max == 0)
+	if (c->run.stub.copy_max == 0)
 	  argp_error (state, "--copy-max: the size must be more than 0");
       }
       break;
@@ -276,7 +276,7 @@ parse_opt (int key, char *arg, struct argp_state *state)
 	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || v > STUB_POPULATE_LIMIT)
 	  argp_error (state, "--populate-max: '%s' is not a number of chunks from 0 to %d",
 		      arg, STUB_POPULATE_LIMIT);
-	c->run.populate_max = v;
+	c->run.stub.populate_max = v;
       }
       break;
     case 'p':
@@ -352,9 +352,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--no-default-excludes needs -r");
       if (c->run.output != NULL && c->run.dry_run)
 	argp_error (state, "--output and --dry-run exclude each other");
-      if (c->seen_populate && !c->run.madvise)
+      if (c->seen_populate && !c->run.stub.wanted)
 	argp_error (state, "--populate-max needs --madvise");
-      if (c->run.copy_max != 0 && !c->run.copy)
+      if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
 	argp_error (state, "--copy-max needs --madvise=copy");
       if (c->run.pmd_size != 0 && c->run.page_size != 0 && c->run.pmd_size < c->run.page_size)
 	argp_error (state, "--pmd-size is smaller than --page-size");
@@ -672,7 +672,7 @@ main (int argc, char **argv)
 	return verbs[v].command (argc - 1, argv + 1);
       }
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
-				  .populate_max = STUB_POPULATE_DEFAULT },
+				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { options, parse_opt,
 			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE", doc,

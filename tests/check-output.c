@@ -43,7 +43,7 @@ main (int argc, char **argv)
   struct plan_options po = {
     .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = why == NULL ? info.pmd : 0,
 		.page = why == NULL ? info.page : 0, .pad = true },
-    .madvise = madvise, .populate_max = STUB_POPULATE_DEFAULT,
+    .stub = { .wanted = madvise, .populate_max = STUB_POPULATE_DEFAULT },
   };
   if (why != NULL || rewrite_plan_build (&plan, &in, &po, &err) != 0)
     {

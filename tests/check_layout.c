@@ -558,7 +558,7 @@ START_TEST (test_stub_plan)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.madvise = true, .populate_max = 64,
+	.stub = { .wanted = true, .populate_max = 64 },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -653,7 +653,7 @@ START_TEST (test_stub_grow)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.madvise = true, .populate_max = 64,
+	.stub = { .wanted = true, .populate_max = 64 },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -695,7 +695,7 @@ START_TEST (test_stub_grow)
 
       /* The rewrite: the interpreter's name and the note where the new
 	 program headers say, the old place after the table zero.  */
-      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .madvise = true,
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .stub = { .wanted = true },
 			       .format = REPORT_NONE };
       ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
       if (grown)
@@ -733,7 +733,7 @@ START_TEST (test_stub_two_null_slots)
   struct rewrite_plan p;
   struct plan_options po = {
     .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-    .madvise = true, .populate_max = 64,
+    .stub = { .wanted = true, .populate_max = 64 },
   };
   plan_checked (&p, &f, &po);
   ck_assert_msg (p.stub.enabled, "stub refused: %s", p.stub.refusal ? p.stub.refusal : "?");
@@ -766,7 +766,7 @@ START_TEST (test_stub_segment_align)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.madvise = true, .populate_max = 64,
+	.stub = { .wanted = true, .populate_max = 64 },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -897,7 +897,7 @@ START_TEST (test_stub_init_array)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.madvise = true, .populate_max = 64,
+	.stub = { .wanted = true, .populate_max = 64 },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -937,7 +937,7 @@ START_TEST (test_stub_init_array)
       elf_file_close (&f);
 
       /* The rewrite runs the checker on the written file too.  */
-      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .madvise = true,
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .stub = { .wanted = true },
 			       .format = REPORT_NONE };
       ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
       unlink (path);
@@ -972,7 +972,7 @@ START_TEST (test_stub_init_array_refusals)
   struct rewrite_plan p;
   struct plan_options po = {
     .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-    .madvise = true, .populate_max = 64,
+    .stub = { .wanted = true, .populate_max = 64 },
   };
   plan_checked (&p, &f, &po);
   ck_assert (!p.stub.enabled);
@@ -999,7 +999,7 @@ START_TEST (test_stub_refusals)
   struct rewrite_plan p;
   struct plan_options po = {
     .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-    .madvise = true, .populate_max = 64,
+    .stub = { .wanted = true, .populate_max = 64 },
   };
   ck_assert (rewrite_plan_build (&p, &f, &po, &err) == 0);
   ck_assert (!p.stub.enabled);

@@ -74,13 +74,20 @@ struct stub_moved
 #define STUB_MAX_MOVED 8
 
 /* What the stub is asked for.  */
-struct stub_options
+/* What the user asked of the stub, one struct from the command line
+   (run_options) through the plan (plan_options) to the stub's plan.  */
+struct stub_request
 {
   bool wanted;			/* --madvise was given */
-  uint64_t pmd, page;
   uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
   bool copy;			/* --madvise=copy */
   uint64_t copy_max;		/* --copy-max; 0: all the aligned text */
+};
+
+struct stub_options
+{
+  struct stub_request req;
+  uint64_t pmd, page;		/* the sizes the file is planned for */
 };
 
 /* Where the stub goes and how it is hooked.  */

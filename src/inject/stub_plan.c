@@ -810,7 +810,7 @@ int
 stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
 {
-  *sp = (struct stub_plan) { .wanted = opts->wanted, .symtab_index = SIZE_MAX };
+  *sp = (struct stub_plan) { .wanted = opts->req.wanted, .symtab_index = SIZE_MAX };
   if (!sp->wanted || file->skip_reason != NULL)
     return 0;
   sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
@@ -976,15 +976,15 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   sp->params.target = sp->old_target != 0 ? (int64_t) (sp->old_target - sp->entry_vaddr) : 0;
   sp->params.magic = STUB_MAGIC;
   sp->params.pmd = opts->pmd;
-  sp->params.populate_max = opts->populate_max;
-  if (opts->copy)
+  sp->params.populate_max = opts->req.populate_max;
+  if (opts->req.copy)
     {
       /* The whole-chunk text, or less (--copy-max, whole chunks).  */
       uint64_t all = 0;
       for (size_t k = 0; k < sp->params.nranges; k++)
 	all += sp->params.range[k].length;
-      uint64_t max = opts->copy_max != 0 && opts->copy_max < all
-		     ? opts->copy_max / opts->pmd * opts->pmd : all;
+      uint64_t max = opts->req.copy_max != 0 && opts->req.copy_max < all
+		     ? opts->req.copy_max / opts->pmd * opts->pmd : all;
       sp->params.flags |= STUB_FLAG_COPY;
       sp->params.copy_max = max;
     }

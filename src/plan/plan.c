@@ -128,8 +128,7 @@ rewrite_plan_build (struct rewrite_plan *plan, const struct elf_file *file,
     return -1;
   plan->holes = plan->layout.ninserts;
   struct stub_options so = {
-    .wanted = opts->madvise, .pmd = opts->layout.pmd, .page = opts->layout.page,
-    .populate_max = opts->populate_max, .copy = opts->copy, .copy_max = opts->copy_max,
+    .req = opts->stub, .pmd = opts->layout.pmd, .page = opts->layout.page,
   };
   if (stub_plan_build (&plan->stub, &plan->layout, file, &so, err) != 0
       || layout_tables (&plan->layout, file, &plan->tables, err) != 0

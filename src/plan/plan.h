@@ -22,10 +22,7 @@
 struct plan_options
 {
   struct layout_options layout;
-  bool madvise;			/* inject the startup stub (--madvise) */
-  uint64_t populate_max;	/* --populate-max */
-  bool copy;			/* --madvise=copy */
-  uint64_t copy_max;		/* --copy-max; 0: all the aligned text */
+  struct stub_request stub;	/* --madvise and its options */
 };
 
 struct rewrite_plan

@@ -91,8 +91,7 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
     }
   struct plan_options po = {
     .layout = { .rule = opts->rule, .pmd = r.pmd, .page = r.page, .pad = opts->pad },
-    .madvise = opts->madvise, .populate_max = opts->populate_max,
-    .copy = opts->copy, .copy_max = opts->copy_max,
+    .stub = opts->stub,
   };
   if (rewrite_plan_build (&plan, &file, &po, &err) != 0)
     goto done;

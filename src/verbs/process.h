@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "phdr_align.h"
+#include "stub.h"
 
 enum report_format
 {
@@ -25,10 +26,7 @@ struct run_options
   bool dry_run;
   bool sync;
   bool pad;			/* may move file contents (false: --no-pad) */
-  bool madvise;			/* inject the startup stub */
-  uint64_t populate_max;	/* --populate-max */
-  bool copy;			/* --madvise=copy */
-  uint64_t copy_max;		/* --copy-max; 0: all the aligned text */
+  struct stub_request stub;	/* --madvise, --populate-max, =copy, --copy-max */
   bool preserve_dates;		/* -p: the output keeps the input's atime and mtime */
   bool batch;			/* -r, --files-from: skipped files print no report */
   const char *output;		/* -o, or NULL to rewrite in place */

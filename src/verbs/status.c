@@ -276,7 +276,7 @@ plan_object (struct status *s, struct object_file *of, const struct elf_file *fi
     }
   struct plan_options po = {
     .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = s->pmd, .page = s->page, .pad = true },
-    .madvise = true, .populate_max = STUB_POPULATE_DEFAULT,
+    .stub = { .wanted = true, .populate_max = STUB_POPULATE_DEFAULT },
   };
   struct rewrite_plan plan = { 0 };
   if (rewrite_plan_build (&plan, file, &po, &of->error) != 0)

@@ -216,8 +216,8 @@ fail (const char *fmt, ...)
 	      "pad=%d madvise=%d populate_max=%llu output=%s format=%s; input %zu bytes",
 	      cur_opts->rule == ALIGN_RULE_KERNEL ? "kernel" : "relaxed",
 	      (unsigned long long) cur_opts->pmd_size, (unsigned long long) cur_opts->page_size,
-	      cur_opts->dry_run, cur_opts->pad, cur_opts->madvise,
-	      (unsigned long long) cur_opts->populate_max,
+	      cur_opts->dry_run, cur_opts->pad, cur_opts->stub.wanted,
+	      (unsigned long long) cur_opts->stub.populate_max,
 	      cur_opts->output != NULL ? "out.elf" : "(none)",
 	      cur_opts->format == REPORT_JSON ? "json" : cur_opts->format == REPORT_FULL ? "full" : "summary",
 	      cur_size);
@@ -858,8 +858,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     .dry_run = true,
     .sync = false,
     .pad = (h >> 8 & 3) != 3,
-    .madvise = false,
-    .populate_max = populate[h >> 10 & 3],
+    .stub.wanted = false,
+    .stub.populate_max = populate[h >> 10 & 3],
     .output = NULL,
     .format = REPORT_JSON,
   };
@@ -884,7 +884,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   run (full.format == REPORT_FULL ? "dry run, full report" : "dry run, summary", in_path, &full, &r);
 
   struct run_options mad = base;
-  mad.madvise = true;
+  mad.stub.wanted = true;
   run ("dry run, --madvise", in_path, &mad, &drymad);
 
   struct run_options wr = base;
@@ -897,7 +897,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     die_errno ("unlink the output");
 
   struct run_options wrmad = wr;
-  wrmad.madvise = true;
+  wrmad.stub.wanted = true;
   run ("-o --madvise", in_path, &wrmad, &r);
   check_agree ("-o --madvise", &drymad, &r);
   check_output ("-o --madvise", &wrmad, &r);
