@@ -329,7 +329,10 @@ check_segments (struct elf_file *file, struct diag *err)
 {
   uint64_t size = (uint64_t) file->st.st_size;
   const GElf_Ehdr *eh = &file->ehdr;
-  uint64_t addr_limit = file->elfclass == ELFCLASS32 ? UINT32_MAX : UINT64_MAX;
+  /* The end of the address space, which a segment may reach: 2^32 for
+     ELF32 (a ppc firmware image's last segment ends there); for ELF64 the
+     last byte, so that an end always fits in 64 bits.  */
+  uint64_t addr_end = file->elfclass == ELFCLASS32 ? (uint64_t) 1 << 32 : UINT64_MAX;
 
   /* Check what the header says before libelf reads the table, so that the
      reason names the table; only with PN_XNUM does the count live elsewhere.  */
@@ -374,7 +377,7 @@ check_segments (struct elf_file *file, struct diag *err)
       if (ph->p_filesz > ph->p_memsz)
 	return diag_set (err, "PT_LOAD %zu: p_filesz %#" PRIx64 " exceeds p_memsz %#" PRIx64,
 			 i, (uint64_t) ph->p_filesz, (uint64_t) ph->p_memsz);
-      if (ph->p_vaddr > addr_limit || ph->p_memsz > addr_limit - ph->p_vaddr)
+      if (ph->p_vaddr > addr_end || ph->p_memsz > addr_end - ph->p_vaddr)
 	return diag_set (err, "PT_LOAD %zu: p_vaddr %#" PRIx64 " + p_memsz %#" PRIx64
 			 " wraps around the address space", i, (uint64_t) ph->p_vaddr,
 			 (uint64_t) ph->p_memsz);
