@@ -73,21 +73,31 @@ try_lock_file (struct stub *st)
   return err == 0 ? 1 : err == -EWOULDBLOCK ? 0 : -1;
 }
 
-/* Between two polls of a lock another process holds: credit the holder
-   with DONE of the start's chunks it finished since the last poll
-   (FOLLOW_MS per 2 MiB each, and *IDLE, the time waited since it last
-   finished one, back to 0), then wait one millisecond, unless LOCK_WAIT_MS
-   have passed idle or the start has waited all it may.  Return whether it
-   waited.  */
+/* Between two polls of a lock another process holds: count the time
+   since the last wait ended (*SINCE, CLOCK_MONOTONIC; 0 at first) as
+   waited too, in *IDLE and in all: looking at the holder's work costs a
+   mincore of each chunk, which under an emulator can take longer than the
+   millisecond slept; credit the holder with DONE of the start's chunks it
+   finished since the last poll (FOLLOW_MS per 2 MiB each, and *IDLE back
+   to 0); then wait one millisecond, unless LOCK_WAIT_MS have passed idle
+   or the start has waited all it may.  Return whether it waited.  */
 int
-lock_wait (struct stub *st, uint64_t *idle, long done)
+lock_wait (struct stub *st, uint64_t *idle, uint64_t *since, long done)
 {
+  uint64_t now = now_ns ();
+  if (*since != 0 && now > *since)
+    {
+      *idle += now - *since;
+      st->waited += now - *since;
+    }
   if (done > 0)
     {
       *idle = 0;
       st->earned += (uint64_t) done * FOLLOW_MS * MS * (st->pmd >> 21 ? st->pmd >> 21 : 1);
     }
-  return wait_1ms (st, idle, LOCK_WAIT_MS);
+  int waited = wait_1ms (st, idle, LOCK_WAIT_MS);
+  *since = now_ns ();
+  return waited;
 }
 
 /* Take the exclusive lock on the object's file, so that only one process
@@ -99,14 +109,14 @@ lock_wait (struct stub *st, uint64_t *idle, long done)
 int
 lock_file (struct stub *st)
 {
-  uint64_t idle = 0;
+  uint64_t idle = 0, since = 0;
   do
     {
       int got = try_lock_file (st);
       if (got != 0)
 	return got > 0;
     }
-  while (lock_wait (st, &idle, 0));
+  while (lock_wait (st, &idle, &since, 0));
   return 0;
 }
 

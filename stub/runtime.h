@@ -318,7 +318,7 @@ HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t
 HIDDEN void sleep_1ms (void);
 HIDDEN int wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms);
 HIDDEN int try_lock_file (struct stub *st);
-HIDDEN int lock_wait (struct stub *st, uint64_t *idle, long done);
+HIDDEN int lock_wait (struct stub *st, uint64_t *idle, uint64_t *since, long done);
 HIDDEN int lock_file (struct stub *st);
 HIDDEN void unlock_file (struct stub *st);
 

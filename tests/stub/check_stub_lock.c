@@ -285,6 +285,32 @@ START_TEST (test_follow_pretender)
 }
 END_TEST
 
+/* A holder whose file is slow to look at: every mincore takes 2 ms (an
+   emulator, 32 MiB chunks).  The looks at the holder's work count as
+   waiting: eight chunks looked at once take longer than LOCK_WAIT_MS, so
+   the start hardly sleeps for the lock, and the whole wait (sleeps and
+   looks) stays within the bound plus one round of looks.  */
+static int
+slow_looks (const struct fake_call *c, long *ret)
+{
+  if (c->n == SYS_mincore)
+    fake.now_ns += 2000000;
+  return holder (c, ret);
+}
+
+START_TEST (test_slow_looks)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = slow_looks;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_msg (fake.slept_ns <= 5000000, "%llu MiB chunks: slept %llu us besides %llu us of looks",
+		 (unsigned long long) (chunk_sizes[_i] >> 20), (unsigned long long) fake.slept_ns / 1000,
+		 (unsigned long long) (st.waited - fake.slept_ns) / 1000);
+  ck_assert_uint_le (st.waited, BOUND_NS + 8 * (chunk_sizes[_i] / fake.page / 512) * 2000000);
+}
+END_TEST
+
 /* The page cache of one chunk (at 0x40000000), for the repairs below:
    0 empty, 1 cached whole in small folios, 2 one PMD folio.  Nobody holds
    the lock or maps the chunk; a fault in it while it is empty reads it in
@@ -382,6 +408,7 @@ lock_suite (void)
   tcase_add_loop_test (tc, test_oversleep, 0, 2);
   tcase_add_loop_test (tc, test_follow_holder, 0, 2);
   tcase_add_loop_test (tc, test_follow_pretender, 0, 2);
+  tcase_add_loop_test (tc, test_slow_looks, 0, 2);
   tcase_add_test (tc, test_small_read_once);
   tcase_add_test (tc, test_small_reads_always);
   suite_add_tcase (s, tc);
