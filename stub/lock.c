@@ -75,8 +75,8 @@ try_lock_file (struct stub *st)
 
 /* Between two polls of a lock another process holds: count the time
    since the last wait ended (*SINCE, CLOCK_MONOTONIC; 0 at first) as
-   waited too, in *IDLE and in all: looking at the holder's work costs a
-   mincore of each chunk, which under an emulator can take longer than the
+   waited too, in *IDLE and in all: looking at the holder's work costs
+   mincore calls, which under an emulator can take longer than the
    millisecond slept; credit the holder with DONE of the start's chunks it
    finished since the last poll (FOLLOW_MS per 2 MiB each, and *IDLE back
    to 0); then wait one millisecond, unless LOCK_WAIT_MS have passed idle

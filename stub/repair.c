@@ -140,8 +140,9 @@ struct range_work
 /* While another process holds the file's lock (lock.c), look at each
    chunk of W still to repair: one of which the page cache no longer holds
    the first or the last page has been evicted, by the holder most likely;
-   one seen so and now held whole again has been read back, and is mapped (refault without FALLBACK),
-   which is all there is to do when it was read back as one PMD folio.
+   one seen so and now held whole again has been read back, and is mapped
+   (refault without FALLBACK), which is all there is to do when it was
+   read back as one PMD folio.
    Read back in small folios (the holder is no stub, or was spoilt), it is
    let go again at once, so as not to keep them cached, and waits to be
    seen evicted again.  Only a chunk mapped with one PMD entry counts as
