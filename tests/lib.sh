@@ -22,6 +22,7 @@ TESTS_SRCDIR=${TESTS_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 TESTS_BUILDDIR=${TESTS_BUILDDIR:-$TESTS_SRCDIR}
 ELFPMD=${ELFPMD:-$TESTS_BUILDDIR/../src/elfpmd}
 PHDR_DUMP=${PHDR_DUMP:-$TESTS_BUILDDIR/phdr-dump}
+MUTATE=${MUTATE:-$TESTS_BUILDDIR/mutate}
 
 n_pass=0
 n_fail=0
@@ -72,7 +73,7 @@ require_phdr_dump () {
 	[ -x "$PHDR_DUMP" ] && return 0
 	local cc=${CC:-cc}
 	mkdir -p "$1" || hard_error "cannot create $1"
-	"$cc" -O2 -o "$1/phdr-dump" "$TESTS_SRCDIR/phdr-dump.c" \
+	"$cc" -O2 -o "$1/phdr-dump" "$TESTS_SRCDIR/phdr-dump.c" "$TESTS_SRCDIR/elfdata.c" \
 		|| hard_error "PHDR_DUMP=$PHDR_DUMP is missing and $TESTS_SRCDIR/phdr-dump.c does not compile"
 	PHDR_DUMP=$1/phdr-dump
 }
@@ -415,46 +416,27 @@ page_cache_lock () {
 }
 
 # poke FILE WHAT...: patch ELF header fields of FILE in place (any class and
-# byte order).  WHAT is "phdr INDEX FIELD VALUE", "shdr INDEX FIELD VALUE",
-# "byte OFFSET VALUE" or "add OFFSET SIZE DELTA" (add DELTA, which may be
+# byte order) with mutate's set mode.  WHAT is "phdr INDEX FIELD VALUE",
+# "shdr INDEX FIELD VALUE" (FIELD without its p_ or sh_), "dyn SELECTOR
+# FIELD VALUE" (SELECTOR an index or DT_NAME[+K], FIELD tag or val), "byte
+# OFFSET VALUE" or "add OFFSET SIZE DELTA" (add DELTA, which may be
 # negative, to the SIZE-byte number at OFFSET, modulo 2^(8 SIZE)); several
 # may follow each other.
 poke () {
-	python3 - "$@" <<'EOF'
-import struct, sys
-path, args = sys.argv[1], sys.argv[2:]
-b = bytearray(open(path, "rb").read())
-is64, end = b[4] == 2, "<" if b[5] == 1 else ">"
-def rd(off, size):
-    return struct.unpack_from(end + {2: "H", 4: "I", 8: "Q"}[size], b, off)[0]
-def wr(off, size, v):
-    struct.pack_into(end + {2: "H", 4: "I", 8: "Q"}[size], b, off, v)
-W = 8 if is64 else 4
-phoff, shoff = rd(24 + W, W), rd(24 + 2 * W, W)
-phentsize, shentsize = rd(54 if is64 else 42, 2), rd(58 if is64 else 46, 2)
-PH = dict(type=(0, 4, 0, 4), flags=(4, 4, 24, 4), offset=(8, 8, 4, 4), vaddr=(16, 8, 8, 4),
-          paddr=(24, 8, 12, 4), filesz=(32, 8, 16, 4), memsz=(40, 8, 20, 4), align=(48, 8, 28, 4))
-SH = dict(name=(0, 4, 0, 4), type=(4, 4, 4, 4), flags=(8, 8, 8, 4), addr=(16, 8, 12, 4),
-          offset=(24, 8, 16, 4), size=(32, 8, 20, 4), link=(40, 4, 24, 4), info=(44, 4, 28, 4),
-          addralign=(48, 8, 32, 4), entsize=(56, 8, 36, 4))
-while args:
-    kind = args[0]
-    if kind == "byte":
-        b[int(args[1], 0)] = int(args[2], 0)
-        args = args[3:]
-        continue
-    if kind == "add":
-        off, size = int(args[1], 0), int(args[2], 0)
-        wr(off, size, (rd(off, size) + int(args[3], 0)) % (1 << (8 * size)))
-        args = args[4:]
-        continue
-    index, field, value = int(args[1], 0), args[2], int(args[3], 0)
-    table, base, ent = (PH, phoff, phentsize) if kind == "phdr" else (SH, shoff, shentsize)
-    o64, s64, o32, s32 = table[field]
-    wr(base + index * ent + (o64 if is64 else o32), s64 if is64 else s32, value)
-    args = args[4:]
-open(path, "r+b").write(b)
-EOF
+	local file=$1 spec= one
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		phdr) one="phdr[$2].p_$3=$4"; shift 4 ;;
+		shdr) one="shdr[$2].sh_$3=$4"; shift 4 ;;
+		dyn) one="dyn[$2].d_$3=$4"; shift 4 ;;
+		byte) one="byte[$2]=$3"; shift 3 ;;
+		add) one="add[$2:$3]=$4"; shift 4 ;;
+		*) hard_error "poke: unknown field kind $1" ;;
+		esac
+		spec=${spec:+$spec,}$one
+	done
+	"$MUTATE" set 0 "$file" "$file" "$spec" >/dev/null || hard_error "poke $file $spec failed"
 }
 
 # ---------------------------------------------------------------------------

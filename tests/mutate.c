@@ -26,17 +26,23 @@
  *                            PT_PHDR, PT_TLS, PT_GNU_EH_FRAME, PT_GNU_STACK,
  *                            PT_GNU_RELRO, PT_GNU_PROPERTY) for the first
  *                            entry of that type, or TYPE:K for its K-th
- *                            (from 0); V is a decimal or 0x number.  Tables
- *                            are found as the input has them; exit 3 when an
- *                            entry does not exist
+ *                            (from 0); V is a decimal or 0x number (a
+ *                            negative one counts modulo 2^64).  Also
+ *                            dyn[I].d_tag or .d_val (entry I of the first
+ *                            PT_DYNAMIC; I may be DT_NAME or DT_NAME+K, the
+ *                            K-th entry after the first with that tag),
+ *                            byte[OFFSET]=V, and add[OFFSET:SIZE]=DELTA (add
+ *                            DELTA to the SIZE-byte number at OFFSET).
+ *                            Tables are found as the input has them; exit 3
+ *                            when an entry or byte does not exist
  *   swap     SEED IN OUT     convert to the other byte order: ELF header,
  *                            program and section headers, dynamic entries and
  *                            note headers (so a valid file stays valid)
  *   offsets  SEED IN -       print interesting file offsets (header and table
  *                            boundaries, segment and section starts/ends),
  *                            one per line, for truncation tests
- *   info     SEED IN -       print a summary of the ELF header and one line
- *                            per program header
+ *   info     SEED IN -       print a summary of the ELF header, one line
+ *                            per program header and one per section header
  *   verify   SEED CASE DIR RC1,RC3[,strict]
  *                            the checks of one run-malformed.sh case at once
  *                            (see do_verify); prints one line per problem
@@ -75,12 +81,15 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "elfdata.h"
 
 #define EXIT_CHECKFAIL 1
 #define EXIT_USAGE 2
@@ -135,54 +144,21 @@ struct img {
 	uint64_t ehsize;
 };
 
-struct fld {
-	const char *name;
-	unsigned char o32, s32, o64, s64;
-};
-
-enum { E_TYPE, E_MACHINE, E_VERSION, E_ENTRY, E_PHOFF, E_SHOFF, E_FLAGS,
-       E_EHSIZE, E_PHENTSIZE, E_PHNUM, E_SHENTSIZE, E_SHNUM, E_SHSTRNDX, E_N };
-static const struct fld ehdr_f[E_N] = {
-	{"e_type", 16, 2, 16, 2},      {"e_machine", 18, 2, 18, 2},
-	{"e_version", 20, 4, 20, 4},   {"e_entry", 24, 4, 24, 8},
-	{"e_phoff", 28, 4, 32, 8},     {"e_shoff", 32, 4, 40, 8},
-	{"e_flags", 36, 4, 48, 4},     {"e_ehsize", 40, 2, 52, 2},
-	{"e_phentsize", 42, 2, 54, 2}, {"e_phnum", 44, 2, 56, 2},
-	{"e_shentsize", 46, 2, 58, 2}, {"e_shnum", 48, 2, 60, 2},
-	{"e_shstrndx", 50, 2, 62, 2},
-};
-
-enum { P_TYPE, P_FLAGS, P_OFFSET, P_VADDR, P_PADDR, P_FILESZ, P_MEMSZ, P_ALIGN, P_N };
-static const struct fld phdr_f[P_N] = {
-	{"p_type", 0, 4, 0, 4},     {"p_flags", 24, 4, 4, 4},
-	{"p_offset", 4, 4, 8, 8},   {"p_vaddr", 8, 4, 16, 8},
-	{"p_paddr", 12, 4, 24, 8},  {"p_filesz", 16, 4, 32, 8},
-	{"p_memsz", 20, 4, 40, 8},  {"p_align", 28, 4, 48, 8},
-};
-
-enum { S_NAME, S_TYPE, S_FLAGS, S_ADDR, S_OFFSET, S_SIZE, S_LINK, S_INFO,
-       S_ADDRALIGN, S_ENTSIZE, S_N };
-static const struct fld shdr_f[S_N] = {
-	{"sh_name", 0, 4, 0, 4},       {"sh_type", 4, 4, 4, 4},
-	{"sh_flags", 8, 4, 8, 8},      {"sh_addr", 12, 4, 16, 8},
-	{"sh_offset", 16, 4, 24, 8},   {"sh_size", 20, 4, 32, 8},
-	{"sh_link", 24, 4, 40, 4},     {"sh_info", 28, 4, 44, 4},
-	{"sh_addralign", 32, 4, 48, 8}, {"sh_entsize", 36, 4, 56, 8},
-};
-
-static unsigned fsz(const struct img *im, const struct fld *f)
+/* Field positions and byte order come from the test side's one decoder
+ * (elfdata.h); these helpers apply them to an image. */
+static bool is64(const struct img *im)
 {
-	return im->cls == CLS32 ? f->s32 : f->s64;
+	return im->cls == CLS64;
 }
 
-static unsigned foff(const struct img *im, const struct fld *f)
+static unsigned fsz(const struct img *im, const struct elf_field *f)
 {
-	return im->cls == CLS32 ? f->o32 : f->o64;
+	return elf_field_size(f, is64(im));
 }
 
-static uint64_t ones(unsigned sz)
+static unsigned foff(const struct img *im, const struct elf_field *f)
 {
-	return sz >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * sz)) - 1;
+	return elf_field_off(f, is64(im));
 }
 
 /* Raw access at a file offset; out-of-range reads give 0, writes do nothing. */
@@ -193,39 +169,25 @@ static int inb(const struct img *im, uint64_t off, unsigned sz)
 
 static uint64_t rd(const struct img *im, uint64_t off, unsigned sz)
 {
-	uint64_t v = 0;
-	unsigned i;
-
-	if (!inb(im, off, sz))
-		return 0;
-	for (i = 0; i < sz; i++) {
-		unsigned idx = im->msb ? i : sz - 1 - i;
-		v = (v << 8) | im->b[off + idx];
-	}
-	return v;
+	return inb(im, off, sz) ? elf_get(im->b + off, sz, im->msb) : 0;
 }
 
 static int wr(struct img *im, uint64_t off, unsigned sz, uint64_t v)
 {
-	unsigned i;
-
 	if (!inb(im, off, sz))
 		return -1;
-	for (i = 0; i < sz; i++) {
-		unsigned idx = im->msb ? sz - 1 - i : i;
-		im->b[off + idx] = (unsigned char)(v >> (8 * i));
-	}
+	elf_put(im->b + off, sz, im->msb, v);
 	return 0;
 }
 
 static uint64_t eget(const struct img *im, int f)
 {
-	return rd(im, foff(im, &ehdr_f[f]), fsz(im, &ehdr_f[f]));
+	return rd(im, foff(im, &elf_ehdr_fields[f]), fsz(im, &elf_ehdr_fields[f]));
 }
 
 static void eset(struct img *im, int f, uint64_t v)
 {
-	wr(im, foff(im, &ehdr_f[f]), fsz(im, &ehdr_f[f]), v & ones(fsz(im, &ehdr_f[f])));
+	wr(im, foff(im, &elf_ehdr_fields[f]), fsz(im, &elf_ehdr_fields[f]), v & elf_ones(fsz(im, &elf_ehdr_fields[f])));
 }
 
 static uint64_t pbase(const struct img *im, uint64_t i)
@@ -235,13 +197,13 @@ static uint64_t pbase(const struct img *im, uint64_t i)
 
 static uint64_t pget(const struct img *im, uint64_t i, int f)
 {
-	return rd(im, pbase(im, i) + foff(im, &phdr_f[f]), fsz(im, &phdr_f[f]));
+	return rd(im, pbase(im, i) + foff(im, &elf_phdr_fields[f]), fsz(im, &elf_phdr_fields[f]));
 }
 
 static void pset(struct img *im, uint64_t i, int f, uint64_t v)
 {
-	wr(im, pbase(im, i) + foff(im, &phdr_f[f]), fsz(im, &phdr_f[f]),
-	   v & ones(fsz(im, &phdr_f[f])));
+	wr(im, pbase(im, i) + foff(im, &elf_phdr_fields[f]), fsz(im, &elf_phdr_fields[f]),
+	   v & elf_ones(fsz(im, &elf_phdr_fields[f])));
 }
 
 static uint64_t sbase(const struct img *im, uint64_t i)
@@ -251,19 +213,19 @@ static uint64_t sbase(const struct img *im, uint64_t i)
 
 static uint64_t sget(const struct img *im, uint64_t i, int f)
 {
-	return rd(im, sbase(im, i) + foff(im, &shdr_f[f]), fsz(im, &shdr_f[f]));
+	return rd(im, sbase(im, i) + foff(im, &elf_shdr_fields[f]), fsz(im, &elf_shdr_fields[f]));
 }
 
 static void sset(struct img *im, uint64_t i, int f, uint64_t v)
 {
-	wr(im, sbase(im, i) + foff(im, &shdr_f[f]), fsz(im, &shdr_f[f]),
-	   v & ones(fsz(im, &shdr_f[f])));
+	wr(im, sbase(im, i) + foff(im, &elf_shdr_fields[f]), fsz(im, &elf_shdr_fields[f]),
+	   v & elf_ones(fsz(im, &elf_shdr_fields[f])));
 }
 
-static unsigned nat_ehsize(const struct img *im) { return im->cls == CLS32 ? 52 : 64; }
-static unsigned nat_phent(const struct img *im) { return im->cls == CLS32 ? 32 : 56; }
-static unsigned nat_shent(const struct img *im) { return im->cls == CLS32 ? 40 : 64; }
-static unsigned wordsz(const struct img *im) { return im->cls == CLS32 ? 4 : 8; }
+static unsigned nat_ehsize(const struct img *im) { return elf_ehdr_size(is64(im)); }
+static unsigned nat_phent(const struct img *im) { return elf_phdr_size(is64(im)); }
+static unsigned nat_shent(const struct img *im) { return elf_shdr_size(is64(im)); }
+static unsigned wordsz(const struct img *im) { return elf_word(is64(im)); }
 
 /* Parse the layout; tolerant: a table that does not fit is clamped. */
 static void parse(struct img *im)
@@ -454,7 +416,7 @@ static uint64_t pick(struct rng *r, const uint64_t *v, size_t n)
 /* A generic absurd value for a field of SZ bytes whose current value is CUR. */
 static uint64_t absurd(const struct img *im, struct rng *r, unsigned sz, uint64_t cur)
 {
-	uint64_t m = ones(sz), n = im->n;
+	uint64_t m = elf_ones(sz), n = im->n;
 	uint64_t v = PICK(r, 0, m, 1, cur + 1, cur - 1, cur ^ (UINT64_C(1) << (8 * sz - 1)),
 			  n, n + 1, n - 1, m - 7, m >> 1, (m >> 1) + 1, cur * 2,
 			  cur << 12, 0x80000000u, UINT64_C(0x100000000), rnext(r),
@@ -509,12 +471,12 @@ static int64_t pick_shdr_type(const struct img *im, struct rng *r, uint64_t type
 	uint64_t i, c = 0, k;
 
 	for (i = 0; i < im->shnum; i++)
-		c += sget(im, i, S_TYPE) == type;
+		c += sget(im, i, SH_TYPE) == type;
 	if (c == 0)
 		return -1;
 	k = rbelow(r, c);
 	for (i = 0; i < im->shnum; i++)
-		if (sget(im, i, S_TYPE) == type && k-- == 0)
+		if (sget(im, i, SH_TYPE) == type && k-- == 0)
 			return (int64_t)i;
 	return -1;
 }
@@ -535,15 +497,15 @@ static void swap_entries(struct img *im, uint64_t a, uint64_t b)
 	uint64_t v_ = (v); \
 	pset(im, (uint64_t)(i), (f), v_); \
 	say(d, "phdr[%" PRId64 "](type %#" PRIx64 ").%s = %#" PRIx64, (int64_t)(i), \
-	    pget(im, (uint64_t)(i), P_TYPE), phdr_f[f].name, pget(im, (uint64_t)(i), (f))); \
+	    pget(im, (uint64_t)(i), P_TYPE), elf_phdr_fields[f].name, pget(im, (uint64_t)(i), (f))); \
 } while (0)
 #define ESET(f, v) do { \
 	eset(im, (f), (v)); \
-	say(d, "%s = %#" PRIx64, ehdr_f[f].name, eget(im, (f))); \
+	say(d, "%s = %#" PRIx64, elf_ehdr_fields[f].name, eget(im, (f))); \
 } while (0)
 #define SSET(i, f, v) do { \
 	sset(im, (uint64_t)(i), (f), (v)); \
-	say(d, "shdr[%" PRId64 "].%s = %#" PRIx64, (int64_t)(i), shdr_f[f].name, \
+	say(d, "shdr[%" PRId64 "].%s = %#" PRIx64, (int64_t)(i), elf_shdr_fields[f].name, \
 	    sget(im, (uint64_t)(i), (f))); \
 } while (0)
 
@@ -614,20 +576,20 @@ static int m_version(struct img *im, struct rng *r, struct desc *d)
 static uint64_t off_value(struct img *im, struct rng *r, uint64_t cur, uint64_t ent, unsigned sz)
 {
 	uint64_t n = im->n;
-	return PICK(r, 0, 1, n, n - 1, n - ent + 1, n - ent, ones(sz), ones(sz) - 7,
-		    ones(sz) - ent + 1, UINT64_C(1) << (8 * sz - 1), cur + 1, cur + 4,
+	return PICK(r, 0, 1, n, n - 1, n - ent + 1, n - ent, elf_ones(sz), elf_ones(sz) - 7,
+		    elf_ones(sz) - ent + 1, UINT64_C(1) << (8 * sz - 1), cur + 1, cur + 4,
 		    cur + ent / 2, UINT64_C(0x100000000), im->ehsize - 8, im->shoff, im->phoff);
 }
 
 static int m_phoff(struct img *im, struct rng *r, struct desc *d)
 {
-	ESET(E_PHOFF, off_value(im, r, eget(im, E_PHOFF), im->phent, fsz(im, &ehdr_f[E_PHOFF])));
+	ESET(E_PHOFF, off_value(im, r, eget(im, E_PHOFF), im->phent, fsz(im, &elf_ehdr_fields[E_PHOFF])));
 	return 0;
 }
 
 static int m_shoff(struct img *im, struct rng *r, struct desc *d)
 {
-	ESET(E_SHOFF, off_value(im, r, eget(im, E_SHOFF), im->shent, fsz(im, &ehdr_f[E_SHOFF])));
+	ESET(E_SHOFF, off_value(im, r, eget(im, E_SHOFF), im->shent, fsz(im, &elf_ehdr_fields[E_SHOFF])));
 	return 0;
 }
 
@@ -674,7 +636,7 @@ static int m_shnum(struct img *im, struct rng *r, struct desc *d)
 		if (im->shnum == 0)
 			return -1;
 		ESET(E_SHNUM, 0);
-		SSET(0, S_SIZE, PICK(r, 0, c, c + 1, 0xffffffffu, UINT64_MAX, 0x10000));
+		SSET(0, SH_SIZE, PICK(r, 0, c, c + 1, 0xffffffffu, UINT64_MAX, 0x10000));
 		break;
 	}
 	return 0;
@@ -686,7 +648,7 @@ static int m_shstrndx(struct img *im, struct rng *r, struct desc *d)
 	uint64_t v = PICK(r, c, c + 1, 0xffff, 0xff00, 0xfff1, 0, 1);
 	ESET(E_SHSTRNDX, v);
 	if (v == 0xffff && im->shnum > 0)
-		SSET(0, S_LINK, PICK(r, 0, c, 0xffffffffu, c - 1));
+		SSET(0, SH_LINK, PICK(r, 0, c, 0xffffffffu, c - 1));
 	return 0;
 }
 
@@ -696,7 +658,7 @@ static int m_pnxnum(struct img *im, struct rng *r, struct desc *d)
 	if (im->shnum == 0)
 		return -1;
 	ESET(E_PHNUM, 0xffff);
-	SSET(0, S_INFO, PICK(r, 0, c, c + 1, 0xffffffffu, 0x10000, c * 1000));
+	SSET(0, SH_INFO, PICK(r, 0, c, c + 1, 0xffffffffu, 0x10000, c * 1000));
 	return 0;
 }
 
@@ -708,7 +670,7 @@ static int m_load_offset(struct img *im, struct rng *r, struct desc *d)
 		return -1;
 	o = pget(im, (uint64_t)i, P_OFFSET);
 	fs = pget(im, (uint64_t)i, P_FILESZ);
-	m = ones(fsz(im, &phdr_f[P_OFFSET]));
+	m = elf_ones(fsz(im, &elf_phdr_fields[P_OFFSET]));
 	PSET(i, P_OFFSET, PICK(r, im->n, im->n + 1, m, UINT64_C(1) << (8 * wordsz(im) - 1),
 			       m - fs / 2, o + 1, o + 0x1000, 0, im->n - fs / 2, o + 0x200000));
 	return 0;
@@ -748,7 +710,7 @@ static int m_load_vaddr(struct img *im, struct rng *r, struct desc *d)
 		return -1;
 	v = pget(im, (uint64_t)i, P_VADDR);
 	ms = pget(im, (uint64_t)i, P_MEMSZ);
-	m = ones(fsz(im, &phdr_f[P_VADDR]));
+	m = elf_ones(fsz(im, &elf_phdr_fields[P_VADDR]));
 	PSET(i, P_VADDR, PICK(r, 0, m, v + 1, v + 0x1000, v + 0x800, m - ms / 2, m - 0xfff,
 			      UINT64_C(1) << 47, UINT64_C(1) << (8 * wordsz(im) - 1),
 			      (v + 0x200000) & ~UINT64_C(0x1fffff), v + 0x200000, v - 0x1000));
@@ -873,7 +835,7 @@ static int m_duplicate(struct img *im, struct rng *r, struct desc *d)
 static int m_dynamic(struct img *im, struct rng *r, struct desc *d)
 {
 	int64_t i = pick_phdr(im, r, PT_DYNAMIC);
-	uint64_t m = ones(wordsz(im));
+	uint64_t m = elf_ones(wordsz(im));
 	if (i < 0)
 		return -1;
 	switch (rbelow(r, 4)) {
@@ -906,7 +868,7 @@ static int m_special_phdr(struct img *im, struct rng *r, struct desc *d)
 		return -1;
 	{
 		int f = (int)PICK(r, P_OFFSET, P_FILESZ, P_MEMSZ, P_VADDR, P_ALIGN);
-		PSET(i, f, absurd(im, r, fsz(im, &phdr_f[f]), pget(im, (uint64_t)i, f)));
+		PSET(i, f, absurd(im, r, fsz(im, &elf_phdr_fields[f]), pget(im, (uint64_t)i, f)));
 	}
 	return 0;
 }
@@ -967,31 +929,31 @@ static int m_any_phdr(struct img *im, struct rng *r, struct desc *d)
 	if (im->phnum == 0)
 		return -1;
 	i = rbelow(r, im->phnum);
-	f = (int)rbelow(r, P_N);
-	PSET(i, f, absurd(im, r, fsz(im, &phdr_f[f]), pget(im, i, f)));
+	f = (int)rbelow(r, P_NFIELDS);
+	PSET(i, f, absurd(im, r, fsz(im, &elf_phdr_fields[f]), pget(im, i, f)));
 	return 0;
 }
 
 static int m_sh_offset(struct img *im, struct rng *r, struct desc *d)
 {
-	uint64_t i, m = ones(wordsz(im)), sz;
+	uint64_t i, m = elf_ones(wordsz(im)), sz;
 	if (im->shnum < 2)
 		return -1;
 	i = 1 + rbelow(r, im->shnum - 1);
-	sz = sget(im, i, S_SIZE);
-	SSET(i, S_OFFSET, PICK(r, im->n, im->n + 1, m, m - sz / 2, im->n - sz / 2, 1,
+	sz = sget(im, i, SH_SIZE);
+	SSET(i, SH_OFFSET, PICK(r, im->n, im->n + 1, m, m - sz / 2, im->n - sz / 2, 1,
 			       UINT64_C(1) << (8 * wordsz(im) - 1)));
 	return 0;
 }
 
 static int m_sh_size(struct img *im, struct rng *r, struct desc *d)
 {
-	uint64_t i, m = ones(wordsz(im)), o;
+	uint64_t i, m = elf_ones(wordsz(im)), o;
 	if (im->shnum < 2)
 		return -1;
 	i = 1 + rbelow(r, im->shnum - 1);
-	o = sget(im, i, S_OFFSET);
-	SSET(i, S_SIZE, PICK(r, m, m >> 1, im->n + 1, im->n - o + 1, 0, 1,
+	o = sget(im, i, SH_OFFSET);
+	SSET(i, SH_SIZE, PICK(r, m, m >> 1, im->n + 1, im->n - o + 1, 0, 1,
 			     UINT64_C(1) << (8 * wordsz(im) - 1)));
 	return 0;
 }
@@ -1002,7 +964,7 @@ static int m_sh_type(struct img *im, struct rng *r, struct desc *d)
 	if (im->shnum < 2)
 		return -1;
 	i = 1 + rbelow(r, im->shnum - 1);
-	SSET(i, S_TYPE, PICK(r, SHT_NULL, SHT_NOBITS, 0xffffffffu, SHT_DYNAMIC, SHT_SYMTAB_SHNDX,
+	SSET(i, SH_TYPE, PICK(r, SHT_NULL, SHT_NOBITS, 0xffffffffu, SHT_DYNAMIC, SHT_SYMTAB_SHNDX,
 			     SHT_SYMTAB, SHT_NOTE, SHT_STRTAB, SHT_PROGBITS));
 	return 0;
 }
@@ -1015,13 +977,13 @@ static int m_sh_links(struct img *im, struct rng *r, struct desc *d)
 	i = 1 + rbelow(r, im->shnum - 1);
 	switch (rbelow(r, 3)) {
 	case 0:
-		SSET(i, S_NAME, PICK(r, 0xffffffffu, 0x7fffffff, 0x10000));
+		SSET(i, SH_NAME, PICK(r, 0xffffffffu, 0x7fffffff, 0x10000));
 		break;
 	case 1:
-		SSET(i, S_LINK, PICK(r, 0xffffffffu, im->shnum, im->shnum + 1, i));
+		SSET(i, SH_LINK, PICK(r, 0xffffffffu, im->shnum, im->shnum + 1, i));
 		break;
 	default:
-		SSET(i, S_INFO, PICK(r, 0xffffffffu, im->shnum, 0));
+		SSET(i, SH_INFO, PICK(r, 0xffffffffu, im->shnum, 0));
 		break;
 	}
 	return 0;
@@ -1034,9 +996,9 @@ static int m_sh_ent(struct img *im, struct rng *r, struct desc *d)
 	if (i < 0)
 		return -1;
 	if (rbelow(r, 2))
-		SSET(i, S_ENTSIZE, PICK(r, 0, 1, ones(wordsz(im)), 7, 0x1000));
+		SSET(i, SH_ENTSIZE, PICK(r, 0, 1, elf_ones(wordsz(im)), 7, 0x1000));
 	else
-		SSET(i, S_ADDRALIGN, PICK(r, 3, ones(wordsz(im)), UINT64_C(1) << 31, 0x1001));
+		SSET(i, SH_ADDRALIGN, PICK(r, 3, elf_ones(wordsz(im)), UINT64_C(1) << 31, 0x1001));
 	return 0;
 }
 
@@ -1045,8 +1007,8 @@ static int m_shstrtab(struct img *im, struct rng *r, struct desc *d)
 	uint64_t k = eget(im, E_SHSTRNDX), o, sz;
 	if (k == 0 || k >= im->shnum)
 		return -1;
-	o = sget(im, k, S_OFFSET);
-	sz = sget(im, k, S_SIZE);
+	o = sget(im, k, SH_OFFSET);
+	sz = sget(im, k, SH_SIZE);
 	switch (rbelow(r, 3)) {
 	case 0:
 		if (sz == 0 || !inb(im, o, 1) || sz > im->n - o)
@@ -1055,10 +1017,10 @@ static int m_shstrtab(struct img *im, struct rng *r, struct desc *d)
 		say(d, "shstrtab contents = AAA... (no NUL)");
 		break;
 	case 1:
-		SSET(k, S_TYPE, PICK(r, SHT_NOBITS, SHT_PROGBITS, SHT_NULL));
+		SSET(k, SH_TYPE, PICK(r, SHT_NOBITS, SHT_PROGBITS, SHT_NULL));
 		break;
 	default:
-		SSET(k, S_SIZE, PICK(r, 0, 1, ones(wordsz(im))));
+		SSET(k, SH_SIZE, PICK(r, 0, 1, elf_ones(wordsz(im))));
 		break;
 	}
 	return 0;
@@ -1069,8 +1031,8 @@ static int m_shdr0(struct img *im, struct rng *r, struct desc *d)
 	int f;
 	if (im->shnum == 0)
 		return -1;
-	f = (int)PICK(r, S_SIZE, S_LINK, S_INFO, S_OFFSET, S_TYPE, S_FLAGS);
-	SSET(0, f, absurd(im, r, fsz(im, &shdr_f[f]), sget(im, 0, f)));
+	f = (int)PICK(r, SH_SIZE, SH_LINK, SH_INFO, SH_OFFSET, SH_TYPE, SH_FLAGS);
+	SSET(0, f, absurd(im, r, fsz(im, &elf_shdr_fields[f]), sget(im, 0, f)));
 	return 0;
 }
 
@@ -1095,12 +1057,12 @@ static int m_dyn_content(struct img *im, struct rng *r, struct desc *d)
 		break;
 	case 1:
 		k = rbelow(r, n);
-		wr(im, o + k * 2 * w, (unsigned)w, PICK(r, ones((unsigned)w), 0x7fffffff, 12, 25));
+		wr(im, o + k * 2 * w, (unsigned)w, PICK(r, elf_ones((unsigned)w), 0x7fffffff, 12, 25));
 		say(d, "dyn[%" PRIu64 "].d_tag = %#" PRIx64, k, rd(im, o + k * 2 * w, (unsigned)w));
 		break;
 	default:
 		k = rbelow(r, n);
-		wr(im, o + k * 2 * w + w, (unsigned)w, PICK(r, ones((unsigned)w), 0, im->n, 1));
+		wr(im, o + k * 2 * w + w, (unsigned)w, PICK(r, elf_ones((unsigned)w), 0, im->n, 1));
 		say(d, "dyn[%" PRIu64 "].d_val = %#" PRIx64, k, rd(im, o + k * 2 * w + w, (unsigned)w));
 		break;
 	}
@@ -1127,8 +1089,8 @@ static int m_strip_shdrs(struct img *im, struct rng *r, struct desc *d)
 
 static int m_any_ehdr(struct img *im, struct rng *r, struct desc *d)
 {
-	int f = (int)rbelow(r, E_N);
-	ESET(f, absurd(im, r, fsz(im, &ehdr_f[f]), eget(im, f)));
+	int f = (int)rbelow(r, E_NFIELDS);
+	ESET(f, absurd(im, r, fsz(im, &elf_ehdr_fields[f]), eget(im, f)));
 	return 0;
 }
 
@@ -1139,8 +1101,8 @@ static int m_any_shdr(struct img *im, struct rng *r, struct desc *d)
 	if (im->shnum == 0)
 		return -1;
 	i = rbelow(r, im->shnum);
-	f = (int)rbelow(r, S_N);
-	SSET(i, f, absurd(im, r, fsz(im, &shdr_f[f]), sget(im, i, f)));
+	f = (int)rbelow(r, SH_NFIELDS);
+	SSET(i, f, absurd(im, r, fsz(im, &elf_shdr_fields[f]), sget(im, i, f)));
 	return 0;
 }
 
@@ -1283,9 +1245,9 @@ static int do_swap(struct img *im, struct desc *d)
 			swap_notes(im, pget(im, i, P_OFFSET), pget(im, i, P_FILESZ));
 	}
 	for (i = 0; i < im->shnum; i++) {
-		uint64_t t = sget(im, i, S_TYPE);
+		uint64_t t = sget(im, i, SH_TYPE);
 		int in_seg = 0;
-		uint64_t k, so = sget(im, i, S_OFFSET);
+		uint64_t k, so = sget(im, i, SH_OFFSET);
 		for (k = 0; k < im->phnum; k++) {
 			uint64_t pt = pget(im, k, P_TYPE), po = pget(im, k, P_OFFSET);
 			if ((pt == PT_DYNAMIC || pt == PT_NOTE) && so >= po &&
@@ -1295,18 +1257,18 @@ static int do_swap(struct img *im, struct desc *d)
 		if (in_seg)
 			continue;
 		if (t == SHT_DYNAMIC)
-			swap_range_words(im, so, sget(im, i, S_SIZE), wordsz(im));
+			swap_range_words(im, so, sget(im, i, SH_SIZE), wordsz(im));
 		else if (t == SHT_NOTE)
-			swap_notes(im, so, sget(im, i, S_SIZE));
+			swap_notes(im, so, sget(im, i, SH_SIZE));
 	}
 	for (i = 0; i < im->phnum; i++)
-		for (f = 0; f < P_N; f++)
-			swapfield(im, pbase(im, i) + foff(im, &phdr_f[f]), fsz(im, &phdr_f[f]));
+		for (f = 0; f < P_NFIELDS; f++)
+			swapfield(im, pbase(im, i) + foff(im, &elf_phdr_fields[f]), fsz(im, &elf_phdr_fields[f]));
 	for (i = 0; i < im->shnum; i++)
-		for (f = 0; f < S_N; f++)
-			swapfield(im, sbase(im, i) + foff(im, &shdr_f[f]), fsz(im, &shdr_f[f]));
-	for (f = 0; f < E_N; f++)
-		swapfield(im, foff(im, &ehdr_f[f]), fsz(im, &ehdr_f[f]));
+		for (f = 0; f < SH_NFIELDS; f++)
+			swapfield(im, sbase(im, i) + foff(im, &elf_shdr_fields[f]), fsz(im, &elf_shdr_fields[f]));
+	for (f = 0; f < E_NFIELDS; f++)
+		swapfield(im, foff(im, &elf_ehdr_fields[f]), fsz(im, &elf_ehdr_fields[f]));
 	im->msb = !im->msb;
 	im->b[5] = im->msb ? MSB : LSB;
 	say(d, "byte order -> %s", im->msb ? "MSB" : "LSB");
@@ -1348,21 +1310,21 @@ static void do_offsets(const struct img *im)
 	ADD(im->n);
 	ADD(im->n - 1);
 	if (im->cls) {
-		for (f = 0; f < E_N; f++) {
-			ADD(foff(im, &ehdr_f[f]));
-			ADD(foff(im, &ehdr_f[f]) + fsz(im, &ehdr_f[f]));
+		for (f = 0; f < E_NFIELDS; f++) {
+			ADD(foff(im, &elf_ehdr_fields[f]));
+			ADD(foff(im, &elf_ehdr_fields[f]) + fsz(im, &elf_ehdr_fields[f]));
 		}
 		for (i = 0; i <= im->phnum; i++)
 			ADD(pbase(im, i));
 		for (i = 0; i < im->phnum && i < 2; i++)
-			for (f = 0; f < P_N; f++)
-				ADD(pbase(im, i) + foff(im, &phdr_f[f]) + fsz(im, &phdr_f[f]));
+			for (f = 0; f < P_NFIELDS; f++)
+				ADD(pbase(im, i) + foff(im, &elf_phdr_fields[f]) + fsz(im, &elf_phdr_fields[f]));
 		for (i = 0; i <= im->shnum; i++)
 			if (i < 4 || i + 4 > im->shnum)
 				ADD(sbase(im, i));
 		if (im->shnum)
-			for (f = 0; f < S_N; f++)
-				ADD(sbase(im, 1) + foff(im, &shdr_f[f]));
+			for (f = 0; f < SH_NFIELDS; f++)
+				ADD(sbase(im, 1) + foff(im, &elf_shdr_fields[f]));
 		for (i = 0; i < im->phnum; i++) {
 			uint64_t o = pget(im, i, P_OFFSET), s = pget(im, i, P_FILESZ);
 			ADD(o);
@@ -1370,9 +1332,9 @@ static void do_offsets(const struct img *im)
 				ADD(o + s);
 		}
 		for (i = 1; i < im->shnum && i < 64; i++) {
-			uint64_t o = sget(im, i, S_OFFSET), s = sget(im, i, S_SIZE);
+			uint64_t o = sget(im, i, SH_OFFSET), s = sget(im, i, SH_SIZE);
 			ADD(o);
-			if (s <= im->n && sget(im, i, S_TYPE) != SHT_NOBITS)
+			if (s <= im->n && sget(im, i, SH_TYPE) != SHT_NOBITS)
 				ADD(o + s);
 		}
 	}
@@ -1401,6 +1363,9 @@ static void do_info(const struct img *im)
 		       i, pget(im, i, P_TYPE), pget(im, i, P_FLAGS), pget(im, i, P_OFFSET),
 		       pget(im, i, P_VADDR), pget(im, i, P_FILESZ), pget(im, i, P_MEMSZ),
 		       pget(im, i, P_ALIGN));
+	for (i = 0; i < im->shnum; i++)
+		printf("  shdr[%" PRIu64 "] type=%#" PRIx64 " off=%#" PRIx64 " size=%#" PRIx64 "\n",
+		       i, sget(im, i, SH_TYPE), sget(im, i, SH_OFFSET), sget(im, i, SH_SIZE));
 }
 
 /* ---------------------------------------------------------------- check */
@@ -1436,8 +1401,8 @@ static int do_check(const struct img *a, const struct img *b, int strict, const 
 			uint64_t e = (pos - a->phoff) / a->phent, fo;
 			fo = pos - pbase(a, e);
 			if (e < a->phnum && pget(a, e, P_TYPE) == PT_LOAD &&
-			    fo >= foff(a, &phdr_f[P_ALIGN]) &&
-			    fo < foff(a, &phdr_f[P_ALIGN]) + fsz(a, &phdr_f[P_ALIGN]))
+			    fo >= foff(a, &elf_phdr_fields[P_ALIGN]) &&
+			    fo < foff(a, &elf_phdr_fields[P_ALIGN]) + fsz(a, &elf_phdr_fields[P_ALIGN]))
 				ok = 1;
 		}
 		if (!ok) {
@@ -1577,14 +1542,135 @@ static int64_t phdr_select(const struct img *im, const char *sel)
 }
 
 /* Index of field NAME in TAB of N fields; dies when there is none. */
-static int field_index(const struct fld *tab, int n, const char *name)
+static int field_index(const struct elf_field *tab, int n, const char *name)
 {
+	int f = elf_field_index(tab, (size_t)n, name);
+
+	if (f < 0)
+		die(EXIT_USAGE, "unknown field: %s", name);
+	return f;
+}
+
+/* The dynamic tags a set selector may name. */
+static const struct {
+	const char *name;
+	uint64_t tag;
+} dtags[] = {
+	{"DT_NULL", 0}, {"DT_HASH", 4}, {"DT_INIT", 12}, {"DT_FINI", 13},
+	{"DT_DEBUG", DT_DEBUG}, {"DT_INIT_ARRAY", 25}, {"DT_GNU_HASH", 0x6ffffef5},
+	{"DT_FLAGS_1", 0x6ffffffb},
+};
+
+/* File offset of dynamic entry SEL of the first PT_DYNAMIC: SEL is an
+ * index, or DT_NAME[+K] for the K-th entry after the first with that tag.
+ * Returns -1 when there is no such entry in the file. */
+static int64_t dyn_select(const struct img *im, const char *sel)
+{
+	int64_t p = phdr_select(im, "PT_DYNAMIC");
+	uint64_t off, n, k, want, after = 0;
+	unsigned es = elf_dyn_size(is64(im)), t;
+	char name[32];
+	const char *plus;
+
+	if (p < 0)
+		return -1;
+	off = pget(im, (uint64_t)p, P_OFFSET);
+	n = pget(im, (uint64_t)p, P_FILESZ) / es;
+	if (off > im->n || n > (im->n - off) / es)
+		n = off > im->n ? 0 : (im->n - off) / es;
+	if (strncmp(sel, "DT_", 3) != 0) {
+		k = num(sel);
+		return k < n ? (int64_t)(off + k * es) : -1;
+	}
+	plus = strchr(sel, '+');
+	if ((size_t)(plus ? plus - sel : (ptrdiff_t)strlen(sel)) >= sizeof name)
+		die(EXIT_USAGE, "unknown dynamic tag: %s", sel);
+	snprintf(name, sizeof name, "%.*s", (int)(plus ? plus - sel : (ptrdiff_t)strlen(sel)), sel);
+	if (plus)
+		after = num(plus + 1);
+	for (t = 0; t < sizeof dtags / sizeof dtags[0] && strcmp(dtags[t].name, name) != 0; t++)
+		;
+	if (t == sizeof dtags / sizeof dtags[0])
+		die(EXIT_USAGE, "unknown dynamic tag: %s", name);
+	want = dtags[t].tag;
+	for (k = 0; k < n; k++)
+		if (rd(im, off + k * es, wordsz(im)) == want)
+			return k + after < n ? (int64_t)(off + (k + after) * es) : -1;
+	return -1;
+}
+
+/* Apply one assignment A (its '=' already cut) with value V.  Returns 0,
+ * or EXIT_NA when the selected entry or byte does not exist. */
+static int set_one(struct img *im, char *a, uint64_t v, struct desc *d)
+{
+	char *open = strchr(a, '['), *close = open ? strchr(open, ']') : NULL;
+	const char *sel, *field;
+	int64_t i;
 	int f;
 
-	for (f = 0; f < n; f++)
-		if (strcmp(tab[f].name, name) == 0)
-			return f;
-	die(EXIT_USAGE, "unknown field: %s", name);
+	if (!open) {
+		ESET(field_index(elf_ehdr_fields, E_NFIELDS, a), v);
+		return 0;
+	}
+	if (!close)
+		die(EXIT_USAGE, "set: '%s' lacks its ']'", a);
+	*open = *close = 0;
+	sel = open + 1;
+	field = close[1] == '.' ? close + 2 : NULL;
+	if (strcmp(a, "byte") == 0 && close[1] == 0) {
+		uint64_t off = num(sel);
+
+		if (!inb(im, off, 1))
+			return EXIT_NA;
+		im->b[off] = (unsigned char)v;
+		say(d, "byte[%#" PRIx64 "] = %#" PRIx64, off, v & 0xff);
+		return 0;
+	}
+	if (strcmp(a, "add") == 0 && close[1] == 0) {
+		char *colon = strchr(sel, ':');
+		uint64_t off, sz;
+
+		if (!colon)
+			die(EXIT_USAGE, "set: add[OFFSET:SIZE]=DELTA, not add[%s]", sel);
+		*colon = 0;
+		off = num(sel);
+		sz = num(colon + 1);
+		if (sz < 1 || sz > 8)
+			die(EXIT_USAGE, "set: add[%s:%" PRIu64 "]: SIZE is 1 to 8", sel, sz);
+		if (!inb(im, off, (unsigned)sz))
+			return EXIT_NA;
+		wr(im, off, (unsigned)sz, (rd(im, off, (unsigned)sz) + v) & elf_ones((unsigned)sz));
+		say(d, "%" PRIu64 " bytes at %#" PRIx64 " = %#" PRIx64, sz, off,
+		    rd(im, off, (unsigned)sz));
+		return 0;
+	}
+	if (!field)
+		die(EXIT_USAGE, "set: '%s[%s]' needs a .FIELD", a, sel);
+	if (strcmp(a, "phdr") == 0) {
+		f = field_index(elf_phdr_fields, P_NFIELDS, field);
+		if ((i = phdr_select(im, sel)) < 0)
+			return EXIT_NA;
+		PSET(i, f, v);
+	} else if (strcmp(a, "shdr") == 0) {
+		f = field_index(elf_shdr_fields, SH_NFIELDS, field);
+		i = (int64_t)num(sel);
+		if ((uint64_t)i >= im->shnum)
+			return EXIT_NA;
+		SSET(i, f, v);
+	} else if (strcmp(a, "dyn") == 0) {
+		const struct elf_field *df;
+
+		f = field_index(elf_dyn_fields, D_NFIELDS, field);
+		df = &elf_dyn_fields[f];
+		if ((i = dyn_select(im, sel)) < 0)
+			return EXIT_NA;
+		wr(im, (uint64_t)i + foff(im, df), fsz(im, df), v & elf_ones(fsz(im, df)));
+		say(d, "dyn[%s].%s = %#" PRIx64, sel, df->name,
+		    rd(im, (uint64_t)i + foff(im, df), fsz(im, df)));
+	} else {
+		die(EXIT_USAGE, "set: unknown table %s (phdr, shdr, dyn, byte, add)", a);
+	}
+	return 0;
 }
 
 /* The set mode: apply each FIELD=VALUE of SPEC (comma-separated).  Returns
@@ -1592,41 +1678,19 @@ static int field_index(const struct fld *tab, int n, const char *name)
 static int do_set(struct img *im, const char *spec, struct desc *d)
 {
 	char buf[4096], *save = NULL, *a;
+	int rc;
 
 	if (strlen(spec) >= sizeof buf)
 		die(EXIT_USAGE, "set: assignments too long");
 	strcpy(buf, spec);
 	for (a = strtok_r(buf, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(a, '=');
-		uint64_t v;
 
 		if (!eq)
 			die(EXIT_USAGE, "set: '%s' is not FIELD=VALUE", a);
 		*eq = 0;
-		v = num(eq + 1);
-		if (strncmp(a, "phdr[", 5) == 0 || strncmp(a, "shdr[", 5) == 0) {
-			char *close = strchr(a, ']');
-			int f;
-			int64_t i;
-
-			if (!close || close[1] != '.')
-				die(EXIT_USAGE, "set: '%s' is not phdr[I].FIELD or shdr[I].FIELD", a);
-			*close = 0;
-			if (a[0] == 'p') {
-				f = field_index(phdr_f, P_N, close + 2);
-				if ((i = phdr_select(im, a + 5)) < 0)
-					return EXIT_NA;
-				PSET(i, f, v);
-			} else {
-				f = field_index(shdr_f, S_N, close + 2);
-				i = (int64_t)num(a + 5);
-				if ((uint64_t)i >= im->shnum)
-					return EXIT_NA;
-				SSET(i, f, v);
-			}
-		} else {
-			ESET(field_index(ehdr_f, E_N, a), v);
-		}
+		if ((rc = set_one(im, a, num(eq + 1), d)) != 0)
+			return rc;
 	}
 	return 0;
 }

@@ -2,8 +2,10 @@
    to check what elfpmd wrote.
 
    It deliberately shares nothing with elfpmd: no libelf, no project headers,
-   only raw bytes decoded by hand, so that a bug in elfpmd's reading code cannot
-   hide itself by making the checker read the file the same wrong way.
+   only raw bytes decoded through the test side's own field tables (elfdata.h,
+   shared with mutate and nothing else), so that a bug in elfpmd's reading
+   code cannot hide itself by making the checker read the file the same wrong
+   way.
 
    Usage:
      phdr-dump FILE
@@ -46,6 +48,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfdata.h"
+
 /* The ELF constants this file needs, spelled out so that no system header
    can stand between the checker and the specification.  */
 #define EI_NIDENT 16
@@ -61,13 +65,6 @@
 #define PF_W 2
 #define PF_R 4
 
-/* Sizes of the on-disk structures per class.  */
-#define EHDR32_SIZE 52
-#define EHDR64_SIZE 64
-#define PHDR32_SIZE 32
-#define PHDR64_SIZE 56
-#define SHDR32_SIZE 40
-#define SHDR64_SIZE 64
 
 /* The kernel rule refuses PMD sizes above 32 MiB (seed 001).  */
 #define KERNEL_PMD_LIMIT ((uint64_t) 32 << 20)
@@ -151,20 +148,22 @@ read_at (const struct elf *e, uint64_t offset, void *buf, size_t len,
 static uint64_t
 get (const struct elf *e, const unsigned char *p, unsigned width)
 {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < width; i++)
-    {
-      unsigned byte = e->data == ELFDATA2LSB ? p[width - 1 - i] : p[i];
-      v = (v << 8) | byte;
-    }
-  return v;
+  return elf_get (p, width, e->data == ELFDATA2MSB);
+}
+
+/* Decode the N fields F of the structure at P of E into OUT.  */
+static void
+decode (const struct elf *e, const unsigned char *p, const struct elf_field *f, size_t n,
+	uint64_t *out)
+{
+  elf_decode (p, f, n, e->elfclass == ELFCLASS64, e->data == ELFDATA2MSB, out);
 }
 
 /* Width of an address or offset field of E's class.  */
 static unsigned
 word (const struct elf *e)
 {
-  return e->elfclass == ELFCLASS64 ? 8 : 4;
+  return elf_word (e->elfclass == ELFCLASS64);
 }
 
 /* Read section header 0 of E at H->SHOFF and return its sh_size (WANT_SIZE)
@@ -173,24 +172,25 @@ word (const struct elf *e)
 static uint64_t
 section0_field (const struct elf *e, const struct ehdr *h, bool want_size)
 {
-  unsigned char buf[SHDR64_SIZE];
-  unsigned need = e->elfclass == ELFCLASS64 ? SHDR64_SIZE : SHDR32_SIZE;
+  unsigned char buf[64];
+  bool is64 = e->elfclass == ELFCLASS64;
+  unsigned need = elf_shdr_size (is64);
   if (h->shoff == 0)
     die (e, "e_phnum or e_shnum is escaped but there is no section header 0");
   if (h->shentsize < need)
     die (e, "e_shentsize %u is smaller than a section header (%u)",
 	 h->shentsize, need);
   read_at (e, h->shoff, buf, need, "section header 0");
-  if (e->elfclass == ELFCLASS64)
-    return want_size ? get (e, buf + 32, 8) : get (e, buf + 44, 4);
-  return want_size ? get (e, buf + 20, 4) : get (e, buf + 28, 4);
+  uint64_t sh[SH_NFIELDS];
+  decode (e, buf, elf_shdr_fields, SH_NFIELDS, sh);
+  return want_size ? sh[SH_SIZE] : sh[SH_INFO];
 }
 
 /* Open NAME and decode its ELF header into *H.  */
 static void
 open_elf (struct elf *e, const char *name, struct ehdr *h)
 {
-  unsigned char buf[EHDR64_SIZE];
+  unsigned char buf[64];
   struct stat st;
 
   memset (e, 0, sizeof *e);
@@ -214,20 +214,18 @@ open_elf (struct elf *e, const char *name, struct ehdr *h)
   if (e->data != ELFDATA2LSB && e->data != ELFDATA2MSB)
     die (e, "unknown ELF data encoding %d", e->data);
 
-  bool is64 = e->elfclass == ELFCLASS64;
-  read_at (e, 0, buf, is64 ? EHDR64_SIZE : EHDR32_SIZE, "ELF header");
-  unsigned w = word (e);
-  h->type = (unsigned) get (e, buf + 16, 2);
-  h->machine = (unsigned) get (e, buf + 18, 2);
-  h->entry = get (e, buf + 24, w);
-  h->phoff = get (e, buf + 24 + w, w);
-  h->shoff = get (e, buf + 24 + 2 * w, w);
-  const unsigned char *rest = buf + 24 + 3 * w + 4;	/* after e_flags */
-  /* rest: e_ehsize, e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx */
-  h->phentsize = (unsigned) get (e, rest + 2, 2);
-  h->phnum = get (e, rest + 4, 2);
-  h->shentsize = (unsigned) get (e, rest + 6, 2);
-  h->shnum = get (e, rest + 8, 2);
+  read_at (e, 0, buf, elf_ehdr_size (e->elfclass == ELFCLASS64), "ELF header");
+  uint64_t f[E_NFIELDS];
+  decode (e, buf, elf_ehdr_fields, E_NFIELDS, f);
+  h->type = (unsigned) f[E_TYPE];
+  h->machine = (unsigned) f[E_MACHINE];
+  h->entry = f[E_ENTRY];
+  h->phoff = f[E_PHOFF];
+  h->shoff = f[E_SHOFF];
+  h->phentsize = (unsigned) f[E_PHENTSIZE];
+  h->phnum = f[E_PHNUM];
+  h->shentsize = (unsigned) f[E_SHENTSIZE];
+  h->shnum = f[E_SHNUM];
 
   if (h->phnum == PN_XNUM)
     h->phnum = section0_field (e, h, false);
@@ -240,9 +238,8 @@ static void
 read_phdr (const struct elf *e, const struct ehdr *h, uint64_t index,
 	   struct phdr *p)
 {
-  unsigned char buf[PHDR64_SIZE];
-  bool is64 = e->elfclass == ELFCLASS64;
-  unsigned need = is64 ? PHDR64_SIZE : PHDR32_SIZE;
+  unsigned char buf[64];
+  unsigned need = elf_phdr_size (e->elfclass == ELFCLASS64);
   char what[64];
 
   if (h->phentsize < need)
@@ -255,27 +252,16 @@ read_phdr (const struct elf *e, const struct ehdr *h, uint64_t index,
   snprintf (what, sizeof what, "program header %" PRIu64, index);
   read_at (e, h->phoff + rel, buf, need, what);
 
-  p->type = (uint32_t) get (e, buf, 4);
-  if (is64)
-    {
-      p->flags = (uint32_t) get (e, buf + 4, 4);
-      p->offset = get (e, buf + 8, 8);
-      p->vaddr = get (e, buf + 16, 8);
-      p->paddr = get (e, buf + 24, 8);
-      p->filesz = get (e, buf + 32, 8);
-      p->memsz = get (e, buf + 40, 8);
-      p->align = get (e, buf + 48, 8);
-    }
-  else
-    {
-      p->offset = get (e, buf + 4, 4);
-      p->vaddr = get (e, buf + 8, 4);
-      p->paddr = get (e, buf + 12, 4);
-      p->filesz = get (e, buf + 16, 4);
-      p->memsz = get (e, buf + 20, 4);
-      p->flags = (uint32_t) get (e, buf + 24, 4);
-      p->align = get (e, buf + 28, 4);
-    }
+  uint64_t f[P_NFIELDS];
+  decode (e, buf, elf_phdr_fields, P_NFIELDS, f);
+  p->type = (uint32_t) f[P_TYPE];
+  p->flags = (uint32_t) f[P_FLAGS];
+  p->offset = f[P_OFFSET];
+  p->vaddr = f[P_VADDR];
+  p->paddr = f[P_PADDR];
+  p->filesz = f[P_FILESZ];
+  p->memsz = f[P_MEMSZ];
+  p->align = f[P_ALIGN];
 }
 
 static const char *
@@ -553,44 +539,6 @@ parse_pmd (const char *text)
 #define STUB_SECTION ".elfpmd.stub"
 #define STUB_PHDR_SECTION ".elfpmd.phdrs"
 
-/* One field of an on-disk structure: its name and where it lies in the
-   32-bit and the 64-bit layout.  */
-struct field
-{
-  const char *name;
-  unsigned off32, size32, off64, size64;
-};
-
-enum { E_TYPE, E_MACHINE, E_VERSION, E_ENTRY, E_PHOFF, E_SHOFF, E_FLAGS,
-       E_EHSIZE, E_PHENTSIZE, E_PHNUM, E_SHENTSIZE, E_SHNUM, E_SHSTRNDX, E_NFIELDS };
-static const struct field ehdr_fields[E_NFIELDS] = {
-  { "e_type", 16, 2, 16, 2 }, { "e_machine", 18, 2, 18, 2 },
-  { "e_version", 20, 4, 20, 4 }, { "e_entry", 24, 4, 24, 8 },
-  { "e_phoff", 28, 4, 32, 8 }, { "e_shoff", 32, 4, 40, 8 },
-  { "e_flags", 36, 4, 48, 4 }, { "e_ehsize", 40, 2, 52, 2 },
-  { "e_phentsize", 42, 2, 54, 2 }, { "e_phnum", 44, 2, 56, 2 },
-  { "e_shentsize", 46, 2, 58, 2 }, { "e_shnum", 48, 2, 60, 2 },
-  { "e_shstrndx", 50, 2, 62, 2 },
-};
-
-enum { P_TYPE, P_OFFSET, P_VADDR, P_PADDR, P_FILESZ, P_MEMSZ, P_FLAGS, P_ALIGN, P_NFIELDS };
-static const struct field phdr_fields[P_NFIELDS] = {
-  { "p_type", 0, 4, 0, 4 }, { "p_offset", 4, 4, 8, 8 },
-  { "p_vaddr", 8, 4, 16, 8 }, { "p_paddr", 12, 4, 24, 8 },
-  { "p_filesz", 16, 4, 32, 8 }, { "p_memsz", 20, 4, 40, 8 },
-  { "p_flags", 24, 4, 4, 4 }, { "p_align", 28, 4, 48, 8 },
-};
-
-enum { SH_NAME, SH_TYPE, SH_FLAGS, SH_ADDR, SH_OFFSET, SH_SIZE, SH_LINK, SH_INFO,
-       SH_ADDRALIGN, SH_ENTSIZE, SH_NFIELDS };
-static const struct field shdr_fields[SH_NFIELDS] = {
-  { "sh_name", 0, 4, 0, 4 }, { "sh_type", 4, 4, 4, 4 },
-  { "sh_flags", 8, 4, 8, 8 }, { "sh_addr", 12, 4, 16, 8 },
-  { "sh_offset", 16, 4, 24, 8 }, { "sh_size", 20, 4, 32, 8 },
-  { "sh_link", 24, 4, 40, 4 }, { "sh_info", 28, 4, 44, 4 },
-  { "sh_addralign", 32, 4, 48, 8 }, { "sh_entsize", 36, 4, 56, 8 },
-};
-
 /* A whole ELF file in memory with its header tables decoded.  */
 struct image
 {
@@ -635,15 +583,6 @@ warning (const char *fmt, ...)
   fputc ('\n', stderr);
 }
 
-static void
-decode (const struct elf *e, const unsigned char *p, const struct field *f, size_t n,
-	uint64_t *out)
-{
-  bool is64 = e->elfclass == ELFCLASS64;
-  for (size_t i = 0; i < n; i++)
-    out[i] = get (e, p + (is64 ? f[i].off64 : f[i].off32), is64 ? f[i].size64 : f[i].size32);
-}
-
 static void *
 xcalloc (const struct elf *e, uint64_t n, size_t size)
 {
@@ -678,10 +617,10 @@ load_image (struct image *im, const char *name)
       read_at (e, 0, copy, (size_t) e->size, "the file");
       im->buf = copy;
     }
-  decode (e, im->buf, ehdr_fields, E_NFIELDS, im->ehdr);
+  decode (e, im->buf, elf_ehdr_fields, E_NFIELDS, im->ehdr);
 
-  im->phsize = is64 ? PHDR64_SIZE : PHDR32_SIZE;
-  im->shsize = is64 ? SHDR64_SIZE : SHDR32_SIZE;
+  im->phsize = elf_phdr_size (is64);
+  im->shsize = elf_shdr_size (is64);
   struct ehdr *h = &im->h;
   if (h->phnum != 0)
     {
@@ -692,7 +631,7 @@ load_image (struct image *im, const char *name)
 	die (e, "the program header table extends past the end of the file");
       im->ph = xcalloc (e, h->phnum, sizeof *im->ph);
       for (uint64_t i = 0; i < h->phnum; i++)
-	decode (e, im->buf + h->phoff + i * h->phentsize, phdr_fields, P_NFIELDS, im->ph[i]);
+	decode (e, im->buf + h->phoff + i * h->phentsize, elf_phdr_fields, P_NFIELDS, im->ph[i]);
     }
   if (h->shoff != 0 && h->shnum != 0)
     {
@@ -705,7 +644,7 @@ load_image (struct image *im, const char *name)
 	die (e, "the section header table extends past the end of the file");
       im->sh = xcalloc (e, h->shnum, sizeof *im->sh);
       for (uint64_t i = 0; i < h->shnum; i++)
-	decode (e, im->buf + h->shoff + i * h->shentsize, shdr_fields, SH_NFIELDS, im->sh[i]);
+	decode (e, im->buf + h->shoff + i * h->shentsize, elf_shdr_fields, SH_NFIELDS, im->sh[i]);
     }
   else
     h->shnum = 0;
@@ -1134,10 +1073,11 @@ types_string (const struct image *im, char *buf, size_t len)
 static void
 dyn_entry (const struct image *im, uint64_t off, uint64_t k, uint64_t *tag, uint64_t *val)
 {
-  unsigned w = word (&im->e);
-  const unsigned char *p = im->buf + off + k * 2 * w;
-  *tag = get (&im->e, p, w);
-  *val = get (&im->e, p + w, w);
+  uint64_t d[D_NFIELDS];
+  decode (&im->e, im->buf + off + k * elf_dyn_size (im->e.elfclass == ELFCLASS64),
+	  elf_dyn_fields, D_NFIELDS, d);
+  *tag = d[D_TAG];
+  *val = d[D_VAL];
 }
 
 /* Whether dynamic tag TAG holds an address: DT_PLTGOT, DT_HASH, DT_STRTAB,
@@ -2091,25 +2031,14 @@ struct sym
 static void
 read_sym (const struct image *im, uint64_t off, struct sym *s)
 {
-  const struct elf *e = &im->e;
-  const unsigned char *p = im->buf + off;
-  s->name = get (e, p, 4);
-  if (e->elfclass == ELFCLASS64)
-    {
-      s->info = p[4];
-      s->other = p[5];
-      s->shndx = get (e, p + 6, 2);
-      s->value = get (e, p + 8, 8);
-      s->size = get (e, p + 16, 8);
-    }
-  else
-    {
-      s->value = get (e, p + 4, 4);
-      s->size = get (e, p + 8, 4);
-      s->info = p[12];
-      s->other = p[13];
-      s->shndx = get (e, p + 14, 2);
-    }
+  uint64_t f[ST_NFIELDS];
+  decode (&im->e, im->buf + off, elf_sym_fields, ST_NFIELDS, f);
+  s->name = f[ST_NAME];
+  s->info = f[ST_INFO];
+  s->other = f[ST_OTHER];
+  s->shndx = f[ST_SHNDX];
+  s->value = f[ST_VALUE];
+  s->size = f[ST_SIZE];
 }
 
 /* Where sections moved: the symbols of SHT_SYMTAB (left out of the byte
@@ -2196,11 +2125,11 @@ check_escaped_count (const struct image *out, const char *name, uint64_t b, uint
   uint64_t in0 = out->h.shnum != 0 ? out->sh[0][field] : 0;
   if (b == escape && in0 != count)
     problem ("%s stays escaped (0x%" PRIx64 "), but section 0's %s is 0x%" PRIx64
-	     ", not the new count 0x%" PRIx64, name, b, shdr_fields[field].name, in0, count);
+	     ", not the new count 0x%" PRIx64, name, b, elf_shdr_fields[field].name, in0, count);
   else if (b != escape && in0 != 0)
     problem ("%s was escaped into section 0 and is now the count 0x%" PRIx64 ", but section "
 	     "0's %s still says 0x%" PRIx64 " (gABI: 0 when %s holds the count)", name, b,
-	     shdr_fields[field].name, in0, name);
+	     elf_shdr_fields[field].name, in0, name);
 }
 
 static void
@@ -2231,7 +2160,7 @@ compare_ehdr (const struct image *in, const struct image *out)
 	expect_value ("ELF header", "e_shnum", b, a + sv.added);
       else if (a != b)
 	problem ("ELF header field %s changed: 0x%" PRIx64 " -> 0x%" PRIx64,
-		 ehdr_fields[f].name, a, b);
+		 elf_ehdr_fields[f].name, a, b);
     }
 }
 
@@ -2262,7 +2191,7 @@ compare_phdrs (const struct image *in, const struct image *out)
 	  if (moved && (f == P_OFFSET || f == P_VADDR || f == P_PADDR))
 	    continue;		/* stub_moved, check_moved_phdr */
 	  if (table && (f == P_FILESZ || f == P_MEMSZ))
-	    expect_value (what, phdr_fields[f].name, b[f], sv.new_tab);
+	    expect_value (what, elf_phdr_fields[f].name, b[f], sv.new_tab);
 	  else if (table_moved && f == P_OFFSET)
 	    expect_value (what, "p_offset", b[f], sv.off);
 	  else if (table_moved && f == P_VADDR)
@@ -2292,7 +2221,7 @@ compare_phdrs (const struct image *in, const struct image *out)
 	    }
 	  else if (a[f] != b[f])
 	    problem ("%s: %s changed: 0x%" PRIx64 " -> 0x%" PRIx64, what,
-		     phdr_fields[f].name, a[f], b[f]);
+		     elf_phdr_fields[f].name, a[f], b[f]);
 	}
       compare_entry_tail (what, in->buf + in->h.phoff + i * in->h.phentsize,
 			  out->buf + out->h.phoff + j * out->h.phentsize,
@@ -2330,7 +2259,7 @@ compare_shdrs (const struct image *in, const struct image *out)
 	    check_offset (what, a[f], b[f], !contents);
 	  else if (a[f] != b[f])
 	    problem ("%s: %s changed: 0x%" PRIx64 " -> 0x%" PRIx64, what,
-		     shdr_fields[f].name, a[f], b[f]);
+		     elf_shdr_fields[f].name, a[f], b[f]);
 	}
       compare_entry_tail (what, in->buf + in->h.shoff + i * in->h.shentsize,
 			  out->buf + out->h.shoff + i * out->h.shentsize,
@@ -2666,7 +2595,7 @@ bytemap (const char *in_name, const char *out_name)
   if (in.shtab != 0)
     check_not_split ("the section header table", in.h.shoff, in.shtab);
   check_not_split ("the ELF header", 0,
-		   in.e.elfclass == ELFCLASS64 ? EHDR64_SIZE : EHDR32_SIZE);
+		   elf_ehdr_size (in.e.elfclass == ELFCLASS64));
   if (nsteps > 1 && steps[1].at == 0)
     problem ("a hole of 0x%" PRIx64 " bytes at offset 0 (PT_LOAD %" PRIu64 ") moves the "
 	     "ELF header away from the start of the file", steps[1].shift, steps[1].load);
@@ -2675,7 +2604,7 @@ bytemap (const char *in_name, const char *out_name)
      header and the header tables rewritten in place; with the stub also the
      dynamic array and, where sections moved, the symbol tables.  The
      tables written elsewhere leave the old ones as they were.  */
-  exclude (0, in.e.elfclass == ELFCLASS64 ? EHDR64_SIZE : EHDR32_SIZE);
+  exclude (0, elf_ehdr_size (in.e.elfclass == ELFCLASS64));
   if (in.phtab != 0 && !(sv.on && sv.table == TABLE_MOVED))
     exclude (in.h.phoff, sv.on ? sv.table_end : in.h.phoff + in.phtab);
   if (in.shtab != 0 && !(sv.on && sv.added != 0))

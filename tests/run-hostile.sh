@@ -21,38 +21,12 @@
 set -u
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_elfpmd
-have python3 || skip_all "python3 is needed to craft the cases"
+have python3 || skip_all "python3 is needed to read the JSON reports"
 
 O=$TESTS_BUILDDIR/hostile-build
 WORK=$O/work
 rm -rf "$WORK"
 mkdir -p "$WORK"
-
-# dyn_edit FILE CODE: run the Python CODE over the list e of (tag, value)
-# pairs of FILE's dynamic section (ELF64 little-endian) and write them back;
-# find(TAG) is the index of the first entry with TAG.
-dyn_edit () {
-	python3 - "$@" <<'EOF'
-import struct, sys
-path, code = sys.argv[1], sys.argv[2]
-b = bytearray(open(path, "rb").read())
-phoff, = struct.unpack_from("<Q", b, 32)
-phnum, = struct.unpack_from("<H", b, 56)
-for i in range(phnum):
-    t, = struct.unpack_from("<I", b, phoff + 56 * i)
-    if t == 2:
-        off, = struct.unpack_from("<Q", b, phoff + 56 * i + 8)
-        size, = struct.unpack_from("<Q", b, phoff + 56 * i + 32)
-        break
-e = [struct.unpack_from("<qQ", b, off + 16 * k) for k in range(size // 16)]
-def find(tag):
-    return next(k for k, (t, v) in enumerate(e) if t == tag)
-exec(code)
-for k, (t, v) in enumerate(e):
-    struct.pack_into("<qQ", b, off + 16 * k, t, v)
-open(path, "r+b").write(b)
-EOF
-}
 
 # json_get FILE EXPR: a Python expression over the report R of FILE.
 json_get () {
@@ -271,12 +245,12 @@ if build_or_skip "mad-lib" mad-lib; then
 	# between into entries.
 	f=$WORK/nullgap
 	cp "$lib" "$f"
-	dyn_edit "$f" 'e[find(12)] = (21, 0); e[find(0) + 1] = (21, 0)'
+	poke "$f" dyn DT_INIT val 0 dyn DT_INIT tag 21 dyn DT_NULL+1 val 0 dyn DT_NULL+1 tag 21
 	check_case "no DT_INIT, DT_NULL then another entry" "$f" \
 		'not R["stub"]["injected"] and "spare" in R["stub"]["reason"]' --madvise
 	f=$WORK/nullpair
 	cp "$lib" "$f"
-	dyn_edit "$f" 'e[find(12)] = (21, 0)'
+	poke "$f" dyn DT_INIT val 0 dyn DT_INIT tag 21
 	check_case "no DT_INIT, two DT_NULLs" "$f" \
 		'R["stub"]["injected"] and "spare" in R["stub"]["hook"]' --madvise
 	# DT_INIT pointing where the stub's segment will go: the stub would
@@ -284,7 +258,7 @@ if build_or_skip "mad-lib" mad-lib; then
 	entry=$("$ELFPMD" -n --json --madvise "$lib" | json_get /dev/stdin 'R["stub"]["entry"]')
 	f=$WORK/initself
 	cp "$lib" "$f"
-	dyn_edit "$f" "e[find(12)] = (12, $entry)"
+	poke "$f" dyn DT_INIT val "$entry"
 	check_case "DT_INIT at the stub's future entry" "$f" \
 		'not R["stub"]["injected"] and "stub" in R["stub"]["reason"]' --madvise
 fi

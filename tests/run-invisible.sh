@@ -489,22 +489,10 @@ if $have_pie; then
 	w=$WORK/xonly
 	mkdir -p "$w/orig"
 	# The text PT_LOAD of a copy of inv-pie made execute-only (PF_R off).
-	python3 - "$P_ORIG" "$w/orig/inv-pie" <<'EOF'
-import struct, sys
-d = bytearray(open(sys.argv[1], "rb").read())
-phoff, = struct.unpack_from("<Q", d, 0x20)
-phentsize, phnum = struct.unpack_from("<HH", d, 0x36)
-n = 0
-for i in range(phnum):
-    o = phoff + i * phentsize
-    typ, flags = struct.unpack_from("<II", d, o)
-    if typ == 1 and flags & 1 and not flags & 2:
-        struct.pack_into("<I", d, o + 4, flags & ~4)
-        n += 1
-if n == 0:
-    sys.exit("no executable PT_LOAD")
-open(sys.argv[2], "wb").write(d)
-EOF
+	cp "$P_ORIG" "$w/orig/inv-pie"
+	xs=$("$PHDR_DUMP" "$P_ORIG" | awk '$2 == "LOAD" && $3 == "R-X" { print $1 }')
+	[ -n "$xs" ] || hard_error "inv-pie has no R-X PT_LOAD"
+	for i in $xs; do poke "$w/orig/inv-pie" phdr "$i" flags 1; done
 	chmod 755 "$w/orig/inv-pie"
 	run_logged "$w/ref" "$w/orig/inv-pie" "${ARGS[@]}"
 	if ! cmp -s "$WORK/pie.ref" "$w/ref"; then

@@ -223,21 +223,21 @@ json_key () {
 }
 
 # section_before FILE OFFSET: "INDEX SH_OFFSET SH_SIZE" of the section with
-# contents that ends last at or before OFFSET (ELF64 LSB only).
+# contents that ends last at or before OFFSET, as mutate reads the headers.
 section_before () {
-	python3 - "$@" <<'EOF'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-at = int(sys.argv[2], 0)
-shoff, = struct.unpack_from("<Q", b, 40)
-shentsize, shnum = struct.unpack_from("<HH", b, 58)
-best = None
-for i in range(1, shnum):
-    name, typ, flags, addr, off, size = struct.unpack_from("<IIQQQQ", b, shoff + i * shentsize)
-    if typ != 8 and size and off + size <= at and (best is None or off + size > best[1] + best[2]):
-        best = (i, off, size)
-print("%d %d %d" % best if best else "")
-EOF
+	local at=$(($2)) line i typ off size best= end=-1
+	while read -r line; do
+		case $line in shdr\[0\]* | "") continue ;; shdr\[*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086  # the line's words, on purpose
+		set -- $line
+		i=${1#shdr[}; i=${i%]}
+		typ=$((${2#type=})) off=$((${3#off=})) size=$((${4#size=}))
+		if [ "$typ" -ne 8 ] && [ "$size" -ne 0 ] && [ $((off + size)) -le "$at" ] \
+			&& [ $((off + size)) -gt "$end" ]; then
+			best="$i $off $size" end=$((off + size))
+		fi
+	done < <("$MUTATE" info 0 "$1" -)
+	echo "$best"
 }
 
 # stub_spots FILE: "NAME OFFSET" lines for the places of an elfpmd --madvise
