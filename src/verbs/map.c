@@ -19,6 +19,9 @@
    profile is then weighed against the same ranges.  */
 #include <config.h>
 
+#include <argp.h>
+#include <sysexits.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,6 +47,7 @@
 #include "elf_file.h"
 #include "layout.h"
 #include "map.h"
+#include "cmdline.h"
 #include "phdr_align.h"
 #include "report.h"
 #include "sizes.h"
@@ -1585,3 +1589,105 @@ done:
     elf_file_close (&m.file);
   return err.msg[0] != '\0' ? 1 : 0;
 }
+
+/* The command line.  */
+
+static const struct argp_option map_options[] = {
+  { "hot", OPT_HOT, "FILE", 0,
+    "Weigh the hot code in FILE, lines 'ADDRESS-or-SYMBOL WEIGHT', against the whole chunks", 0 },
+  { "json", OPT_JSON, NULL, 0, "One JSON object", 0 },
+  { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
+    "Chunks of SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
+  { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
+    "Base page size of the target kernel (e.g. 64K), when the machine has several", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char map_doc[] =
+  "Show which compilation units and functions lie in each whole PMD chunk of "
+  "FILE's text (the only text the kernel can map with PMD pages) and which "
+  "stay outside, on small pages, at the head and tail of each executable "
+  "segment."
+  "\v"
+  "The chunks are those of the file as elfpmd would align it (as it is, when "
+  "it is aligned already; the header says which).  Names come from DWARF in "
+  "FILE, else in its separate debug file (by build ID under /usr/lib/debug/"
+  ".build-id, then by .gnu_debuglink beside FILE, in its .debug directory and "
+  "under /usr/lib/debug; ELFPMD_DEBUG_ROOT replaces /usr/lib/debug), else from "
+  ".symtab (FILE's, then the debug file's), else .dynsym.  A function across "
+  "a chunk boundary counts on each side with its bytes there.\n\n"
+  "--hot FILE: one 'ADDRESS-or-SYMBOL WEIGHT' per line (ADDRESS 0x-hexadecimal, "
+  "as the file's symbols have it; SYMBOL a function name, optionally "
+  "+0xOFFSET; WEIGHT a number, a trailing % allowed; '#' starts a comment "
+  "line), for example from\n"
+  "  perf report --stdio --no-children -q --no-demangle --dsos=FILE \\\n"
+  "    --sort sym -F overhead,sym | awk '$2 == \"[.]\" { print $3, $1 }'\n"
+  "The report adds the weight in whole chunks and its share of all.\n\n"
+  "Exit status:\n"
+  "  0   the map was printed\n"
+  "  1   FILE or the --hot file could not be read, or a --hot line is bad\n"
+  "      (one line on stderr names the file, the line and the reason)\n"
+  "  64  usage error";
+
+struct map_cmdline
+{
+  struct map_options opts;
+  const char *file;
+  struct size_options sizes;
+};
+
+static error_t
+parse_map_opt (int key, char *arg, struct argp_state *state)
+{
+  struct map_cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_JSON:
+      c->opts.json = true;
+      break;
+    case OPT_HOT:
+      if (c->opts.hot != NULL)
+	argp_error (state, "--hot given twice");
+      if (*arg == '\0')
+	argp_error (state, "--hot needs a file name");
+      c->opts.hot = arg;
+      break;
+    case OPT_PMD_SIZE:
+    case OPT_PAGE_SIZE:
+      size_option (state, key, arg, &c->sizes);
+      c->opts.pmd_size = c->sizes.pmd_size;
+      c->opts.page_size = c->sizes.page_size;
+      break;
+    case ARGP_KEY_ARG:
+      if (c->file != NULL)
+	argp_error (state, "one FILE only");
+      c->file = arg;
+      break;
+    case ARGP_KEY_END:
+      if (c->file == NULL)
+	argp_error (state, "no FILE");
+      size_options_check (state, &c->sizes);
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+int
+map_command (int argc, char **argv)
+{
+  struct map_cmdline c = { .opts = { .debug_root = "/usr/lib/debug" } };
+  /* Tests and unusual installations keep debug files elsewhere.  */
+  const char *root = getenv ("ELFPMD_DEBUG_ROOT");
+  if (root != NULL && *root != '\0')
+    c.opts.debug_root = root;
+  const char *no_dwarf = getenv ("ELFPMD_MAP_NO_DWARF");
+  c.opts.no_dwarf = no_dwarf != NULL && *no_dwarf != '\0';
+  const struct argp argp = { map_options, parse_map_opt, "FILE", map_doc, NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  int status = map_run (c.file, &c.opts, stdout, stderr);
+  return report_flushed (status);
+}
+

@@ -18,6 +18,9 @@
    file.  */
 #include <config.h>
 
+#include <argp.h>
+#include <sysexits.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -36,6 +39,7 @@
 #include "place.h"
 #include "namelist.h"
 #include "prime.h"
+#include "cmdline.h"
 #include "report.h"
 #include "safe_open.h"
 
@@ -545,3 +549,95 @@ prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, 
     }
   return status;
 }
+
+/* The command line.  */
+
+static const struct argp_option prime_options[] = {
+  { "json", OPT_JSON, NULL, 0, "One JSON object per file", 0 },
+  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { "files-from", 'T', "LIST", 0,
+    "Prime also the names in LIST ('-': standard input), one per line; empty lines and "
+    "lines starting with '#' are no names", 0 },
+  { "null", '0', NULL, 0, "Names in LIST end with a NUL byte, not a newline", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char prime_doc[] =
+  "Put the aligned text of each FILE into the page cache as PMD-sized folios, "
+  "without running it, so that the next start maps its text with PMD pages "
+  "at once."
+  "\v"
+  "Each whole PMD chunk of text (the running kernel's PMD size, at a "
+  "PMD-aligned address and file offset: the file must be aligned, by elfpmd "
+  "or its linker) is read as one PMD-sized folio; a chunk the page cache holds "
+  "in small folios is written back, dropped and read again.  Pages a running "
+  "program maps stay as they are.  Where the kernel or the file system gives "
+  "the file no PMD-sized folios (ext4 before Linux 6.16, tmpfs), or "
+  "transparent huge pages are off, the report says so.  Needs no privilege "
+  "beyond reading FILE.\n\n"
+  "A name in LIST that does not exist (a package removed since the list was "
+  "made), is a symbolic link or no regular file, or is not ELF is skipped "
+  "(a missing one with a line of its own) and counted in a summary line at "
+  "the end; what it names is not an error.\n\n"
+  "Exit status:\n"
+  "  0   every FILE was read: primed, or the report says why not\n"
+  "  1   a FILE, an ELF file of LIST or LIST itself could not be read (one line\n"
+  "      on stderr names it and the reason)\n"
+  "  64  usage error";
+
+struct prime_cmdline
+{
+  struct prime_options opts;
+  char **files;
+  size_t nfiles;
+};
+
+static error_t
+parse_prime_opt (int key, char *arg, struct argp_state *state)
+{
+  struct prime_cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_JSON:
+      c->opts.json = true;
+      break;
+    case 'q':
+      c->opts.quiet = true;
+      break;
+    case 'T':
+      files_from_argument (state, &c->opts.files_from, arg);
+      break;
+    case '0':
+      c->opts.null = true;
+      break;
+    case ARGP_KEY_ARG:
+      c->files = &state->argv[state->next - 1];
+      c->nfiles = (size_t) (state->argc - state->next + 1);
+      state->next = state->argc;
+      break;
+    case ARGP_KEY_END:
+      if (c->nfiles == 0 && c->opts.files_from == NULL)
+	argp_error (state, "no FILE and no --files-from");
+      if (c->opts.json && c->opts.quiet)
+	argp_error (state, "--json and --quiet are exclusive");
+      if (c->opts.null && c->opts.files_from == NULL)
+	argp_error (state, "--null needs --files-from");
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+int
+prime_command (int argc, char **argv)
+{
+  struct prime_cmdline c = { .opts = { .json = false } };
+  const struct argp argp = { prime_options, parse_prime_opt, "FILE...\n--files-from=LIST [FILE...]", prime_doc,
+			     NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  int status = prime_run (c.files, c.nfiles, &c.opts, stdout, stderr);
+  return report_flushed (status);
+}
+

@@ -25,4 +25,8 @@ struct prime_options
 int prime_run (char *const *files, size_t nfiles, const struct prime_options *opts, FILE *out,
 	       FILE *errors);
 
+/* The command line "elfpmd prime [OPTION...] FILE..." (ARGV[0] the verb's
+   name for messages): parse it, prime, return the exit status.  */
+int prime_command (int argc, char **argv);
+
 #endif

@@ -9,6 +9,9 @@
    print the rows, largest text first, and a summary line.  */
 #include <config.h>
 
+#include <argp.h>
+#include <sysexits.h>
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include "report.h"
 #include "safe_open.h"
 #include "status.h"
+#include "cmdline.h"
 #include "stub_params.h"
 
 /* What the file of one mapped object says: read once per file, whichever
@@ -736,3 +740,90 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
   free (s.files);
   return status;
 }
+
+/* The command line.  */
+
+static const struct argp_option status_options[] = {
+  { "json", OPT_JSON, NULL, 0, "One JSON object per process, then a summary object", 0 },
+  { "quiet", 'q', NULL, 0, "Print the summary line only", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char status_doc[] =
+  "Show, for each process (default: every process this user can read) and "
+  "each mapped ELF object whose text holds a whole PMD chunk or would once "
+  "aligned, how much of its text the kernel maps with PMD pages now."
+  "\v"
+  "Columns: TEXT, the object's executable mappings; PMD/WHOLE, the whole PMD "
+  "chunks among them that are mapped with PMD pages (FilePmdMapped) and all "
+  "of them (address and file offset PMD-aligned); PMD-kB, FilePmdMapped; "
+  "ANON-kB, AnonHugePages of those mappings; ALIGNED, yes when elfpmd would "
+  "change nothing, else no and the whole chunks aligning would add (no,+N); "
+  "STUB, whether the file carries elfpmd's startup stub; '?' when the file "
+  "could not be read (the reason follows the path).  The PMD size is the "
+  "running kernel's.  Anonymous executable memory on huge pages (text copied "
+  "there, as remap libraries do) gets a line of its own per process.  "
+  "Processes that cannot be read (other users', without privilege) are "
+  "counted in the summary and skipped.\n\n"
+  "Exit status:\n"
+  "  0   the report was printed\n"
+  "  1   a PID named could not be read (no such process, no permission), or\n"
+  "      the kernel has no transparent huge pages\n"
+  "  64  usage error";
+
+struct status_cmdline
+{
+  struct status_options opts;
+  long *pids;
+  size_t npids;
+};
+
+static error_t
+parse_status_opt (int key, char *arg, struct argp_state *state)
+{
+  struct status_cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_JSON:
+      c->opts.json = true;
+      break;
+    case 'q':
+      c->opts.quiet = true;
+      break;
+    case ARGP_KEY_ARG:
+      {
+	char *end;
+	errno = 0;
+	long pid = strtol (arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || pid <= 0)
+	  argp_error (state, "'%s' is not a process ID", arg);
+	long *grown = realloc (c->pids, (c->npids + 1) * sizeof *grown);
+	if (grown == NULL)
+	  argp_failure (state, 1, ENOMEM, "status");
+	c->pids = grown;
+	c->pids[c->npids++] = pid;
+	break;
+      }
+    case ARGP_KEY_END:
+      if (c->opts.json && c->opts.quiet)
+	argp_error (state, "--json and --quiet are exclusive");
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+int
+status_command (int argc, char **argv)
+{
+  struct status_cmdline c = { .opts = { .proc = "/proc" } };
+  const struct argp argp = { status_options, parse_status_opt, "[PID...]", status_doc,
+			     NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  int status = status_run (c.pids, c.npids, &c.opts, stdout, stderr);
+  free (c.pids);
+  return report_flushed (status);
+}
+

@@ -21,4 +21,8 @@ struct status_options
 int status_run (const long *pids, size_t npids, const struct status_options *opts, FILE *out,
 		FILE *errors);
 
+/* The command line "elfpmd status [OPTION...] [PID...]" (ARGV[0] the verb's
+   name for messages): parse it, report, return the exit status.  */
+int status_command (int argc, char **argv);
+
 #endif

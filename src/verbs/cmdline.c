@@ -1,0 +1,82 @@
+/* What the command lines of elfpmd's verbs share (see cmdline.h).  */
+#include <config.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cmdline.h"
+#include "sizes.h"
+
+/* ARG of OPTION as a power of two from MIN to MAX (0: no maximum), or a usage
+   error.  */
+static uint64_t
+size_argument (struct argp_state *state, const char *option, const char *arg,
+	       uint64_t min, uint64_t max)
+{
+  uint64_t size;
+  const char *why = parse_size (arg, &size);
+  if (why != NULL)
+    argp_error (state, "%s: invalid size '%s': %s", option, arg, why);
+  if (!is_power_of_2 (size))
+    argp_error (state, "%s: %s is not a power of two", option, arg);
+  if (size < min || (max != 0 && size > max))
+    {
+      char lo[32], hi[32];
+      format_size (min, lo, sizeof lo);
+      if (max != 0)
+	argp_error (state, "%s: %s is outside %s to %s, the page sizes Linux has",
+		    option, arg, lo, format_size (max, hi, sizeof hi));
+      else
+	argp_error (state, "%s: %s is smaller than %s, the smallest page size",
+		    option, arg, lo);
+    }
+  return size;
+}
+
+void
+size_option (struct argp_state *state, int key, const char *arg, struct size_options *s)
+{
+  if (key == OPT_PMD_SIZE)
+    {
+      if (s->seen_pmd)
+	argp_error (state, "--pmd-size given twice");
+      s->seen_pmd = true;
+      s->pmd_size = size_argument (state, "--pmd-size", arg, PAGE_SIZE_MIN, 0);
+    }
+  else
+    {
+      if (s->seen_page)
+	argp_error (state, "--page-size given twice");
+      s->seen_page = true;
+      s->page_size = size_argument (state, "--page-size", arg, PAGE_SIZE_MIN, PAGE_SIZE_MAX);
+    }
+}
+
+void
+size_options_check (struct argp_state *state, const struct size_options *s)
+{
+  if (s->pmd_size != 0 && s->page_size != 0 && s->pmd_size < s->page_size)
+    argp_error (state, "--pmd-size is smaller than --page-size");
+}
+
+void
+files_from_argument (struct argp_state *state, const char **list, const char *arg)
+{
+  if (*list != NULL)
+    argp_error (state, "--files-from given twice");
+  if (*arg == '\0')
+    argp_error (state, "--files-from needs a file name ('-' for standard input)");
+  *list = arg;
+}
+
+int
+report_flushed (int status)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      fprintf (stderr, "elfpmd: cannot write the report\n");
+      return 1;
+    }
+  return status;
+}
+

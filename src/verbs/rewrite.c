@@ -1,0 +1,311 @@
+/* The default verb, rewriting files: "elfpmd [OPTION...] FILE...", its
+   options (the page's OPTIONS) and its run over process.c and batch.c.  */
+#include <config.h>
+
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "batch.h"
+#include "cmdline.h"
+#include "process.h"
+#include "rewrite.h"
+#include "sizes.h"
+#include "stub_params.h"
+
+static const struct argp_option rewrite_options[] = {
+  { NULL, 0, NULL, 0, "Output:", 1 },
+  { "output", 'o', "FILE", 0, "Write the result to FILE instead of rewriting the input (one input only)", 0 },
+  { "dry-run", 'n', NULL, 0, "Print the full report, write nothing", 0 },
+  { "check", 0, NULL, OPTION_ALIAS, NULL, 0 },
+  { "no-sync", OPT_NO_SYNC, NULL, 0, "Do not fsync the new file before and after renaming it", 0 },
+
+  { "preserve-dates", 'p', NULL, 0,
+    "The rewritten file keeps the input's access and modification times", 0 },
+
+  { NULL, 0, NULL, 0, "Many files:", 2 },
+  { "recursive", 'r', NULL, 0,
+    "Walk each DIR (never following symbolic links), processing the ELF executables and "
+    "shared objects in it and counting the other files as skipped", 0 },
+  { "files-from", 'T', "LIST", 0,
+    "Process the names in LIST ('-': standard input), one per line, as -r treats what it "
+    "finds", 0 },
+  { "null", '0', NULL, 0, "Names in LIST end with a NUL byte, not a newline", 0 },
+  { "exclude", OPT_EXCLUDE, "PATTERN", 0,
+    "Skip files and directories matching the shell PATTERN: its base name, or with a '/' "
+    "in PATTERN its whole path (repeatable)", 0 },
+  { "no-default-excludes", OPT_NO_DEFAULT_EXCLUDES, NULL, 0,
+    "Walk also directories named usr/lib/debug and .build-id, which -r leaves out", 0 },
+  { "jobs", 'j', "N", 0, "Process N files at once (default: the CPUs this process may use)", 0 },
+
+  { NULL, 0, NULL, 0, "Alignment:", 3 },
+  { "rule", OPT_RULE, "RULE", 0,
+    "Which segments to align: 'relaxed' (default: read-only, congruent, holding a whole PMD chunk) "
+    "or 'kernel' (exactly the rule of the Linux patch)", 0 },
+  { "no-pad", OPT_NO_PAD, NULL, 0,
+    "Never move file contents: only raise p_align where the offset is already congruent", 0 },
+  { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
+    "Align to SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
+  { "page-size", OPT_PAGE_SIZE, "SIZE", 0,
+    "Base page size of the target kernel (e.g. 64K, from 4K to 256K), when the "
+    "machine has several", 0 },
+
+  { "madvise", OPT_MADVISE, "copy", OPTION_ARG_OPTIONAL,
+    "Inject a startup stub that gets the aligned text onto huge pages at run time "
+    "(x86-64, aarch64, riscv64).  With =copy, where the kernel cannot give the file "
+    "huge page cache folios (ext4 before Linux 6.16, xfs before 5.18), the stub copies "
+    "the text into anonymous huge pages instead (a private copy per process)", 0 },
+  { "copy-max", OPT_COPY_MAX, "SIZE", 0,
+    "With --madvise=copy: copy at most SIZE bytes of text per object (whole chunks; "
+    "default: all the aligned text)", 0 },
+  { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
+    "With --madvise: at every start the stub looks at text ranges of at most CHUNKS "
+    "PMD-sized chunks whole (default 64); larger ranges are sampled, and looked at whole "
+    "only when the sample finds chunks cached in small pages", 0 },
+
+  { NULL, 0, NULL, 0, "Report:", 4 },
+  { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
+  { "verbose", 'v', NULL, 0, "Print the full report also when rewriting", 0 },
+  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static const char rewrite_doc[] =
+  "Align eligible read-only PT_LOAD segments of ELF executables and shared "
+  "objects to the PMD size, so that Linux can map their text with huge pages."
+  "\v"
+  "Each FILE is rewritten in place, atomically: a temporary file beside it is "
+  "written, synced and renamed over it; owner, mode and extended attributes "
+  "are kept.  Addresses never change; where a read-only segment's file offset "
+  "is not congruent with its address, a hole is inserted before it.\n\n"
+  "With -r or --files-from (a batch run), what is no ELF executable or shared "
+  "object (scripts, archives, relocatable objects, debug files, symbolic links) "
+  "is skipped quietly and counted in a summary line at the end.  In any run, "
+  "names of one file (hard links) are processed once, and afterwards every "
+  "one of them in the run names the rewritten file.\n\n"
+  "Safe as root over trees others can write: every operation goes through a "
+  "directory held open, a symbolic link is followed only when it is root's or "
+  "the running user's (never in a walk), only regular files are opened, and "
+  "a name swapped meanwhile is reported and left alone (elfpmd(1), RUNNING AS "
+  "ROOT).  In --json, a name that is not valid UTF-8 also comes as its bytes "
+  "in hexadecimal (file_hex).\n\n"
+  "Verbs (each with its own --help): 'elfpmd status [PID...]' shows which "
+  "running programs have their text on PMD pages; 'elfpmd prime FILE...' "
+  "reads aligned text into the page cache as PMD-sized folios without "
+  "running it; 'elfpmd map FILE' shows which functions lie in whole PMD "
+  "chunks.  A file named like a verb is ./status.\n\n"
+  "SIZE is a number (decimal, 0x hexadecimal; a leading 0 is still decimal) "
+  "optionally followed by K, M, G, T (powers of 1024), e.g. 4K, 64K, 2M, "
+  "0x200000.\n\n"
+  "--page-size takes a power of two from 4K to 256K (the page sizes Linux "
+  "has), --pmd-size a power of two of at least 4K and at least the page "
+  "size.\n\n"
+  "Exit status:\n"
+  "  0   every file was processed: changed, already aligned, nothing eligible,\n"
+  "      or skipped (relocatable objects, core files, files without PT_LOAD\n"
+  "      segments, separate debug files; in a batch run also files that are\n"
+  "      not ELF, symbolic links and machines without a known PMD size)\n"
+  "  1   at least one file failed (one line on stderr names it and the\n"
+  "      reason); each failed file is left untouched and the others are still\n"
+  "      processed\n"
+  "  64  usage error: unknown or conflicting options, a bad size, no FILE";
+
+struct cmdline
+{
+  struct run_options run;
+  struct batch_options batch;
+  bool verbose, quiet, json;
+  struct size_options sizes;
+  bool seen_rule, seen_populate, seen_jobs;
+  const char **excludes;
+  size_t nexcludes;
+  char **files;
+  int nfiles;
+};
+
+static error_t
+parse_rewrite_opt (int key, char *arg, struct argp_state *state)
+{
+  struct cmdline *c = state->input;
+  switch (key)
+    {
+    case 'o':
+      if (c->run.output != NULL)
+	argp_error (state, "--output given twice");
+      if (*arg == '\0')
+	argp_error (state, "--output needs a file name");
+      c->run.output = arg;
+      break;
+    case 'n':
+      c->run.dry_run = true;
+      break;
+    case OPT_NO_SYNC:
+      c->run.sync = false;
+      break;
+    case OPT_MADVISE:
+      if (c->run.stub.wanted)
+	argp_error (state, "--madvise given twice");
+      c->run.stub.wanted = true;
+      if (arg != NULL && strcmp (arg, "copy") == 0)
+	c->run.stub.copy = true;
+      else if (arg != NULL)
+	argp_error (state, "--madvise: unknown value '%s' (only --madvise or --madvise=copy)", arg);
+      break;
+    case OPT_COPY_MAX:
+      {
+	if (c->run.stub.copy_max != 0)
+	  argp_error (state, "--copy-max given twice");
+	const char *why = parse_size (arg, &c->run.stub.copy_max);
+	if (why != NULL)
+	  argp_error (state, "--copy-max: invalid size '%s': %s", arg, why);
+	if (c->run.stub.copy_max == 0)
+	  argp_error (state, "--copy-max: the size must be more than 0");
+      }
+      break;
+    case OPT_NO_PAD:
+      c->run.pad = false;
+      break;
+    case OPT_RULE:
+      if (c->seen_rule)
+	argp_error (state, "--rule given twice");
+      c->seen_rule = true;
+      if (strcmp (arg, "relaxed") == 0)
+	c->run.rule = ALIGN_RULE_RELAXED;
+      else if (strcmp (arg, "kernel") == 0)
+	c->run.rule = ALIGN_RULE_KERNEL;
+      else
+	argp_error (state, "--rule must be 'kernel' or 'relaxed', not '%s'", arg);
+      break;
+    case OPT_PMD_SIZE:
+    case OPT_PAGE_SIZE:
+      size_option (state, key, arg, &c->sizes);
+      c->run.pmd_size = c->sizes.pmd_size;
+      c->run.page_size = c->sizes.page_size;
+      break;
+    case OPT_POPULATE_MAX:
+      {
+	if (c->seen_populate)
+	  argp_error (state, "--populate-max given twice");
+	c->seen_populate = true;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull (arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || v > STUB_POPULATE_LIMIT)
+	  argp_error (state, "--populate-max: '%s' is not a number of chunks from 0 to %d",
+		      arg, STUB_POPULATE_LIMIT);
+	c->run.stub.populate_max = v;
+      }
+      break;
+    case 'p':
+      c->run.preserve_dates = true;
+      break;
+    case 'r':
+      c->batch.recursive = true;
+      break;
+    case 'T':
+      files_from_argument (state, &c->batch.files_from, arg);
+      break;
+    case '0':
+      c->batch.null = true;
+      break;
+    case OPT_EXCLUDE:
+      {
+	if (*arg == '\0')
+	  argp_error (state, "--exclude needs a pattern");
+	const char **e = realloc (c->excludes, (c->nexcludes + 1) * sizeof *e);
+	if (e == NULL)
+	  argp_failure (state, 1, ENOMEM, "--exclude");
+	e[c->nexcludes++] = arg;
+	c->excludes = e;
+      }
+      break;
+    case OPT_NO_DEFAULT_EXCLUDES:
+      c->batch.default_excludes = false;
+      break;
+    case 'j':
+      {
+	if (c->seen_jobs)
+	  argp_error (state, "--jobs given twice");
+	c->seen_jobs = true;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul (arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || v < 1 || v > 1024)
+	  argp_error (state, "--jobs: '%s' is not a number from 1 to 1024", arg);
+	c->batch.jobs = (unsigned) v;
+      }
+      break;
+    case OPT_JSON:
+      c->json = true;
+      break;
+    case 'v':
+      c->verbose = true;
+      break;
+    case 'q':
+      c->quiet = true;
+      break;
+    case ARGP_KEY_ARGS:
+      c->files = state->argv + state->next;
+      c->nfiles = state->argc - state->next;
+      break;
+    case ARGP_KEY_NO_ARGS:
+      if (c->batch.files_from == NULL)
+	argp_error (state, c->batch.recursive ? "no DIR given" : "no FILE given");
+      break;
+    case ARGP_KEY_SUCCESS:
+      if (c->verbose && c->quiet)
+	argp_error (state, "--verbose and --quiet exclude each other");
+      if (c->json && c->quiet)
+	argp_error (state, "--json and --quiet exclude each other");
+      if (c->run.output != NULL && (c->batch.recursive || c->batch.files_from != NULL))
+	argp_error (state, "--output takes one input FILE, not -r or --files-from");
+      if (c->run.output != NULL && c->nfiles != 1)
+	argp_error (state, "--output takes exactly one input FILE");
+      if (c->batch.null && c->batch.files_from == NULL)
+	argp_error (state, "--null needs --files-from");
+      if (c->nexcludes != 0 && !c->batch.recursive && c->batch.files_from == NULL)
+	argp_error (state, "--exclude needs -r or --files-from");
+      if (!c->batch.default_excludes && !c->batch.recursive)
+	argp_error (state, "--no-default-excludes needs -r");
+      if (c->run.output != NULL && c->run.dry_run)
+	argp_error (state, "--output and --dry-run exclude each other");
+      if (c->seen_populate && !c->run.stub.wanted)
+	argp_error (state, "--populate-max needs --madvise");
+      if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
+	argp_error (state, "--copy-max needs --madvise=copy");
+      size_options_check (state, &c->sizes);
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+int
+rewrite_command (int argc, char **argv)
+{
+  struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
+				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
+		       .batch = { .default_excludes = true } };
+  const struct argp argp = { rewrite_options, parse_rewrite_opt,
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE", rewrite_doc,
+			     NULL, NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+
+  c.run.format = c.json ? REPORT_JSON
+		 : c.quiet ? REPORT_NONE
+		 : (c.verbose || c.run.dry_run) ? REPORT_FULL : REPORT_SUMMARY;
+
+  c.run.batch = c.batch.recursive || c.batch.files_from != NULL;
+  c.batch.excludes = c.excludes;
+  c.batch.nexcludes = c.nexcludes;
+
+  struct batch_counts counts;
+  int status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
+			  stdout, stderr, &counts);
+  free (c.excludes);
+  return report_flushed (status);
+}
