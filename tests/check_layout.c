@@ -576,8 +576,8 @@ START_TEST (test_stub_plan)
       memcpy (table, p.tables.phdrs, p.tables.phnum * sizeof *table);
       if (dup)
 	{
-	  ck_assert_int_eq (sp->table, STUB_TABLE_SLOT);
-	  ck_assert_uint_eq (sp->reuse_slot, 3);
+	  ck_assert_int_eq (sp->room.kind, ROOM_SLOT);
+	  ck_assert_uint_eq (sp->room.slot, 3);
 	  ck_assert_uint_eq (p.tables.phnum, 5);
 	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, 64);
 	  ck_assert_uint_eq (table[3].p_type, PT_LOAD);
@@ -589,8 +589,8 @@ START_TEST (test_stub_plan)
 	{
 	  /* Unknown bytes (no section headers) between the table and the
 	     PT_NOTE: nothing can move, the table does.  */
-	  ck_assert_int_eq (sp->table, STUB_TABLE_MOVED);
-	  ck_assert_uint_eq (sp->reuse_slot, SIZE_MAX);
+	  ck_assert_int_eq (sp->room.kind, ROOM_MOVED);
+	  ck_assert_uint_eq (sp->room.slot, SIZE_MAX);
 	  ck_assert_uint_eq (p.tables.phnum, 6);
 	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, sp->seg_offset);
 	  ck_assert_uint_eq (table[0].p_vaddr, sp->seg_vaddr);	/* PT_PHDR moves */
@@ -661,19 +661,19 @@ START_TEST (test_stub_grow)
       ck_assert_uint_eq (p.tables.phnum, 7);
       if (mutation != 0)
 	{
-	  ck_assert_int_eq (sp->table, STUB_TABLE_MOVED);
+	  ck_assert_int_eq (sp->room.kind, ROOM_MOVED);
 	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, sp->seg_offset);
 	}
       else
 	{
-	  ck_assert_int_eq (sp->table, STUB_TABLE_GROWN);
+	  ck_assert_int_eq (sp->room.kind, ROOM_GROWN);
 	  ck_assert_uint_eq (p.tables.ehdr.e_phoff, 64);
-	  ck_assert_uint_eq (sp->nmoved, 2);
-	  ck_assert (sp->moved[0].segment && sp->moved[0].index == 1);
-	  ck_assert (sp->moved[1].segment && sp->moved[1].index == 4);
-	  ck_assert_uint_eq (sp->moved_start, 0x190);
-	  ck_assert_uint_eq (sp->moved_end, 0x1cc);
-	  ck_assert_uint_eq (sp->moved_offset, sp->seg_offset);
+	  ck_assert_uint_eq (sp->room.nmoved, 2);
+	  ck_assert (sp->room.moved[0].segment && sp->room.moved[0].index == 1);
+	  ck_assert (sp->room.moved[1].segment && sp->room.moved[1].index == 4);
+	  ck_assert_uint_eq (sp->room.moved_start, 0x190);
+	  ck_assert_uint_eq (sp->room.moved_end, 0x1cc);
+	  ck_assert_uint_eq (sp->room.moved_offset, sp->seg_offset);
 	  ck_assert_uint_ge (sp->code_offset, sp->seg_offset + 0x3c);
 	  GElf_Phdr t[7];
 	  memcpy (t, p.tables.phdrs, p.tables.phnum * sizeof *t);
@@ -689,7 +689,7 @@ START_TEST (test_stub_grow)
 	  ck_assert_uint_eq (t[5].p_vaddr, sp->seg_vaddr + 0x1c);
 	}
       uint64_t seg_offset = sp->seg_offset;
-      bool grown = sp->table == STUB_TABLE_GROWN;
+      bool grown = sp->room.kind == ROOM_GROWN;
       rewrite_plan_free (&p);
       elf_file_close (&f);
 
@@ -737,8 +737,8 @@ START_TEST (test_stub_two_null_slots)
   };
   plan_checked (&p, &f, &po);
   ck_assert_msg (p.stub.enabled, "stub refused: %s", p.stub.refusal ? p.stub.refusal : "?");
-  ck_assert_int_eq (p.stub.table, STUB_TABLE_SLOT);
-  ck_assert_uint_eq (p.stub.reuse_slot, 3);
+  ck_assert_int_eq (p.stub.room.kind, ROOM_SLOT);
+  ck_assert_uint_eq (p.stub.room.slot, 3);
   rewrite_plan_free (&p);
   elf_file_close (&f);
   unlink (path);

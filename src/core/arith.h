@@ -40,4 +40,19 @@ pow2_at_least (uint64_t x)
   return x <= 1 ? 1 : (uint64_t) 1 << (64 - __builtin_clzll (x - 1));
 }
 
+/* Whether [OFF, OFF + LEN) and [START, END) overlap (an empty range
+   overlaps nothing).  */
+static inline bool
+range_overlaps (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
+{
+  return len != 0 && start < end && off < end && start < off + len;
+}
+
+/* Whether [OFF, OFF + LEN) lies inside [START, END).  */
+static inline bool
+range_within (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
+{
+  return off >= start && off <= end && len <= end - off;
+}
+
 #endif

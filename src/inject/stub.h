@@ -5,21 +5,9 @@
    tools/gen-stub.sh); what it does at run time is described in stub/stub.c.
    Here is where it goes: a new read-only, executable PT_LOAD appended to the
    file, above every other segment, whose address minus its offset equals
-   the first PT_LOAD's.  Its program header needs a place in the table, the
-   first of these that works:
-
-   - a slot that can go: PT_NULL, a PT_NOTE that repeats PT_GNU_PROPERTY, a
-     shared object's PT_PHDR;
-   - one more entry at the end of the table, which stays where it is: what
-     follows it in the file is moved into the new segment (the PT_INTERP
-     string, whole PT_NOTE segments, hash tables only DT_HASH or DT_GNU_HASH
-     points to, with that entry of the dynamic section and the .symtab
-     symbols defined in them patched) until one entry fits before the first
-     thing that stays;
-   - a copy of the whole table, one entry longer, at the start of the new
-     segment.  AT_PHDR as kernels before 5.18 and qemu-user compute it
-     (first PT_LOAD's address minus offset, plus e_phoff) finds it there,
-     but GNU strip cannot rewrite such a file.
+   the first PT_LOAD's.  Its program header needs a place in the table
+   (room.h: a slot that can go, the table grown in place, or the table moved
+   into the new segment).
 
    Programs are hooked through e_entry; shared objects through DT_INIT,
    chaining to an existing one, or, on machines whose ld.so calls no
@@ -37,6 +25,7 @@
 #include "elf_file.h"
 #include "layout.h"
 #include "pieces.h"
+#include "room.h"
 #include "arch.h"
 #include "stub_params.h"
 
@@ -47,31 +36,6 @@ enum stub_hook
   STUB_HOOK_INIT_NEW,		/* DT_INIT put into a spare DT_NULL slot */
   STUB_HOOK_INIT_ARRAY,		/* DT_INIT_ARRAY[0] of a shared object, chaining to the old one */
 };
-
-/* Where the new PT_LOAD's program header goes (see the top).  */
-enum stub_table
-{
-  STUB_TABLE_SLOT,		/* it takes over a slot that can go */
-  STUB_TABLE_GROWN,		/* the table grows in place by one entry */
-  STUB_TABLE_MOVED,		/* the table moves into the new segment */
-};
-
-/* One object moved out of the way of the growing table: a PT_INTERP or
-   PT_NOTE segment (SEGMENT set, program header INDEX, with the sections and
-   the PT_GNU_PROPERTY inside it), or a hash table section (section INDEX),
-   whose dynamic entry DYN_INDEX (tag DT_HASH or DT_GNU_HASH) is patched.  */
-struct stub_moved
-{
-  bool segment;
-  size_t index;
-  size_t dyn_index;
-  uint64_t dyn_offset;		/* new file offset of that dynamic entry */
-  int64_t dyn_tag;
-  uint64_t dyn_value;		/* its new value */
-};
-
-/* At most this many objects move.  */
-#define STUB_MAX_MOVED 8
 
 /* What the stub is asked for.  */
 /* What the user asked of the stub, one struct from the command line
@@ -102,23 +66,9 @@ struct stub_plan
   uint64_t seg_offset, seg_vaddr, seg_size; /* the new PT_LOAD */
   size_t new_phnum;
   size_t new_load_index;	/* index of the new PT_LOAD in the new table */
-  enum stub_table table;	/* where its program header goes */
-  size_t reuse_slot;		/* the slot taken over (STUB_TABLE_SLOT) */
+  struct phdr_room room;		/* where its program header goes */
   uint64_t page;		/* the new PT_LOAD's alignment */
   uint64_t end_offset;		/* the output's end */
-
-  /* STUB_TABLE_GROWN: the old bytes [moved_start, moved_end), all of them
-     objects of MOVED (and padding between them), go to moved_offset and
-     moved_vaddr in the new segment; the table grows over them.  */
-  uint64_t moved_start, moved_end;
-  uint64_t moved_offset, moved_vaddr;
-  uint64_t moved_align;		/* the largest alignment among them */
-  size_t nmoved;
-  struct stub_moved moved[STUB_MAX_MOVED];
-  /* The symbols of the section SYMTAB_INDEX (SHT_SYMTAB, SIZE_MAX: none)
-     defined in moved sections: their st_value follows them.  */
-  size_t symtab_index;
-  size_t nsyms_moved;
 
   uint64_t code_offset, code_vaddr; /* the stub's first byte */
   uint64_t entry_vaddr;		/* the stub's entry point */
@@ -160,11 +110,6 @@ int stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 int stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
 		  const struct elf_file *file, struct plan_tables *tables,
 		  struct plan_pieces *pieces, struct diag *err);
-
-/* The name of moved object M of FILE for the report: its segment's type
-   ("PT_NOTE") or its section's name, the latter in BUF (LEN bytes).  */
-const char *stub_moved_name (const struct stub_moved *m, const struct elf_file *file, char *buf,
-			     size_t len);
 
 /* How the stub is hooked, in a few words, for the report.  */
 const char *stub_hook_name (enum stub_hook hook);

@@ -55,398 +55,6 @@ stub_present (const struct elf_file *file)
   return found;
 }
 
-/* A program header the new PT_LOAD can take over without losing anything:
-   PT_NULL; a PT_NOTE that covers exactly what PT_GNU_PROPERTY covers (GNU ld
-   emits both; the kernel and ld.so read PT_GNU_PROPERTY); or a shared
-   object's PT_PHDR, which ld.so does not need (it finds the table in the
-   PT_LOAD that holds it).  SIZE_MAX if there is none.  */
-static size_t
-reusable_slot (const struct elf_file *file)
-{
-  const GElf_Phdr *property = NULL;
-  for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_GNU_PROPERTY)
-      property = &file->phdrs[i];
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph->p_type == PT_NULL)
-	return i;
-      if (ph->p_type == PT_NOTE && property != NULL && ph->p_offset == property->p_offset
-	  && ph->p_filesz == property->p_filesz && ph->p_vaddr == property->p_vaddr)
-	return i;
-    }
-  /* Only the one PT_PHDR: with two, ld.so would find the table through the
-     other one.  */
-  size_t phdr = SIZE_MAX, nphdr = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_PHDR && nphdr++ == 0)
-      phdr = i;
-  if (file->kind == OBJECT_SHARED && nphdr == 1)
-    return phdr;
-  return SIZE_MAX;
-}
-
-/* Growing the table in place.
-
-   The table grows by one entry at its end when what follows it in the file
-   can go elsewhere: the new segment takes a copy, every header that
-   describes it (program headers, section headers, a dynamic entry) points
-   to the copy, and the table grows over the old place.  Only objects whose
-   every user finds them through such a header move: the interpreter's name
-   (the kernel reads it through PT_INTERP, ld.so through PT_INTERP's
-   address), notes (through PT_NOTE and PT_GNU_PROPERTY, or their sections)
-   and the symbol hash tables, position-independent and found by ld.so
-   through DT_HASH or DT_GNU_HASH alone.  GNU ld puts the build ID note and
-   .gnu.hash right after a shared object's table, lld puts .interp and the
-   notes after a program's.  Other dynamic tables (.dynsym, .dynstr, the
-   version tables, relocations) would move the same way but are not needed
-   for that, and relocations are also found through symbols in static
-   programs; they stay.  Symbols of .symtab defined in a moved section follow
-   it; a dynamic symbol defined in one keeps everything in place, since
-   other objects may hold its address.  */
-
-/* Whether old [OFF, OFF + LEN) and [START, END) overlap.  */
-static bool
-overlaps (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
-{
-  return len != 0 && start < end && off < end && start < off + len;
-}
-
-/* Whether old [OFF, OFF + LEN) lies inside [START, END).  */
-static bool
-within (uint64_t off, uint64_t len, uint64_t start, uint64_t end)
-{
-  return off >= start && off <= end && len <= end - off;
-}
-
-/* Whether program header PH takes part in the growing: it has bytes in the
-   file and is neither a PT_LOAD nor the table itself.  */
-static bool
-phdr_occupies (const GElf_Phdr *ph)
-{
-  return ph->p_filesz != 0 && ph->p_type != PT_LOAD && ph->p_type != PT_PHDR;
-}
-
-/* Whether section SH has bytes in the file.  */
-static bool
-shdr_occupies (const GElf_Shdr *sh)
-{
-  return sh->sh_type != SHT_NOBITS && sh->sh_type != SHT_NULL && sh->sh_size != 0;
-}
-
-/* The dynamic tags whose value is an address, as far as they matter here:
-   one pointing into a table to move would not be patched.  */
-static bool
-pointer_tag (int64_t tag)
-{
-  switch (tag)
-    {
-    case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_SYMTAB: case DT_RELA:
-    case DT_INIT: case DT_FINI: case DT_REL: case DT_JMPREL: case DT_INIT_ARRAY:
-    case DT_FINI_ARRAY: case DT_PREINIT_ARRAY: case DT_SYMTAB_SHNDX: case DT_RELR:
-    case DT_VERSYM: case DT_VERDEF: case DT_VERNEED:
-      return true;
-    default:
-      return tag >= DT_ADDRRNGLO && tag <= DT_ADDRRNGHI;
-    }
-}
-
-/* The things a growing table must get past, and the facts needed to move
-   them.  */
-struct grow_scan
-{
-  const struct elf_file *file;
-  const GElf_Phdr *load;	/* the PT_LOAD holding the table */
-  uint64_t load_end;		/* its file contents' end */
-  size_t dyn_phdr;		/* PT_DYNAMIC's index, SIZE_MAX if none */
-  Elf_Data *dyn;		/* its entries */
-  size_t dyn_count;
-  uint64_t align;		/* the largest alignment among what moves */
-};
-
-/* Whether old offset OFF and address ADDR agree with the PT_LOAD holding
-   the table: what moves is found again by address.  */
-static bool
-loaded_at (const struct grow_scan *g, uint64_t off, uint64_t addr)
-{
-  return addr - g->load->p_vaddr == off - g->load->p_offset;
-}
-
-/* Raise G->align to ALIGN (0 and 1: none); false if it is not a power of two.  */
-static bool
-take_align (struct grow_scan *g, uint64_t align)
-{
-  if (align <= 1)
-    return true;
-  if (!is_power_of_2 (align))
-    return false;
-  if (align > g->align)
-    g->align = align;
-  return true;
-}
-
-/* For hash table section INDEX: the one dynamic entry that points to it, in
-   *DYN_INDEX.  False unless exactly one entry of the section's tag holds
-   its address and no other address entry points into it.  */
-static bool
-hash_dyn_entry (const struct grow_scan *g, size_t index, size_t *dyn_index)
-{
-  const GElf_Shdr *sh = &g->file->shdrs[index];
-  int64_t want = sh->sh_type == SHT_GNU_HASH ? DT_GNU_HASH : DT_HASH;
-  size_t found = 0;
-  for (size_t k = 0; k < g->dyn_count; k++)
-    {
-      GElf_Dyn d;
-      if (gelf_getdyn (g->dyn, (int) k, &d) == NULL || d.d_tag == DT_NULL)
-	break;
-      if (!pointer_tag (d.d_tag) || d.d_un.d_ptr - sh->sh_addr >= sh->sh_size)
-	continue;
-      if (d.d_tag != want || d.d_un.d_ptr != sh->sh_addr)
-	return false;
-      *dyn_index = k;
-      found++;
-    }
-  return found == 1;
-}
-
-/* The first object with bytes at or after old offset POS, as a unit that
-   moves: a PT_INTERP or PT_NOTE segment starting there, else a hash table
-   section.  Its range into *START and *END; *M describes it.  Return 1 for
-   a unit that may move (unit_movable decides), 0 when nothing follows, -1
-   when what follows cannot move (*START is where it starts).  */
-static int
-next_unit (const struct grow_scan *g, uint64_t pos, uint64_t *start, uint64_t *end,
-	   struct stub_moved *m)
-{
-  const struct elf_file *file = g->file;
-  uint64_t first = UINT64_MAX;
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if ((phdr_occupies (ph) || (ph->p_type == PT_LOAD && ph != g->load && ph->p_filesz != 0))
-	  && ph->p_offset + ph->p_filesz > pos && ph->p_offset < first)
-	first = ph->p_offset;
-    }
-  for (size_t i = 1; i < file->shnum; i++)
-    {
-      const GElf_Shdr *sh = &file->shdrs[i];
-      if (shdr_occupies (sh) && sh->sh_offset + sh->sh_size > pos && sh->sh_offset < first)
-	first = sh->sh_offset;
-    }
-  /* (every range here lies inside the file: elf_file_open checked that) */
-  uint64_t shsize = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
-  if (file->shnum != 0 && file->ehdr.e_shoff + shsize > pos && file->ehdr.e_shoff < first)
-    first = file->ehdr.e_shoff;
-  *start = first;
-  if (first == UINT64_MAX)
-    return 0;
-  if (first < pos)
-    return -1;
-
-  *m = (struct stub_moved) { .dyn_index = SIZE_MAX };
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if ((ph->p_type == PT_INTERP || ph->p_type == PT_NOTE) && ph->p_filesz != 0
-	  && ph->p_offset == first)
-	{
-	  m->segment = true;
-	  m->index = i;
-	  *end = ph->p_offset + ph->p_filesz;
-	  return 1;
-	}
-    }
-  for (size_t i = 1; i < file->shnum; i++)
-    {
-      const GElf_Shdr *sh = &file->shdrs[i];
-      if ((sh->sh_type == SHT_GNU_HASH || sh->sh_type == SHT_HASH) && sh->sh_size != 0
-	  && sh->sh_offset == first && (sh->sh_flags & SHF_ALLOC) && g->dyn != NULL
-	  && hash_dyn_entry (g, i, &m->dyn_index))
-	{
-	  m->index = i;
-	  m->dyn_tag = sh->sh_type == SHT_GNU_HASH ? DT_GNU_HASH : DT_HASH;
-	  *end = sh->sh_offset + sh->sh_size;
-	  return 1;
-	}
-    }
-  return -1;
-}
-
-/* Whether the unit M at old [START, END) can move: everything with bytes
-   there lies inside it and belongs to it, and agrees with the PT_LOAD on
-   its address.  Takes the alignments into G->align.  */
-static bool
-unit_movable (struct grow_scan *g, const struct stub_moved *m, uint64_t start, uint64_t end)
-{
-  const struct elf_file *file = g->file;
-  if (end > g->load_end)
-    return false;
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph == g->load || !overlaps (ph->p_offset, ph->p_filesz, start, end))
-	continue;
-      if (!phdr_occupies (ph) || !within (ph->p_offset, ph->p_filesz, start, end))
-	return false;
-      bool member = m->segment && (i == m->index
-				   || (file->phdrs[m->index].p_type == PT_NOTE
-				       && (ph->p_type == PT_NOTE || ph->p_type == PT_GNU_PROPERTY)));
-      /* (its memory must be what moves: no more than its file bytes) */
-      if (!member || ph->p_memsz != ph->p_filesz || !loaded_at (g, ph->p_offset, ph->p_vaddr)
-	  || !take_align (g, ph->p_align))
-	return false;
-    }
-  for (size_t i = 1; i < file->shnum; i++)
-    {
-      const GElf_Shdr *sh = &file->shdrs[i];
-      if (!shdr_occupies (sh) || !overlaps (sh->sh_offset, sh->sh_size, start, end))
-	continue;
-      if (!within (sh->sh_offset, sh->sh_size, start, end) || !(sh->sh_flags & SHF_ALLOC))
-	return false;
-      bool member = m->segment ? file->phdrs[m->index].p_type == PT_INTERP || sh->sh_type == SHT_NOTE
-			       : i == m->index;
-      if (!member || !loaded_at (g, sh->sh_offset, sh->sh_addr) || !take_align (g, sh->sh_addralign))
-	return false;
-    }
-  return true;
-}
-
-/* Whether section SH lies in old [START, END) with bytes.  */
-static bool
-section_in (const GElf_Shdr *sh, uint64_t start, uint64_t end)
-{
-  return shdr_occupies (sh) && within (sh->sh_offset, sh->sh_size, start, end);
-}
-
-/* Whether the symbols allow moving old [START, END): no dynamic symbol is
-   defined in a section there (its address is what programs get), and the
-   symbols of one SHT_SYMTAB that are get counted, to follow the move.  */
-static bool
-symbols_movable (struct stub_plan *sp, const struct elf_file *file, uint64_t start,
-		 uint64_t end)
-{
-  sp->symtab_index = SIZE_MAX;
-  sp->nsyms_moved = 0;
-  if (start == end)
-    return true;
-  for (size_t i = 1; i < file->shnum; i++)
-    {
-      const GElf_Shdr *sh = &file->shdrs[i];
-      if (sh->sh_type == SHT_SYMTAB_SHNDX)
-	return false;		/* extended section indices: not handled */
-      if (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM)
-	continue;
-      size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
-      Elf_Data *data = elf_file_section_data (file, i, ELF_T_SYM);
-      size_t count = data != NULL ? data->d_size / entsize : 0, hits = 0;
-      if (sh->sh_size != 0 && data == NULL)
-	return false;
-      for (size_t k = 0; k < count; k++)
-	{
-	  GElf_Sym sym;
-	  if (gelf_getsym (data, (int) k, &sym) == NULL)
-	    return false;
-	  if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < file->shnum
-	      && sym.st_shndx < SHN_LORESERVE && section_in (&file->shdrs[sym.st_shndx], start, end))
-	    hits++;
-	}
-      if (hits == 0)
-	continue;
-      if (sh->sh_type == SHT_DYNSYM || sp->symtab_index != SIZE_MAX)
-	return false;
-      sp->symtab_index = i;
-      sp->nsyms_moved = hits;
-    }
-  return true;
-}
-
-/* Plan the table's growth by one entry in place, moving what follows it
-   into the new segment.  SECTIONS_OK: the section header table will be
-   rewritten (or there is none).  Return false, with SP untouched but for
-   the moved objects, when it cannot grow.  */
-static bool
-plan_growth (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
-	     uint64_t page, bool sections_ok)
-{
-  if (!sections_ok || file->phnum == 0)
-    return false;
-  uint64_t entsize = elf_phdr_size (file->elfclass);
-  uint64_t table_start = file->ehdr.e_phoff;
-  uint64_t table_end = table_start + (uint64_t) file->phnum * entsize;
-  uint64_t want_end = table_end + entsize;
-  struct grow_scan g = { .file = file, .dyn_phdr = SIZE_MAX, .align = 1 };
-
-  /* The table must lie in the first PT_LOAD (AT_PHDR), and a PT_PHDR must
-     describe it exactly, so that it can grow with it.  */
-  for (size_t i = 0; i < file->phnum && g.load == NULL; i++)
-    if (file->phdrs[i].p_type == PT_LOAD)
-      g.load = &file->phdrs[i];
-  if (g.load == NULL || table_start < g.load->p_offset)
-    return false;
-  g.load_end = g.load->p_offset + g.load->p_filesz;
-  if (want_end > g.load_end || table_start < elf_ehdr_size (file->elfclass))
-    return false;
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph->p_type == PT_PHDR
-	  && (ph->p_offset != table_start || ph->p_filesz != table_end - table_start
-	      || ph->p_memsz != ph->p_filesz || !loaded_at (&g, ph->p_offset, ph->p_vaddr)))
-	return false;
-    }
-  if (file->dyn != NULL)
-    {
-      g.dyn_phdr = file->dynamic;
-      g.dyn = file->dyn;
-      g.dyn_count = file->ndyn;
-    }
-
-  /* Walk what follows the table in file order.  Without section headers the
-     bytes between two segments are unknown and end the walk; with them,
-     bytes no section or segment covers are padding, free to take.  */
-  uint64_t pos = table_end, moved_start = 0;
-  size_t n = 0;
-  for (;;)
-    {
-      uint64_t start, end = 0;
-      struct stub_moved m;
-      int r = next_unit (&g, pos, &start, &end, &m);
-      uint64_t free_end = r == 0 ? g.load_end : start;
-      if (file->shnum == 0 && free_end > pos)
-	free_end = pos;
-      if (free_end >= want_end)
-	break;
-      if (file->shnum == 0 && r == 1 && start != pos)
-	return false;
-      if (r <= 0 || n == STUB_MAX_MOVED || !unit_movable (&g, &m, start, end))
-	return false;
-      if (n == 0)
-	moved_start = start;
-      sp->moved[n++] = m;
-      pos = end;
-    }
-  /* The segment must stay small enough to be recognised as the stub's.  */
-  if (g.align > page
-      || pos - (n != 0 ? moved_start : pos) + g.align + 16 + sp->stub->size > STUB_SEGMENT_MAX)
-    return false;
-  if (!symbols_movable (sp, file, n != 0 ? moved_start : table_end, pos))
-    return false;
-
-  sp->nmoved = n;
-  sp->moved_start = n != 0 ? moved_start : table_end;
-  sp->moved_end = n != 0 ? pos : table_end;
-  size_t entsize_dyn = gelf_fsize (file->elf, ELF_T_DYN, 1, EV_CURRENT);
-  for (size_t k = 0; k < n; k++)
-    if (!sp->moved[k].segment)
-      {
-	sp->moved[k].dyn_offset = layout->segs[g.dyn_phdr].new_offset
-				  + sp->moved[k].dyn_index * entsize_dyn;
-      }
-  sp->moved_align = g.align;
-  return true;
-}
-
 /* Collect the PMD-aligned text ranges the stub works on: the whole chunks of
    the executable, read-only PT_LOADs that the output can map with PMD pages.
    Return the index of such a PT_LOAD that is execute-only (PF_X without
@@ -590,9 +198,9 @@ overlaps_headers (const struct elf_file *file, uint64_t off, uint64_t len)
 {
   uint64_t ph = (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
   uint64_t sh = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
-  return overlaps (off, len, 0, elf_ehdr_size (file->elfclass))
-	 || overlaps (off, len, file->ehdr.e_phoff, file->ehdr.e_phoff + ph)
-	 || (file->shnum != 0 && overlaps (off, len, file->ehdr.e_shoff, file->ehdr.e_shoff + sh));
+  return range_overlaps (off, len, 0, elf_ehdr_size (file->elfclass))
+	 || range_overlaps (off, len, file->ehdr.e_phoff, file->ehdr.e_phoff + ph)
+	 || (file->shnum != 0 && range_overlaps (off, len, file->ehdr.e_shoff, file->ehdr.e_shoff + sh));
 }
 
 /* Whether the word SP patches for a DT_INIT_ARRAY hook lies in anything
@@ -608,22 +216,22 @@ init_word_clashes (const struct stub_plan *sp, const struct elf_file *file, bool
   if (overlaps_headers (file, off, len))
     return true;
   if (file->dynamic != SIZE_MAX
-      && overlaps (off, len, file->phdrs[file->dynamic].p_offset,
+      && range_overlaps (off, len, file->phdrs[file->dynamic].p_offset,
 		   file->phdrs[file->dynamic].p_offset + file->phdrs[file->dynamic].p_filesz))
     return true;
   if (!placed)
     return false;
-  /* (the grown table lies in the first PT_LOAD: plan_growth checked it) */
+  /* (the grown table lies in the first PT_LOAD: room_grow checked it) */
   uint64_t grown_end = file->ehdr.e_phoff
 		       + (uint64_t) (file->phnum + 1) * elf_phdr_size (file->elfclass);
-  if (sp->table == STUB_TABLE_GROWN
-      && overlaps (off, len, file->ehdr.e_phoff,
-		   sp->moved_end > grown_end ? sp->moved_end : grown_end))
+  if (sp->room.kind == ROOM_GROWN
+      && range_overlaps (off, len, file->ehdr.e_phoff,
+		   sp->room.moved_end > grown_end ? sp->room.moved_end : grown_end))
     return true;
-  if (sp->nsyms_moved != 0 && sp->symtab_index < file->shnum)
+  if (sp->room.nsyms_moved != 0 && sp->room.symtab_index < file->shnum)
     {
-      const GElf_Shdr *sh = &file->shdrs[sp->symtab_index];
-      if (overlaps (off, len, sh->sh_offset, sh->sh_offset + sh->sh_size))
+      const GElf_Shdr *sh = &file->shdrs[sp->room.symtab_index];
+      if (range_overlaps (off, len, sh->sh_offset, sh->sh_offset + sh->sh_size))
 	return true;
     }
   return false;
@@ -745,7 +353,7 @@ place_segment (struct stub_plan *sp, const struct layout_plan *layout,
   uint64_t vmin, end_offset;
   if (!align_up_checked (max_end, page, &vmin) || !align_up_checked (layout->new_size, page, &end_offset))
     return "no address space left for the stub's segment";
-  if (sp->table == STUB_TABLE_MOVED)
+  if (sp->room.kind == ROOM_MOVED)
     {
       uint64_t delta = first->p_vaddr - layout->segs[first_index].new_offset;
       if ((delta & (page - 1)) != 0)
@@ -810,7 +418,8 @@ int
 stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
 {
-  *sp = (struct stub_plan) { .wanted = opts->req.wanted, .symtab_index = SIZE_MAX };
+  *sp = (struct stub_plan) { .wanted = opts->req.wanted,
+			     .room = { .slot = SIZE_MAX, .symtab_index = SIZE_MAX } };
   if (!sp->wanted || file->skip_reason != NULL)
     return 0;
   sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
@@ -876,18 +485,21 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 					  file->shdrs[shstrndx].sh_size);
   sp->shstrndx = section_ok ? shstrndx : 0;
 
-  sp->reuse_slot = reusable_slot (file);
-  if (sp->reuse_slot != SIZE_MAX)
-    sp->table = STUB_TABLE_SLOT;
+  sp->room.slot = room_reusable_slot (file);
+  if (sp->room.slot != SIZE_MAX)
+    sp->room.kind = ROOM_SLOT;
   else if (file->phnum + 1 >= PN_XNUM)
     {
       sp->refusal = "the program header table is full";
       return 0;
     }
-  else if (plan_growth (sp, layout, file, page, section_ok || file->shnum == 0))
-    sp->table = STUB_TABLE_GROWN;
+  /* (the moved objects must leave room for the code: a stub segment is
+     recognised as such only up to STUB_SEGMENT_MAX) */
+  else if (room_grow (&sp->room, layout, file, page, section_ok || file->shnum == 0,
+		      STUB_SEGMENT_MAX - 16 - sp->stub->size))
+    sp->room.kind = ROOM_GROWN;
   else
-    sp->table = STUB_TABLE_MOVED;
+    sp->room.kind = ROOM_MOVED;
   if (sp->hook == STUB_HOOK_INIT_ARRAY && init_word_clashes (sp, file, true))
     {
       sp->refusal = "the relocation or entry of DT_INIT_ARRAY[0] lies where the program header "
@@ -897,7 +509,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   /* ld.so takes a program's load bias from PT_PHDR's address and the table
      the kernel passes: a PT_PHDR must move with the table, and one that
      does not describe the table (a hostile input) cannot be moved right.  */
-  if (sp->table == STUB_TABLE_MOVED)
+  if (sp->room.kind == ROOM_MOVED)
     for (size_t i = 0; i < file->phnum; i++)
       if (file->phdrs[i].p_type == PT_PHDR && !describes_table (file, &file->phdrs[i]))
 	{
@@ -912,26 +524,15 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       sp->refusal = why;
       return 0;
     }
-  sp->new_phnum = sp->table == STUB_TABLE_SLOT ? file->phnum : file->phnum + 1;
+  sp->new_phnum = sp->room.kind == ROOM_SLOT ? file->phnum : file->phnum + 1;
   /* What comes before the code: the table, the moved objects, or nothing.  */
   uint64_t head = 0;
-  if (sp->table == STUB_TABLE_MOVED)
+  if (sp->room.kind == ROOM_MOVED)
     head = (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
-  else if (sp->table == STUB_TABLE_GROWN)
-    {
-      /* The copy starts as far into the segment as its first byte is
-	 past a multiple of the largest alignment among what moves.  */
-      uint64_t at = sp->moved_start & (sp->moved_align - 1);
-      sp->moved_offset = sp->seg_offset + at;
-      sp->moved_vaddr = sp->seg_vaddr + at;
-      head = at + (sp->moved_end - sp->moved_start);
-      for (size_t k = 0; k < sp->nmoved; k++)
-	if (!sp->moved[k].segment)
-	  sp->moved[k].dyn_value = sp->moved_vaddr
-				   + (file->shdrs[sp->moved[k].index].sh_offset - sp->moved_start);
-    }
+  else
+    head = room_place (&sp->room, file, sp->seg_offset, sp->seg_vaddr);
   /* (HEAD is below STUB_SEGMENT_MAX, a table of fewer than PN_XNUM entries
-     or what plan_growth bounded) */
+     or what room_grow bounded) */
   uint64_t code_at = (head + 15) & ~(uint64_t) 15;
   sp->seg_size = code_at + sp->stub->size;
   uint64_t seg_end, file_end;
@@ -959,7 +560,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     {
       const GElf_Shdr *names = &file->shdrs[shstrndx];
       sp->add_section = true;
-      sp->new_shnum = file->shnum + (sp->table == STUB_TABLE_MOVED ? 2 : 1);
+      sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1);
       sp->shstrtab_offset = file_end;
       sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME;
       sp->shdr_offset = (sp->shstrtab_offset + sp->shstrtab_size + 7) & ~(uint64_t) 7;
@@ -995,23 +596,6 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   return 0;
 }
 
-/* Whether old [OFF, OFF + LEN), with bytes, is among what SP moves.  */
-static bool
-is_moved (const struct stub_plan *sp, uint64_t off, uint64_t len)
-{
-  return sp->table == STUB_TABLE_GROWN && len != 0
-	 && within (off, len, sp->moved_start, sp->moved_end);
-}
-
-/* Whether section INDEX of FILE is among what SP moves.  */
-static bool
-section_moved (const struct stub_plan *sp, const struct elf_file *file, size_t index)
-{
-  return index != 0 && index < file->shnum
-	 && is_moved (sp, file->shdrs[index].sh_offset, file->shdrs[index].sh_size)
-	 && shdr_occupies (&file->shdrs[index]);
-}
-
 /* The new program header table (SP->new_phnum entries) into OUT, from the
    layout's table IN (one entry per program header of FILE).  */
 static void
@@ -1023,14 +607,14 @@ new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_P
     .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
     .p_memsz = sp->seg_size, .p_align = sp->page,
   };
-  if (sp->table == STUB_TABLE_SLOT)
+  if (sp->room.kind == ROOM_SLOT)
     {
       /* The table keeps its size: drop the reused entry and put the new
 	 PT_LOAD right after the last PT_LOAD, so the PT_LOADs stay sorted.  */
       size_t o = 0;
       for (size_t i = 0; i < file->phnum; i++)
 	{
-	  if (i != sp->reuse_slot)
+	  if (i != sp->room.slot)
 	    out[o++] = in[i];
 	  if (i + 1 == sp->new_load_index)
 	    out[o++] = load;
@@ -1047,7 +631,7 @@ new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_P
       const GElf_Phdr *old = &file->phdrs[i];
       /* Only a PT_PHDR that describes the table follows it.  */
       bool describes = old->p_type == PT_PHDR && describes_table (file, old);
-      if (describes && sp->table == STUB_TABLE_MOVED)
+      if (describes && sp->room.kind == ROOM_MOVED)
 	{
 	  ph.p_offset = sp->seg_offset;
 	  ph.p_vaddr = ph.p_paddr = sp->seg_vaddr;
@@ -1055,11 +639,11 @@ new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_P
 	}
       else if (describes)
 	ph.p_filesz = ph.p_memsz = table;
-      else if (phdr_occupies (old) && is_moved (sp, old->p_offset, old->p_filesz))
+      else if (room_phdr_occupies (old) && room_is_moved (&sp->room, old->p_offset, old->p_filesz))
 	{
-	  uint64_t at = old->p_offset - sp->moved_start;
-	  ph.p_offset = sp->moved_offset + at;
-	  ph.p_vaddr = sp->moved_vaddr + at;
+	  uint64_t at = old->p_offset - sp->room.moved_start;
+	  ph.p_offset = sp->room.moved_offset + at;
+	  ph.p_vaddr = sp->room.moved_vaddr + at;
 	  ph.p_paddr = old->p_paddr + (ph.p_vaddr - old->p_vaddr);
 	}
       out[o++] = ph;
@@ -1083,10 +667,10 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
 	  out[i].sh_offset = sp->shstrtab_offset;
 	  out[i].sh_size = sp->shstrtab_size;
 	}
-      else if (section_moved (sp, file, i))
+      else if (room_section_moved (&sp->room, file, i))
 	{
-	  out[i].sh_offset = sp->moved_offset + (old->sh_offset - sp->moved_start);
-	  out[i].sh_addr = sp->moved_vaddr + (old->sh_offset - sp->moved_start);
+	  out[i].sh_offset = sp->room.moved_offset + (old->sh_offset - sp->room.moved_start);
+	  out[i].sh_addr = sp->room.moved_vaddr + (old->sh_offset - sp->room.moved_start);
 	}
     }
   /* Every byte of the new segment belongs to a section, so that strip and
@@ -1094,7 +678,7 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
      padding between moved objects).  */
   GElf_Word name = (GElf_Word) file->shdrs[sp->shstrndx].sh_size;
   size_t k = file->shnum;
-  if (sp->table == STUB_TABLE_MOVED)
+  if (sp->room.kind == ROOM_MOVED)
     out[k++] = (GElf_Shdr) {
       .sh_name = name + (GElf_Word) sizeof STUB_SECTION_NAME, .sh_type = SHT_PROGBITS,
       .sh_flags = SHF_ALLOC, .sh_addr = sp->seg_vaddr, .sh_offset = sp->seg_offset,
@@ -1105,14 +689,6 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = sp->code_vaddr,
     .sh_offset = sp->code_offset, .sh_size = sp->stub->size, .sh_addralign = 16,
   };
-}
-
-const char *
-stub_moved_name (const struct stub_moved *m, const struct elf_file *file, char *buf, size_t len)
-{
-  if (m->segment)
-    return elf_phdr_type_name (file->phdrs[m->index].p_type);
-  return elf_file_section_name (file, m->index, buf, len);
 }
 
 const char *
@@ -1217,7 +793,7 @@ static int
 patch_symbols (const struct stub_plan *sp, const struct layout_plan *layout,
 	       const struct elf_file *file, struct plan_pieces *pieces, struct diag *err)
 {
-  Elf_Data *data = elf_file_section_data (file, sp->symtab_index, ELF_T_SYM);
+  Elf_Data *data = elf_file_section_data (file, sp->room.symtab_index, ELF_T_SYM);
   if (data == NULL)
     return diag_set (err, "cannot read the symbol table: %s", elf_errmsg (-1));
   size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -1227,15 +803,15 @@ patch_symbols (const struct stub_plan *sp, const struct layout_plan *layout,
       GElf_Sym sym;
       if (gelf_getsym (data, (int) k, &sym) == NULL)
 	return diag_set (err, "cannot read symbol %zu: %s", k, elf_errmsg (-1));
-      if (sym.st_shndx >= SHN_LORESERVE || !section_moved (sp, file, sym.st_shndx))
+      if (sym.st_shndx >= SHN_LORESERVE || !room_section_moved (&sp->room, file, sym.st_shndx))
 	continue;
       const GElf_Shdr *at = &file->shdrs[sym.st_shndx];
-      sym.st_value += sp->moved_vaddr + (at->sh_offset - sp->moved_start) - at->sh_addr;
+      sym.st_value += sp->room.moved_vaddr + (at->sh_offset - sp->room.moved_start) - at->sh_addr;
       unsigned char *buf;
       size_t len;
       if (elf_encode (file->elfclass, file->data, ELF_T_SYM, &sym, 1, &buf, &len, err) != 0
 	  || pieces_add_patch (pieces, PATCH_SYMBOL,
-			       layout->section_offsets[sp->symtab_index] + k * entsize, buf, len,
+			       layout->section_offsets[sp->room.symtab_index] + k * entsize, buf, len,
 			       err) != 0)
 	return -1;
     }
@@ -1287,7 +863,7 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
       tables->shnum = sp->new_shnum;
       tables->ehdr.e_shoff = sp->shdr_offset;
     }
-  if (sp->table == STUB_TABLE_MOVED)
+  if (sp->room.kind == ROOM_MOVED)
     tables->ehdr.e_phoff = sp->seg_offset;
   if (sp->hook == STUB_HOOK_ENTRY)
     tables->ehdr.e_entry = sp->entry_vaddr;
@@ -1313,26 +889,26 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
 			    sp->init_word_size, err) != 0)
 	return -1;
     }
-  if (sp->table != STUB_TABLE_GROWN)
+  if (sp->room.kind != ROOM_GROWN)
     return 0;
 
   /* The moved objects: copied into the new segment, their dynamic entries
      pointed there, their symbols moved, and what is left of their old place
      after the grown table cleared.  */
-  if (pieces_add_copy (pieces, sp->moved_start, sp->moved_offset,
-		       sp->moved_end - sp->moved_start, err) != 0)
+  if (pieces_add_copy (pieces, sp->room.moved_start, sp->room.moved_offset,
+		       sp->room.moved_end - sp->room.moved_start, err) != 0)
     return -1;
-  for (size_t k = 0; k < sp->nmoved; k++)
-    if (!sp->moved[k].segment
-	&& patch_dyn (file, pieces, sp->moved[k].dyn_tag, sp->moved[k].dyn_value,
-		      sp->moved[k].dyn_offset, err) != 0)
+  for (size_t k = 0; k < sp->room.nmoved; k++)
+    if (!sp->room.moved[k].segment
+	&& patch_dyn (file, pieces, sp->room.moved[k].dyn_tag, sp->room.moved[k].dyn_value,
+		      sp->room.moved[k].dyn_offset, err) != 0)
       return -1;
-  if (sp->nsyms_moved != 0 && patch_symbols (sp, layout, file, pieces, err) != 0)
+  if (sp->room.nsyms_moved != 0 && patch_symbols (sp, layout, file, pieces, err) != 0)
     return -1;
   uint64_t table_end = file->ehdr.e_phoff + (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
-  if (sp->moved_end > table_end)
+  if (sp->room.moved_end > table_end)
     {
-      size_t len = (size_t) (sp->moved_end - table_end);
+      size_t len = (size_t) (sp->room.moved_end - table_end);
       unsigned char *zeros = calloc (1, len);
       if (zeros == NULL)
 	return diag_set (err, "out of memory");

@@ -163,23 +163,23 @@ report_stub_text (FILE *out, const struct file_report *r)
 	       format_size (stub_copy_max (sp), max, sizeof max), stub_copy_max (sp) / sp->params.pmd,
 	       stub_copy_max (sp) / sp->params.pmd == 1 ? "" : "s");
     }
-  if (sp->table == STUB_TABLE_GROWN)
+  if (sp->room.kind == ROOM_GROWN)
     {
       fprintf (out, "  the program header table grew in place by one entry");
-      for (size_t k = 0; k < sp->nmoved; k++)
+      for (size_t k = 0; k < sp->room.nmoved; k++)
 	{
 	  char buf[32];
 	  fprintf (out, "%s%s", k == 0 ? "; moved into the stub's segment: " : ", ",
-		   stub_moved_name (&sp->moved[k], r->file, buf, sizeof buf));
+		   room_moved_name (&sp->room.moved[k], r->file, buf, sizeof buf));
 	}
-      if (sp->nmoved != 0)
-	fprintf (out, " (%" PRIu64 " bytes)", sp->moved_end - sp->moved_start);
-      if (sp->nsyms_moved != 0)
-	fprintf (out, "; %zu symbol%s follow%s", sp->nsyms_moved, sp->nsyms_moved == 1 ? "" : "s",
-		 sp->nsyms_moved == 1 ? "s" : "");
+      if (sp->room.nmoved != 0)
+	fprintf (out, " (%" PRIu64 " bytes)", sp->room.moved_end - sp->room.moved_start);
+      if (sp->room.nsyms_moved != 0)
+	fprintf (out, "; %zu symbol%s follow%s", sp->room.nsyms_moved, sp->room.nsyms_moved == 1 ? "" : "s",
+		 sp->room.nsyms_moved == 1 ? "s" : "");
       fputc ('\n', out);
     }
-  if (sp->table == STUB_TABLE_MOVED)
+  if (sp->room.kind == ROOM_MOVED)
     fprintf (out, "  the program header table moved into the stub's segment (no entry could go, "
 	     "nothing after it could move): GNU strip breaks such a file, eu-strip does not; "
 	     "strip before elfpmd\n");
@@ -412,18 +412,18 @@ report_json (FILE *out, const struct file_report *r)
 	  json_key_string (out, "arch", sp->stub->name);
 	  json_key_string (out, "hook", stub_hook_name (sp->hook));
 	  fprintf (out, ",\"table_moved\":%s,\"table_grown\":%s,\"moved\":[",
-		   sp->table == STUB_TABLE_MOVED ? "true" : "false",
-		   sp->table == STUB_TABLE_GROWN ? "true" : "false");
-	  for (size_t k = 0; k < sp->nmoved && sp->table == STUB_TABLE_GROWN; k++)
+		   sp->room.kind == ROOM_MOVED ? "true" : "false",
+		   sp->room.kind == ROOM_GROWN ? "true" : "false");
+	  for (size_t k = 0; k < sp->room.nmoved && sp->room.kind == ROOM_GROWN; k++)
 	    {
 	      char buf[32];
 	      if (k != 0)
 		fputc (',', out);
-	      json_string (out, stub_moved_name (&sp->moved[k], r->file, buf, sizeof buf));
+	      json_string (out, room_moved_name (&sp->room.moved[k], r->file, buf, sizeof buf));
 	    }
-	  bool grown = sp->table == STUB_TABLE_GROWN;
+	  bool grown = sp->room.kind == ROOM_GROWN;
 	  fprintf (out, "],\"moved_bytes\":%" PRIu64 ",\"moved_symbols\":%zu",
-		   grown ? sp->moved_end - sp->moved_start : 0, grown ? sp->nsyms_moved : 0);
+		   grown ? sp->room.moved_end - sp->room.moved_start : 0, grown ? sp->room.nsyms_moved : 0);
 	  fprintf (out, ",\"segment_offset\":%" PRIu64 ",\"segment_vaddr\":%" PRIu64
 		   ",\"size\":%" PRIu64 ",\"entry\":%" PRIu64 ",\"ranges\":%" PRIu64
 		   ",\"chunks\":%" PRIu64, sp->seg_offset, sp->seg_vaddr, sp->seg_size,
