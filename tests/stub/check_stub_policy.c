@@ -1,7 +1,8 @@
 /* Unit tests of the stub's decision (stub/policy.c) for every kernel, file
-   system and THP setting in elfpmd(1), STARTUP STUB, "What it does, by
-   kernel and file system", against the fake kernel: the expected mode is
-   written out here from the man page, not computed by the stub's code.  */
+   system and THP setting in doc/design.md, "By kernel and file system"
+   (summed up in elfpmd(1), STARTUP STUB), against the fake kernel: the
+   expected mode is written out here from that text, not computed by the
+   stub's code.  */
 /* Before the system headers, whose definitions of the same constants win
    quietly.  */
 #include "runtime.h"
