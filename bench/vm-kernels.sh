@@ -55,7 +55,7 @@
 # or riscv64 kernels in qemu-system-aarch64 / -riscv64 -M virt (TCG) with
 # busybox-static of that architecture (downloaded and unpacked, never
 # installed) and the fixture cross-built with ${ARCH}-linux-gnu-gcc
-# (tests/vm/bigtext.S), and measures by default five binaries (-B): orig,
+# (tests/fixtures/big.S), and measures by default five binaries (-B): orig,
 # align (elfpmd without --madvise), mad (elfpmd --madvise; "not available"
 # while elfpmd has no stub for the machine), self (a static program
 # that madvises its own aligned text, tests/vm/selfmad.c) and copy (elfpmd

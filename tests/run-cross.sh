@@ -2,7 +2,7 @@
 # run-cross.sh: elfpmd and elfpmd --madvise on programs and libraries of
 # other architectures, cross-built with the Debian cross toolchains and run
 # under qemu-user.  For each architecture (aarch64, riscv64) and each
-# fixture (tests/fixtures/Makefile cross-*: 17 MiB of text from cross.S; a
+# fixture (tests/fixtures/Makefile cross-*: 17 MiB of text from big.S; a
 # PIE, a -no-pie program, -static, -static-pie, a shared library with its
 # own DT_INIT and a constructor and a PIE using it, an lld PIE where clang
 # and lld can cross-link):
@@ -494,7 +494,7 @@ for arch in aarch64 riscv64; do
 		# linker relaxation that lld 14 lacks): the first DT_INIT_ARRAY
 		# entry, the constructor, holds its own address, no addend.
 		O=$WORK/$arch-relr
-		make_vars=(CROSS="$arch-linux-gnu-" "CROSS_CFLAGS=-mno-relax -DCROSS_RELR")
+		make_vars=(CROSS="$arch-linux-gnu-" "CROSS_CFLAGS=-mno-relax -DBIG_RELR")
 		one_fixture relr-lib cross-relr-lib libcrossrelr.so usecrossrelr "DT_INIT_ARRAY[0]"
 		rm -rf "$O"
 
@@ -504,13 +504,13 @@ for arch in aarch64 riscv64; do
 		# which another object could interpose (a symbolic relocation).
 		expect=nostub
 		O=$WORK/$arch-noinit
-		make_vars=(CROSS="$arch-linux-gnu-" CROSS_CFLAGS=-DCROSS_NO_CONSTRUCTOR
+		make_vars=(CROSS="$arch-linux-gnu-" CROSS_CFLAGS=-DBIG_NO_CONSTRUCTOR
 			CROSS_LIB_LDFLAGS=-nostartfiles)
 		nostub_why="no DT_INIT_ARRAY"
 		one_fixture noinit-lib cross-lib libcrossbig.so usecross "DT_INIT_ARRAY[0]"
 		rm -rf "$O"
 		O=$WORK/$arch-symbolic
-		make_vars=(CROSS="$arch-linux-gnu-" CROSS_CFLAGS=-DCROSS_SYMBOLIC_CONSTRUCTOR
+		make_vars=(CROSS="$arch-linux-gnu-" CROSS_CFLAGS=-DBIG_SYMBOLIC_CONSTRUCTOR
 			CROSS_LIB_LDFLAGS=-nostartfiles)
 		nostub_why="filled by a symbolic relocation"
 		one_fixture symbolic-lib cross-lib libcrossbig.so usecross "DT_INIT_ARRAY[0]"

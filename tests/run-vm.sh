@@ -6,7 +6,7 @@
 # run-vm.sh --arch aarch64 (or ELFPMD_VM_ARCH=aarch64; tests/run-vm-aarch64.sh
 # in 'make check') does the same with Debian 12's arm64 kernel (6.1) in
 # qemu-system-aarch64 -M virt -cpu max (TCG), the fixture cross-built with
-# aarch64-linux-gnu-gcc from tests/vm/bigtext.S, busybox-static:arm64
+# aarch64-linux-gnu-gcc from tests/fixtures/big.S, busybox-static:arm64
 # downloaded and unpacked (not installed), in THP mode always only; the
 # same assertions except the coverage of 3 at once, which is reported (see
 # COVERAGE_STATES), and no inv-pie (its preload is x86-64 code).  33 s

@@ -710,7 +710,7 @@ vm_ideal_kb () {
 #          madvises its own text before main (no elfpmd)
 # For x86_64 with the host's compilers (the fixtures Makefile's mad-pie and
 # mad-tools into O); for aarch64 and riscv64 with ${VM_CROSS}gcc from
-# tests/vm/bigtext.S and the fixtures' bigcall.c and madmain.c, the helpers
+# the fixtures' big.S, bigcall.c and madmain.c, the helpers
 # static; there ELFPMD_VM_TEXT_MIB (default 17) sets the size of the text
 # and ELFPMD_VM_PMD (bytes, default 2 MiB; 32 MiB for arm64's 16 KiB pages)
 # the PMD the binaries are made for: elfpmd --pmd-size (--page-size=16K for
@@ -763,12 +763,12 @@ vm_payload () {
 		*) pmdopt=--pmd-size=$pmd ;;
 		esac
 		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
-		for t in "mad-pie:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c" \
-			"mad-empty:-fPIE -pie -DBIG_SIZE=$size:$VM_HERE/bigtext.S $src/bigcall.c $o/empty.c" \
+		for t in "mad-pie:-fPIE -pie -DBIG_SIZE=$size:$src/big.S $src/bigcall.c $src/madmain.c" \
+			"mad-empty:-fPIE -pie -DBIG_SIZE=$size:$src/big.S $src/bigcall.c $o/empty.c" \
 			"vmtime:-static -Wall:$VM_HERE/vmtime.c" \
 			"pagecache:-static -Wall:$src/pagecache.c" \
 			"thp-off:-static -Wall:$src/thp-off.c" \
-			"self:-static -no-pie -DBIG_SIZE=$size -Wl,-z,max-page-size=$pmd -Wl,-Ttext-segment=$at:$VM_HERE/bigtext.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
+			"self:-static -no-pie -DBIG_SIZE=$size -Wl,-z,max-page-size=$pmd -Wl,-Ttext-segment=$at:$src/big.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
 			b=${t%%:*}
 			t=${t#*:}
 			# shellcheck disable=SC2086  # flags and sources are words
