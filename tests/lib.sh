@@ -164,7 +164,7 @@ ideal_chunks () {
 
 # ---------------------------------------------------------------------------
 # Fixtures: programs and libraries built by tests/fixtures/Makefile, shared by
-# run-fixtures.sh and run-padding.sh.  The loop over the fixtures sets the
+# run-fixtures.sh and padding.sh.  The loop over the fixtures sets the
 # globals these helpers read:
 #   O        the build directory of the fixtures
 #   ARGS     the arguments of every fixture run (an array)
@@ -207,8 +207,11 @@ why_unbuildable () {
 # $O/TARGET.log.  The compilers can be chosen with GCC and CLANG in the
 # environment.  Reads O.
 build_fixture () {
+	local lock=()
 	mkdir -p "$O" || return 1
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+	# Tests that share O (the parts of padding.sh) build one at a time.
+	have flock && lock=(flock "$O/.build.lock")
+	"${lock[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
 		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
 		O="$O" "${@:2}" "$1" >"$O/$1.log" 2>&1
 }

@@ -1,5 +1,6 @@
 #!/bin/bash
-# run-padding.sh: the file padding that elfpmd inserts where a read-only
+# padding.sh: the body of the run-padding-*.sh tests (one per part below),
+# about the file padding that elfpmd inserts where a read-only
 # segment's file offset is not congruent with its address modulo the PMD size
 # (lld's layout: text at offset 0x870, address 0x1870).  For each fixture:
 #   - the original runs; a copy is rewritten in place (elfpmd --json);
@@ -25,13 +26,16 @@
 # a later, already aligned segment) and self-tests of the checker, on a
 # padded output and on outputs of --madvise (the startup stub).
 #
-# Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
-# set, or by hand from the source tree: bash tests/run-padding.sh (see
-# tests/lib.sh for the defaults).  PADDING_PARTS chooses the parts that run
-# (default: all four): fixtures, refusals, bolt, selftest; say
-# PADDING_PARTS=bolt bash tests/run-padding.sh.  Fixtures are built into
-# $TESTS_BUILDDIR/padding-build (not shared with run-fixtures.sh, so the two
-# can run in parallel); the work files of a failed fixture are kept there.
+# Each part is a test of its own, so that make -j runs them side by side:
+# run-padding-fixtures.sh, run-padding-refusals.sh, run-padding-bolt.sh and
+# run-padding-selftest.sh set PADDING_PARTS and source this file; by hand,
+# PADDING_PARTS="fixtures bolt" bash tests/padding.sh runs several (default:
+# all four).  Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and
+# TESTS_BUILDDIR set (see tests/lib.sh for the defaults).  Fixtures are built
+# into $TESTS_BUILDDIR/padding-build, one build at a time (build_fixture's
+# lock), shared by the parts and not with run-fixtures.sh; each part works in
+# padding-build/work-PART, where the work files of a failed fixture are
+# kept.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -39,9 +43,9 @@
 PMD=$((0x200000))
 ARGS=(alpha "beta gamma")	# arguments of every fixture run
 O=$TESTS_BUILDDIR/padding-build
-WORK=$O/work
-
 PADDING_PARTS=${PADDING_PARTS:-fixtures refusals bolt selftest}
+WORK=$O/work-${PADDING_PARTS// /-}
+
 # want_part PART: whether PADDING_PARTS names PART.
 want_part () { case " $PADDING_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 

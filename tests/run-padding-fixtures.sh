@@ -1,0 +1,8 @@
+#!/bin/bash
+# run-padding-fixtures.sh: the lld and GNU ld fixtures padded or aligned in place, their reports,
+# runs, eu-elflint, phdr-dump --bytemap, a second run, --no-pad, strip and
+# gdb afterwards
+# (tests/padding.sh, part fixtures).
+PADDING_PARTS=fixtures
+# shellcheck source=tests/padding.sh
+. "$(dirname "${BASH_SOURCE[0]}")/padding.sh"
