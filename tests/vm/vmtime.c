@@ -62,6 +62,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../fixtures/pmdmapped.h"
+
 #define PMD ((size_t) 2 << 20)
 
 #ifndef MADV_POPULATE_READ
@@ -207,29 +209,6 @@ static const char *
 result (int rc)
 {
   return rc == 0 ? "ok" : strerrorname_np (errno) ? strerrorname_np (errno) : "error";
-}
-
-/* FilePmdMapped of the mapping that starts at ADDR, in kB; -1 if none.  */
-static long
-file_pmd_mapped (uintptr_t addr)
-{
-  FILE *f = fopen ("/proc/self/smaps", "r");
-  if (f == NULL)
-    return -1;
-  char line[4096];
-  int in = 0;
-  long kb = -1;
-  while (fgets (line, sizeof line, f) != NULL)
-    {
-      uintptr_t lo, hi;
-      long v;
-      if (sscanf (line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
-	in = lo == addr;
-      else if (in && sscanf (line, "FilePmdMapped: %ld kB", &v) == 1)
-	kb = v;
-    }
-  fclose (f);
-  return kb;
 }
 
 static int
