@@ -1,12 +1,13 @@
 #!/bin/bash
-# run-malformed.sh -- feed elfpmd a few thousand malformed, truncated and
+# malformed.sh -- the body of run-malformed.sh (part "mutated") and
+# run-malformed-special.sh (part "special"): feed elfpmd a few thousand malformed, truncated and
 # non-ELF inputs and check that it never crashes, hangs, trips a sanitizer,
 # or touches a file it refused.
 #
 # Run by `make check` with ELFPMD (the tool), MUTATE (tests/mutate),
 # TESTS_SRCDIR and TESTS_BUILDDIR in the environment.  Everything is written
-# under $TESTS_BUILDDIR/malformed-work (removed at the end when all passed);
-# failing inputs are kept under $TESTS_BUILDDIR/malformed-failures.
+# under $TESTS_BUILDDIR/malformed-work-PART (removed at the end when all
+# passed); failing inputs are kept under $TESTS_BUILDDIR/malformed-failures-PART.
 #
 # Seeds are built here with cc: PIE, non-PIE, shared library, static, -m32
 # and -mx32 (freestanding when the 32-bit libc is missing), files with 2 MiB
@@ -85,8 +86,13 @@ JOBS=${MALFORMED_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=2
 [ "$JOBS" -le 4 ] || JOBS=4
 
-W=$TESTS_BUILDDIR/malformed-work
-F=$TESTS_BUILDDIR/malformed-failures
+# MALFORMED_PARTS: the parts that run, "mutated" (the generated cases,
+# run-malformed.sh) and "special" (odd files and file systems,
+# run-malformed-special.sh); each works in directories of its own.
+MALFORMED_PARTS=${MALFORMED_PARTS:-mutated special}
+want_part () { case " $MALFORMED_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+W=$TESTS_BUILDDIR/malformed-work-${MALFORMED_PARTS// /-}
+F=$TESTS_BUILDDIR/malformed-failures-${MALFORMED_PARTS// /-}
 rm -rf "$W" "$F"
 mkdir -p "$W/seeds" "$W/json" || exit 99
 START=$SECONDS
@@ -211,6 +217,7 @@ fi
 echo "seeds: $(for s in "${SEEDS[@]}"; do printf '%s ' "${s% *}"; done)"
 
 # ------------------------------------------------------------------ case list
+if want_part mutated; then
 # One line per case: ID SEEDNAME MODE MUTSEED ARG
 
 LIST=$W/cases.list
@@ -262,6 +269,8 @@ echo "generated $N case specs"
 if [ "${MALFORMED_LIST_ONLY:-0}" = 1 ]; then
 	awk '{ n[$2 " " $3]++ } END { for (k in n) print n[k], k }' "$LIST" | sort -k2
 	exit 0
+fi
+
 fi
 
 # ------------------------------------------------------------------ checks
@@ -451,6 +460,7 @@ run_case() {
 }
 
 # ------------------------------------------------------------------ workers
+if want_part mutated; then
 
 # As root, the copies that the tool rewrites in place belong to nobody (and
 # have mode 0750): the rewrite must keep owner and mode.
@@ -531,7 +541,77 @@ done
 cat "$W"/fails.* 2>/dev/null | sed 's/^/FAIL /; s/^FAIL   /      /'
 echo "mutated cases: $pass passed, $fail failed, $skip not applicable ($((SECONDS - START)) s)"
 
+FAILS=$W/fails.batch
+: >"$FAILS"
+# Several files in one invocation: exit 1 if any failed, exactly one stderr
+# line per failed file, the others processed, failed ones untouched.
+batch_fail=0
+B=$W/batch
+mkdir -p "$B"
+if [ -s "$W/rcs.0" ]; then
+	cat "$W"/rcs.[0-9]* | sort -n >"$W/rcs.all"
+	bi=0
+	for ((b = 0; b < 8; b++)); do
+		rm -rf "$B" && mkdir -p "$B/ref"
+		files=() nfail=0 bad=""
+		# pick 12 cases spread over the list, deterministic, among those run
+		# without extra options
+		while read -r id rc _; do
+			read -r _ seed mode mseed arg < <(sed -n "${id}p" "$LIST")
+			if [ "$mode" = truncate ]; then
+				"$MUTATE" truncate 0 "$S/$seed" "$B/ref/$id" "$arg" >/dev/null
+			elif [ "$arg" = - ]; then
+				"$MUTATE" "$mode" "$mseed" "$S/$seed" "$B/ref/$id" >/dev/null
+			else
+				"$MUTATE" "$mode" "$mseed" "$S/$seed" "$B/ref/$id" "$arg" >/dev/null
+			fi
+			cp "$B/ref/$id" "$B/$id.elf"
+			files+=("$B/$id.elf")
+			[ "$rc" = 1 ] && nfail=$((nfail + 1))
+		done < <(awk -v b="$b" '$1 % 6 < 3 && NR % 97 == b * 11 % 97' "$W/rcs.all" | head -n 12)
+		[ ${#files[@]} -gt 0 ] || continue
+		bi=$((bi + 1))
+		tool "$W/batch" --no-sync "${files[@]}"
+		if ! status_ok "$RC" "$ERR"; then
+			bad+="$BAD"$'\n'
+		else
+			want=0
+			[ "$nfail" -gt 0 ] && want=1
+			[ "$RC" = "$want" ] || bad+="exit $RC, expected $want ($nfail of ${#files[@]} files fail alone)"$'\n'
+			nl=$(grep -c '' "$W/batch.err")
+			[ "$nl" = "$nfail" ] || bad+="$nl stderr lines, expected $nfail"$'\n'
+			for fl in "${files[@]}"; do
+				id=$(basename "$fl" .elf)
+				rc=$(awk -v i="$id" '$1 == i { print $2 }' "$W/rcs.all")
+				if [ "$rc" = 1 ]; then
+					grep -qF "elfpmd: $fl: " "$W/batch.err" || bad+="no stderr line for $fl"$'\n'
+					cmp -s "$B/ref/$id" "$fl" || bad+="$fl failed alone but was modified in a batch"$'\n'
+				else
+					grep -qF "elfpmd: $fl: " "$W/batch.err" && bad+="$fl succeeded alone but failed in a batch"$'\n'
+				fi
+			done
+		fi
+		if [ -n "$bad" ]; then
+			fail=$((fail + 1)) batch_fail=$((batch_fail + 1))
+			mkdir -p "$F/batch-$b"
+			cp "$B"/*.elf "$F/batch-$b/" 2>/dev/null
+			{
+				echo "batch $b: ${files[*]}"
+				echo "$bad" | sed '/^$/d; s/^/  - /'
+				sed 's/^/  stderr: /' "$W/batch.err"
+			} | tee -a "$FAILS" >"$F/batch-$b/README"
+		else
+			pass=$((pass + 1))
+		fi
+	done
+	echo "batches: $bi run, $batch_fail failed"
+fi
+cat "$FAILS" | sed 's/^/FAIL /; s/^FAIL   /      /'
+
+fi
+
 # ------------------------------------------------------------------ special inputs
+if want_part special; then
 # Non-ELF and odd files, run in the same way; non-regular files get their own
 # checks (the object must still be the same kind of object afterwards).
 
@@ -714,70 +794,6 @@ if [ "$(id -u)" = 0 ]; then
 	count_case keep-attributes "in place keeps owner, mode, xattrs, capabilities" "$S/bigpie" "$reasons"
 fi
 
-# Several files in one invocation: exit 1 if any failed, exactly one stderr
-# line per failed file, the others processed, failed ones untouched.
-batch_fail=0
-B=$W/batch
-mkdir -p "$B"
-if [ -s "$W/rcs.0" ]; then
-	cat "$W"/rcs.[0-9]* | sort -n >"$W/rcs.all"
-	bi=0
-	for ((b = 0; b < 8; b++)); do
-		rm -rf "$B" && mkdir -p "$B/ref"
-		files=() nfail=0 bad=""
-		# pick 12 cases spread over the list, deterministic, among those run
-		# without extra options
-		while read -r id rc _; do
-			read -r _ seed mode mseed arg < <(sed -n "${id}p" "$LIST")
-			if [ "$mode" = truncate ]; then
-				"$MUTATE" truncate 0 "$S/$seed" "$B/ref/$id" "$arg" >/dev/null
-			elif [ "$arg" = - ]; then
-				"$MUTATE" "$mode" "$mseed" "$S/$seed" "$B/ref/$id" >/dev/null
-			else
-				"$MUTATE" "$mode" "$mseed" "$S/$seed" "$B/ref/$id" "$arg" >/dev/null
-			fi
-			cp "$B/ref/$id" "$B/$id.elf"
-			files+=("$B/$id.elf")
-			[ "$rc" = 1 ] && nfail=$((nfail + 1))
-		done < <(awk -v b="$b" '$1 % 6 < 3 && NR % 97 == b * 11 % 97' "$W/rcs.all" | head -n 12)
-		[ ${#files[@]} -gt 0 ] || continue
-		bi=$((bi + 1))
-		tool "$W/batch" --no-sync "${files[@]}"
-		if ! status_ok "$RC" "$ERR"; then
-			bad+="$BAD"$'\n'
-		else
-			want=0
-			[ "$nfail" -gt 0 ] && want=1
-			[ "$RC" = "$want" ] || bad+="exit $RC, expected $want ($nfail of ${#files[@]} files fail alone)"$'\n'
-			nl=$(grep -c '' "$W/batch.err")
-			[ "$nl" = "$nfail" ] || bad+="$nl stderr lines, expected $nfail"$'\n'
-			for fl in "${files[@]}"; do
-				id=$(basename "$fl" .elf)
-				rc=$(awk -v i="$id" '$1 == i { print $2 }' "$W/rcs.all")
-				if [ "$rc" = 1 ]; then
-					grep -qF "elfpmd: $fl: " "$W/batch.err" || bad+="no stderr line for $fl"$'\n'
-					cmp -s "$B/ref/$id" "$fl" || bad+="$fl failed alone but was modified in a batch"$'\n'
-				else
-					grep -qF "elfpmd: $fl: " "$W/batch.err" && bad+="$fl succeeded alone but failed in a batch"$'\n'
-				fi
-			done
-		fi
-		if [ -n "$bad" ]; then
-			fail=$((fail + 1)) batch_fail=$((batch_fail + 1))
-			mkdir -p "$F/batch-$b"
-			cp "$B"/*.elf "$F/batch-$b/" 2>/dev/null
-			{
-				echo "batch $b: ${files[*]}"
-				echo "$bad" | sed '/^$/d; s/^/  - /'
-				sed 's/^/  stderr: /' "$W/batch.err"
-			} | tee -a "$FAILS" >"$F/batch-$b/README"
-		else
-			pass=$((pass + 1))
-		fi
-	done
-	echo "batches: $bi run, $batch_fail failed"
-fi
-
 # Informational: how in-place rewriting treats symlinks and hard links.
 cp "$S/bigpie" "$X/target.elf" && ln -s target.elf "$X/link.elf"
 if tool "$W/sym" --no-sync "$X/link.elf" && [ "$RC" = 0 ]; then
@@ -798,6 +814,8 @@ if tool "$W/hard" --no-sync "$X/hard1.elf" && [ "$RC" = 0 ]; then
 fi
 
 cat "$FAILS" | sed 's/^/FAIL /; s/^FAIL   /      /'
+
+fi
 
 # ------------------------------------------------------------------ JSON
 if command -v python3 >/dev/null 2>&1; then
