@@ -126,8 +126,8 @@ elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 # ---------------------------------------------------------------------------
 # Coverage: how much of an object's text a run got PMD-mapped, from a copy of
 # the program's /proc/self/smaps (tests/fixtures/madmain.c, invmain.c and
-# invdl.c write one to $FIXTURE_SMAPS), shared by run-madvise.sh and
-# run-invisible.sh.
+# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and
+# invisible.sh.
 
 # pmd_kb SMAPS OBJECT: FilePmdMapped summed over the VMAs of OBJECT (same
 # inode, same base name) in the smaps copy SMAPS, in kB.
@@ -276,7 +276,7 @@ same_run () {
 
 # same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run,
 # stdout and "exit status N", stderr in OUT.err): PASS or FAIL, with the
-# difference (run-invisible.sh, run-copy.sh).
+# difference (invisible.sh, run-copy.sh).
 same () {
 	if cmp -s "$1" "$2"; then
 		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
@@ -290,7 +290,7 @@ same () {
 
 # cleanup_on_exit: run the commands of the array CLEANUP (shell code,
 # added by the caller) in reverse order when the script exits, whatever
-# happened (run-invisible.sh, run-copy.sh).
+# happened (invisible.sh, run-copy.sh).
 CLEANUP=()
 run_cleanup () {
 	local i
@@ -444,7 +444,7 @@ poke () {
 
 # ---------------------------------------------------------------------------
 # An ext4 file system mounted data=journal on a loop device: no large page
-# cache folios there on any kernel, so no PMD folios (run-invisible.sh,
+# cache folios there on any kernel, so no PMD folios (invisible.sh,
 # run-prime.sh).  The caller keeps an array CLEANUP of commands run on exit.
 
 LOOPDEV= MNTED= LOOPIMG=

@@ -436,7 +436,7 @@ run_case() {
 	# A rewrite that moved contents: every byte where the map says, holes
 	# zero, both loader rules kept (an independent checker).
 	# (Not after --madvise: the stub adds a program header and sections,
-	# which the byte map does not describe; tests/run-madvise.sh checks
+	# which the byte map does not describe; tests/madvise.sh checks
 	# such files structurally.)
 	if [ "$rc1" = 0 ] && [ "$CHECKMODE" = loose ] && [ "$XOPTS" != --madvise ] && ! cmp -s "$c" "$t" \
 		&& ! "$PHDR_DUMP" --bytemap "$c" "$t" >"$d.bm" 2>&1; then

@@ -1,5 +1,6 @@
 #!/bin/bash
-# run-invisible.sh: the startup stub of elfpmd --madvise must be invisible
+# invisible.sh: the body of the run-invisible-*.sh tests, one per part
+# (INVISIBLE_PARTS below).  The startup stub of elfpmd --madvise must be invisible
 # (DESIGN.md section 8, issue 8): a rewritten program behaves as the
 # original next to the tools people use on big programs, and costs nothing
 # where it cannot help.  Every run of a rewrite (elfpmd -q --madvise -o) is
@@ -78,8 +79,9 @@
 # lock holders and the FIFOs are removed on exit, whatever happened.
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
-# set, or by hand from the source tree: bash tests/run-invisible.sh (see
-# tests/lib.sh for the defaults).
+# set, or by hand from the source tree: bash tests/invisible.sh, all parts,
+# or INVISIBLE_PARTS=locks bash tests/invisible.sh (see tests/lib.sh for the
+# defaults).
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -91,7 +93,12 @@ FOLLOW_NS=4000000		# ... plus this per 2 MiB chunk it repairs for the start
 MAX_EXTRA_READ=$((2 << 20))	# extra bytes read per warm start (case 6)
 ARGS=(alpha "beta gamma")	# arguments of every program run
 O=$TESTS_BUILDDIR/invisible-build
-WORK=$O/work
+# INVISIBLE_PARTS: the parts that run (default all), each a test of its own
+# (run-invisible-PART.sh): debuggers (1-3), textrel (4), loader (5, 6),
+# locks (7, 12), paths (8, 9), seccomp (10); each works in work-PART.
+INVISIBLE_PARTS=${INVISIBLE_PARTS:-debuggers textrel loader locks paths seccomp}
+want_part () { case " $INVISIBLE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+WORK=$O/work-${INVISIBLE_PARTS// /-}
 started=$SECONDS
 
 cleanup_on_exit
@@ -267,7 +274,18 @@ if $have_lib; then
 	[ "$(tail -1 "$WORK/lib.ref")" = "exit status 42" ] || { fail "invdl libinv.so: the original does not run here ($(tail -1 "$WORK/lib.ref"))"; have_lib=false; }
 fi
 
+# sleep_ns LOG: the nanoseconds requested by the nanosleep and
+# clock_nanosleep calls in LOG (strace -o).
+sleep_ns () {
+	strace_calls "$1" nanosleep clock_nanosleep | awk '
+		{ if (match($0, /tv_sec=[0-9]+, tv_nsec=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), a, /[=,]/)
+			ns += a[2] * 1000000000 + a[4] } }
+		END { printf "%d\n", ns }'
+}
+
 # ---------------------------------------------------------------------------
+if want_part debuggers; then
 # 1. gdb: a breakpoint in mid.
 
 # gdb_run FILE OUT: FILE under gdb -batch with a breakpoint in mid, run and
@@ -314,8 +332,10 @@ else
 		note_coverage "gdb, $s" "$w.mad.smaps" "$P_MAD"
 	done
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part debuggers; then
 # 2. A uprobe on mid.
 
 TRACE= INSTANCE= PROBES=()
@@ -403,8 +423,10 @@ else
 	uprobe_cleanup
 	tracefs_cleanup
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part debuggers; then
 # 3. A preload that patches mid.
 
 echo "# 3. LD_PRELOAD patch of mid"
@@ -426,8 +448,10 @@ else
 		note_coverage "preload, $s" "$w.smaps" "$P_MAD"
 	done
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part textrel; then
 # 4. Text relocations and execute-only text: no stub.
 
 # refused WHAT ORIG WORD RESULT: elfpmd -n --json --madvise ORIG says the
@@ -501,8 +525,10 @@ if $have_pie; then
 		same_in_states "execute-only text" "$w/ref" "$w/mad/inv-pie" "$w/mad/inv-pie" "${ARGS[@]}"
 	fi
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part loader; then
 # 5. The program started by an explicit ld.so.
 
 echo "# 5. explicit loader"
@@ -534,8 +560,10 @@ else
 		check_coverage "explicit loader, $s" "$w.smaps" "$P_MAD"
 	done
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part loader; then
 # 6. ext4 data=journal on a loop device: no PMD folios there.
 
 echo "# 6. ext4 data=journal"
@@ -581,21 +609,13 @@ else
 	fi
 fi
 journal_umount >/dev/null 2>&1
+fi
 
 # ---------------------------------------------------------------------------
+if want_part locks; then
 # 7. A lock held by another user.
 
 echo "# 7. lock held by another user"
-
-# sleep_ns LOG: the nanoseconds requested by the nanosleep and
-# clock_nanosleep calls in LOG (strace -o).
-sleep_ns () {
-	strace_calls "$1" nanosleep clock_nanosleep | awk '
-		{ if (match($0, /tv_sec=[0-9]+, tv_nsec=[0-9]+/)) {
-			split(substr($0, RSTART, RLENGTH), a, /[=,]/)
-			ns += a[2] * 1000000000 + a[4] } }
-		END { printf "%d\n", ns }'
-}
 
 # stop_holder (idempotent, also run on exit): end the lock holder, our
 # child, and reap it.
@@ -688,8 +708,10 @@ else
 		stop_holder
 	done
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part paths; then
 # 8. FIFOs at the mapped path; a library at a path of 4,080 bytes.
 
 echo "# 8. FIFO at the mapped path, long path"
@@ -789,8 +811,10 @@ else
 	check_coverage "$what" "$w.smaps" "$lm/libinv.so"
 	rm -rf "$WORK/lp"
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part paths; then
 # 9. mlockall, then dlopen of the stubbed library.
 
 echo "# 9. mlockall and dlopen"
@@ -831,8 +855,10 @@ else
 		fi
 	fi
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part locks; then
 # 12. A fork in another thread while the library's stub holds its locks.
 
 echo "# 12. fork while the stub holds the lock"
@@ -850,8 +876,10 @@ else
 		fail "fork: $(tr '\n' ' ' <"$w.out")"
 	fi
 fi
+fi
 
 # ---------------------------------------------------------------------------
+if want_part seccomp; then
 # 10. seccomp filters.
 
 echo "# 10. seccomp"
@@ -886,6 +914,7 @@ else
 			[ ${#orig_fails[@]} -gt 0 ] && note "seccomp $mode, $fx: the original itself fails with: ${orig_fails[*]}"
 		done
 	done
+fi
 fi
 
 # ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #!/bin/bash
-# run-madvise.sh: elfpmd --madvise, the startup stub that gets the aligned
+# madvise.sh: the body of the run-madvise-*.sh tests, one per fixture and
+# one for xfs (MADVISE_PARTS below).  elfpmd --madvise, the startup stub that gets the aligned
 # text onto PMD (2 MiB) pages at run time (DESIGN.md sections 3, 5 and 6).
 # For programs and a shared library with 17 MiB of text (tests/fixtures
 # madbig.S; gcc PIE, gcc -no-pie, gcc -static-pie, a gcc shared library used
@@ -49,8 +50,9 @@
 # failed fixture are kept there.
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
-# set, or by hand from the source tree: bash tests/run-madvise.sh (see
-# tests/lib.sh for the defaults).
+# set, or by hand from the source tree: bash tests/madvise.sh, all parts, or
+# MADVISE_PARTS="lib xfs" bash tests/madvise.sh (see tests/lib.sh for the
+# defaults).
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -59,7 +61,11 @@ PMD=$((0x200000))
 MIN_PERCENT=95		# coverage required in every cache state
 ARGS=(alpha "beta gamma")	# arguments of every fixture run
 O=$TESTS_BUILDDIR/madvise-build
-WORK=$O/work
+# MADVISE_PARTS: the fixtures (pie nopie static-pie lib lld-pie) and xfs,
+# each a test of its own (run-madvise-PART.sh) working in work-PART.
+MADVISE_PARTS=${MADVISE_PARTS:-pie nopie static-pie lib lld-pie xfs}
+want_part () { case " $MADVISE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+WORK=$O/work-${MADVISE_PARTS// /-}
 started=$SECONDS
 
 require_elfpmd
@@ -437,7 +443,7 @@ check_bytemap () {
 # The stub's system calls that the loader and libc do not make while a
 # fixture starts, so that strace can make them fail for the stub alone.
 # (openat, read, pread64, close, fstat and mmap are the loader's too: the
-# seccomp cases of run-invisible.sh cover them.)
+# seccomp cases of invisible.sh cover them.)
 STUB_ONLY_CALLS=prctl,uname,statfs,madvise,ioctl,mincore,fadvise64,sync_file_range,flock,clock_nanosleep
 
 # strace_case LABEL CALLS [DIR FILE]: run under strace with CALLS (comma
@@ -469,7 +475,7 @@ strace_case () {
 COVERAGE=()
 built_any=false
 while read -r name target file prog hook <&3; do
-	[ -n "$name" ] || continue
+	[ -n "$name" ] && want_part "$name" || continue
 	echo "# fixture $name"
 	# (why_unbuildable knows the toolchain needs of the classic targets that
 	# the mad-* ones mirror)
@@ -659,7 +665,9 @@ while read -r name target file prog hook <&3; do
 	if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
 done 3<<<"$FIXTURES" </dev/null
 
-stop_unless_built
+if [ "$MADVISE_PARTS" != xfs ]; then
+	stop_unless_built
+fi
 
 # The same on xfs (large folios since Linux 5.18, so file THP wherever the
 # stub runs on a current kernel), in a loop-mounted image, for the PIE: cold,
@@ -686,8 +694,10 @@ xfs_setup () {
 # loop_kib: KiB read from XFS_DEV so far.
 loop_kib () { awk '{ print int($3 / 2) }' "/sys/block/${XFS_DEV##*/}/stat"; }
 name=pie file=mad-pie prog=mad-pie
-echo "# xfs"
-if [ ! -x "$O/mad-pie" ]; then
+want_part xfs && echo "# xfs"
+if ! want_part xfs; then
+	:
+elif ! build_fixture mad-pie || [ ! -x "$O/mad-pie" ]; then
 	skip "xfs: no mad-pie fixture"
 elif ! xfs_setup >"$WORK/xfs.why" 2>&1; then
 	skip "xfs: $(tail -1 "$WORK/xfs.why")"

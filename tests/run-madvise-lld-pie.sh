@@ -1,0 +1,9 @@
+#!/bin/bash
+# run-madvise-lld-pie.sh: elfpmd --madvise on an lld PIE that needs padding
+# with 17 MiB of text: the report, the same output, eu-elflint, phdr-dump
+# --bytemap, a second run, FilePmdMapped >= 95% of the ideal cold, warm,
+# order-0, fresh, three at once and sampled, THP disabled, valgrind, gdb,
+# failing system calls, strip (tests/madvise.sh, part lld-pie).
+MADVISE_PARTS=lld-pie
+# shellcheck source=tests/madvise.sh
+. "$(dirname "${BASH_SOURCE[0]}")/madvise.sh"

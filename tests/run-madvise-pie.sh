@@ -1,0 +1,9 @@
+#!/bin/bash
+# run-madvise-pie.sh: elfpmd --madvise on a gcc PIE with 17 MiB of text: the
+# report, the same output, eu-elflint, phdr-dump --bytemap, a second run,
+# FilePmdMapped >= 95% of the ideal cold, warm, order-0, fresh, three at once
+# and sampled, THP disabled, valgrind, gdb, failing system calls, strip
+# (tests/madvise.sh, part pie).
+MADVISE_PARTS=pie
+# shellcheck source=tests/madvise.sh
+. "$(dirname "${BASH_SOURCE[0]}")/madvise.sh"
