@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <argp.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,13 @@
 
 #include "batch.h"
 #include "cmdline.h"
+#include "arch.h"
 #include "process.h"
 #include "rewrite.h"
 #include "sizes.h"
 #include "stub_params.h"
 
-static const struct argp_option rewrite_options[] = {
+static struct argp_option rewrite_options[] = {
   { NULL, 0, NULL, 0, "Output:", 1 },
   { "output", 'o', "FILE", 0, "Write the result to FILE instead of rewriting the input (one input only)", 0 },
   { "dry-run", 'n', NULL, 0, "Print the full report, write nothing", 0 },
@@ -52,11 +54,8 @@ static const struct argp_option rewrite_options[] = {
     "Base page size of the target kernel (e.g. 64K, from 4K to 256K), when the "
     "machine has several", 0 },
 
-  { "madvise", OPT_MADVISE, "copy", OPTION_ARG_OPTIONAL,
-    "Inject a startup stub that gets the aligned text onto huge pages at run time "
-    "(x86-64, aarch64, riscv64).  With =copy, where the kernel cannot give the file "
-    "huge page cache folios (ext4 before Linux 6.16, xfs before 5.18), the stub copies "
-    "the text into anonymous huge pages instead (a private copy per process)", 0 },
+  /* (its text names the machines with a stub: madvise_doc) */
+  { "madvise", OPT_MADVISE, "copy", OPTION_ARG_OPTIONAL, NULL, 0 },
   { "copy-max", OPT_COPY_MAX, "SIZE", 0,
     "With --madvise=copy: copy at most SIZE bytes of text per object (whole chunks; "
     "default: all the aligned text)", 0 },
@@ -283,9 +282,26 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
   return 0;
 }
 
+/* Give --madvise its text, naming the machines that have a stub (arch.c's
+   table), so that adding one changes no message here.  */
+static void
+madvise_doc (void)
+{
+  static char doc[512];
+  snprintf (doc, sizeof doc,
+	    "Inject a startup stub that gets the aligned text onto huge pages at run time "
+	    "(%s).  With =copy, where the kernel cannot give the file huge page cache "
+	    "folios (ext4 before Linux 6.16, xfs before 5.18), the stub copies the text "
+	    "into anonymous huge pages instead (a private copy per process)", stub_arch_list ());
+  for (struct argp_option *o = rewrite_options; o->name != NULL || o->doc != NULL; o++)
+    if (o->key == OPT_MADVISE)
+      o->doc = doc;
+}
+
 int
 rewrite_command (int argc, char **argv)
 {
+  madvise_doc ();
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
 				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
 		       .batch = { .default_excludes = true } };
