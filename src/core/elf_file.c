@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arith.h"
 #include "elf_file.h"
 #include "safe_open.h"
 #include "utf8.h"
@@ -159,13 +160,6 @@ check_section_table (struct elf_file *file, struct diag *err)
   return 0;
 }
 
-/* Whether [A, +ALEN) and [B, +BLEN) share a byte; both fit in the file.  */
-static bool
-ranges_meet (uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-  return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
-}
-
 /* The ELF header and the two header tables apart: elfpmd rewrites each of
    them, and a table laid over another (a section header table at offset 8,
    say, whose entries are the ELF header's and the program headers' bytes)
@@ -178,13 +172,14 @@ check_tables_apart (const struct elf_file *file, struct diag *err)
   uint64_t ehsize = elf_ehdr_size (file->elfclass);
   uint64_t phsize = (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
   uint64_t shsize = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
-  if (ranges_meet (eh->e_phoff, phsize, 0, ehsize))
+  /* (both tables lie in the file, checked before: no end wraps) */
+  if (range_overlaps (eh->e_phoff, phsize, 0, ehsize))
     return diag_set (err, "program header table [%#" PRIx64 ", +%#" PRIx64 ") overlaps the ELF header",
 		     (uint64_t) eh->e_phoff, phsize);
-  if (file->shnum != 0 && ranges_meet (eh->e_shoff, shsize, 0, ehsize))
+  if (file->shnum != 0 && range_overlaps (eh->e_shoff, shsize, 0, ehsize))
     return diag_set (err, "section header table [%#" PRIx64 ", +%#" PRIx64 ") overlaps the ELF header",
 		     (uint64_t) eh->e_shoff, shsize);
-  if (file->shnum != 0 && ranges_meet (eh->e_shoff, shsize, eh->e_phoff, phsize))
+  if (file->shnum != 0 && range_overlaps (eh->e_shoff, shsize, eh->e_phoff, eh->e_phoff + phsize))
     return diag_set (err, "section header table [%#" PRIx64 ", +%#" PRIx64 ") overlaps the program header table [%#" PRIx64 ", +%#" PRIx64 ")",
 		     (uint64_t) eh->e_shoff, shsize, (uint64_t) eh->e_phoff, phsize);
   return 0;
