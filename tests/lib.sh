@@ -276,7 +276,7 @@ same_run () {
 
 # same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run,
 # stdout and "exit status N", stderr in OUT.err): PASS or FAIL, with the
-# difference (invisible.sh, run-copy.sh).
+# difference (invisible.sh, copy.sh).
 same () {
 	if cmp -s "$1" "$2"; then
 		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
@@ -290,7 +290,7 @@ same () {
 
 # cleanup_on_exit: run the commands of the array CLEANUP (shell code,
 # added by the caller) in reverse order when the script exits, whatever
-# happened (invisible.sh, run-copy.sh).
+# happened (invisible.sh, copy.sh).
 CLEANUP=()
 run_cleanup () {
 	local i

@@ -1,0 +1,7 @@
+#!/bin/bash
+# run-copy-here.sh: where file THP works here, the copy rewrite gets every
+# whole chunk file-backed on PMDs, cold, warm and order-0, and makes no
+# mremap: no copy (tests/copy.sh, part here).
+COPY_PARTS=here
+# shellcheck source=tests/copy.sh
+. "$(dirname "${BASH_SOURCE[0]}")/copy.sh"
