@@ -94,9 +94,6 @@ PAGECACHE=$O/pagecache THP_OFF=$O/thp-off INVPATCH=$O/invpatch.so
 have_strace=false
 if have strace; then have_strace=true; else skip "strace not found (Debian: strace): the mremap counts are skipped"; fi
 
-# drop_caches: write back and drop the whole page cache (the cold state).
-drop_caches () { sync; echo 3 >/proc/sys/vm/drop_caches; }
-
 # state STATE FILE: FILE's page cache state STATE: cold, warm (two runs
 # first) or order-0 (cached whole in 4 KiB folios).
 state () {

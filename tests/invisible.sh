@@ -124,9 +124,6 @@ if have strace; then have_strace=true; else skip "strace not found (Debian: stra
 # ---------------------------------------------------------------------------
 # Helpers.
 
-# drop_caches: write back and drop the whole page cache (the cold state).
-drop_caches () { sync; echo 3 >/proc/sys/vm/drop_caches; }
-
 # order0 FILE...: the order-0 state of each FILE: its cached pages dropped,
 # then all of it cached in 4 KiB folios.
 order0 () {
@@ -151,7 +148,6 @@ state () {
 	order-0) order0 "$@" ;;
 	esac
 }
-
 
 # coverage_figures SMAPS OBJECT: "KB WANT IDEAL" for OBJECT in SMAPS.
 coverage_figures () {

@@ -369,6 +369,22 @@ require_root_thp () {
 	[ -w /proc/sys/vm/drop_caches ] || skip_all "/proc/sys/vm/drop_caches not writable"
 }
 
+# drop_caches: write back and drop the whole page cache (a cold state),
+# then compact memory, so that PMD-sized folios can be had even after the
+# VM suites and builds that run beside a test have fragmented it; the
+# caller holds the page-cache lock (page_cache_lock).
+drop_caches () {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+}
+
+# free_pmd_blocks: how many free blocks of order 9 or more (2 MiB and more
+# with 4 KiB pages) the kernel has, for a failure's message.
+free_pmd_blocks () {
+	awk '{ for (i = 14; i <= NF; i++) n += $i } END { print n + 0 }' /proc/buddyinfo 2>/dev/null
+}
+
 # find_as_nobody: set AS_NOBODY to a command prefix that runs a command as
 # the user nobody (setpriv, else runuser); return 1 when there is no such
 # user or neither works (not root, a sandbox).

@@ -107,9 +107,6 @@ lib         mad-lib         libmadbig.so    usemadbig       DT_INIT
 lld-pie     mad-lld-pie     mad-lld-pie     mad-lld-pie     e_entry
 '
 
-# drop_caches: write back and drop the whole page cache.
-drop_caches () { sync; echo 3 >/proc/sys/vm/drop_caches; }
-
 # run_as DIR OUT [WRAPPER...]: run the current fixture with the file in DIR,
 # under WRAPPER... when given; stdout and "exit status N" into OUT, stderr
 # into OUT.err.  The library is found through LD_LIBRARY_PATH=DIR.  Reads

@@ -96,8 +96,6 @@ require_file_thp "$WORK"
 have_strace=false
 if have strace; then have_strace=true; else skip "strace not found: the no-repair checks are skipped"; fi
 
-drop_caches () { sync; echo 3 >/proc/sys/vm/drop_caches; }
-
 mkdir -p "$WORK/orig" "$WORK/align" "$WORK/mad"
 cp "$O/mad-pie" "$WORK/orig/mad-pie"
 "$ELFPMD" -q -o "$WORK/align/mad-pie" "$O/mad-pie" || hard_error "elfpmd fails on mad-pie"
@@ -120,7 +118,7 @@ prime_then_run () {
 		&& [ "$(json "$w.json" reason)" = null ] && [ "$ideal" -gt 0 ]; then
 		pass "$label $state: prime: $ideal of $ideal chunks in PMD-sized folios ($(json "$w.json" primed) primed)"
 	else
-		fail "$label $state: prime exit $rc, expected $ideal chunks: $(cat "$w.json" "$w.err")"
+		fail "$label $state: prime exit $rc, expected $ideal chunks: $(cat "$w.json" "$w.err") (free blocks of 2 MiB or more: $(free_pmd_blocks))"
 	fi
 	rm -f "$w.smaps"
 	if [ "$label" = mad ] && $have_strace; then
@@ -140,7 +138,7 @@ prime_then_run () {
 	if [ "$kb" -eq $((ideal * 2048)) ]; then
 		pass "$label $state: the first start after prime has its text PMD-mapped: $kb kB, all $ideal chunks"
 	else
-		fail "$label $state: the first start after prime has $kb kB PMD-mapped of $((ideal * 2048))"
+		fail "$label $state: the first start after prime has $kb kB PMD-mapped of $((ideal * 2048)) (free blocks of 2 MiB or more: $(free_pmd_blocks))"
 	fi
 	if [ "$label" = mad ] && $have_strace; then
 		if grep -q fadvise64 "$w.strace"; then
