@@ -177,7 +177,8 @@ cd "$WORK"
 cat >pmdreport.c <<'EOF'
 /* pmdreport.so, preloaded: when the program ends through exit(), append
    "PMD_KB IDEAL_KB REACHED_KB" to the file $PMDREPORT: FilePmdMapped summed
-   over the VMAs of the program's own file in /proc/self/smaps; the whole
+   over the executable VMAs of the program's own file in /proc/self/smaps;
+   the whole
    2 MiB chunks of its executable VMAs whose address is congruent with their
    file offset (the most the kernel can map with PMD pages); and those of
    them the program reached (at least one page mapped, from
@@ -230,8 +231,10 @@ pmdreport (void)
 	  && path > 0)
 	{
 	  line[strcspn (line, "\n")] = '\0';
-	  ours = strcmp (line + path, exe) == 0;
-	  if (ours && perms[2] == 'x' && (lo - off) % PMD == 0)
+	  /* Text only: the stub's guard (stub/guard.c) can give the
+	     read-only data PMD mappings too.  */
+	  ours = strcmp (line + path, exe) == 0 && perms[2] == 'x';
+	  if (ours && (lo - off) % PMD == 0)
 	    for (unsigned long c = (lo + PMD - 1) / PMD * PMD; c + PMD <= hi; c += PMD)
 	      {
 		ideal++;

@@ -30,6 +30,8 @@
      proc.c      reading /proc and /sys;
      probe.c     what the page cache holds, how this process maps it;
      populate.c  MODE_REPAIR: fault the text in, find small chunks;
+     guard.c     keep the file's other mappings from reading small folios
+		 into the text;
      repair.c    MODE_REPAIR: evict them and read them back whole;
      lock.c      one repairer at a time, and the bounds on waiting;
      copy.c      --madvise=copy: anonymous huge pages where the file
@@ -83,7 +85,7 @@ stub_main (uintptr_t self, const struct stub_params *p)
 {
   struct stub st = {
     .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
-    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .secure = -1,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .secure = -1, .guarded = -1,
 #ifdef STUB_PROT_BTI
     .guard = -2,
 #endif

@@ -6,15 +6,19 @@
       the program's own faults in the range read whole chunks too);
    2. touch each chunk, last first; or, for a range of more than
       populate_max chunks, only a sample of eight (choose_touched), and the
-      rest only when the sample finds a chunk not PMD-mapped.  A chunk of
+      rest only when the sample finds a chunk not PMD-mapped (only the
+      rest of the ends, when it finds them there alone).  A chunk of
       which nothing is cached is left to the program, unless it lies within
       the read-ahead window of the range's ends (edge_chunks), where the
       program's faults in its other mappings would read it in small folios:
       the program's first fault in it reads one PMD folio and maps it with
       a PMD, if the program ever gets there, so that a cold start reads no
       more text than the program runs (elfpmd prime reads it all ahead,
-      without running the program).  A chunk that another process is
-      evicting is not touched (touch_harmless);
+      without running the program).  Near the ends, the object's other
+      mappings are advised first so that their faults read no small folios
+      into the text (guard.c); only where that fails are the uncached
+      chunks there populated.  A chunk that another process is evicting is
+      not touched (touch_harmless);
    3. check each chunk right after its touch (chunk_pmd_mapped), and stop
       mapping one that is not PMD-mapped at once (drop_chunk), so that
       programs starting together do not keep each other's small folios
@@ -71,9 +75,9 @@ drop_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t *dropped)
 /* Touch the chunks of SET (of the N at START, file offset FILE_OFFSET),
    last first, check each right after its touch, and mark in BAD those that
    are not PMD-mapped; drop those at once (drop_chunk).  A chunk of which
-   nothing is cached (chunk_uncached), away from the range's ends
-   (edge_chunks), is left for the program's own fault to read as one PMD
-   folio.  A chunk that another process is evicting is not touched and
+   nothing is cached (chunk_uncached) is left for the program's own fault
+   to read as one PMD folio: away from the range's ends (edge_chunks), or
+   near them once the neighbouring mappings are guarded (guard_neighbours).  A chunk that another process is evicting is not touched and
    counts as not PMD-mapped (touch_harmless).  Return the number marked.  */
 static long
 populate_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
@@ -87,10 +91,10 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_off
 	/* Counting every page costs a cache lookup each: only when the
 	   first page is not cached (a cached chunk is touched anyway).  */
 	int first = page_cached (st, chunk);
-	if (first == 0)
+	if (first == 0 && chunk_uncached (st, chunk, file_offset + i * pmd))
 	  {
 	    uint64_t edge = edge_chunks (st);
-	    if (i >= edge && n - i > edge && chunk_uncached (st, chunk, file_offset + i * pmd))
+	    if ((i >= edge && n - i > edge) || guard_neighbours (st))
 	      continue;
 	  }
 	if (touch_harmless (st, chunk, first))
@@ -133,9 +137,17 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
   long count = populate_chunks (st, start, n, file_offset, touched, bad, dropped);
   if (count > 0 && sampled)
     {
-      /* The sample found small folios: populate the whole range.  */
+      /* The sample found small folios: populate the rest of the range, or
+	 only of its ends when the sample found them there alone (what the
+	 loader's faults in the file's other mappings read before the stub
+	 ran: the middle is not cached in small folios).  */
+      uint64_t edge = edge_chunks (st);
+      int ends_only = edge < n / 2;
+      for (uint64_t i = 0; i < n && ends_only; i++)
+	if (chunk_in (bad, i) && i >= edge && n - i > edge)
+	  ends_only = 0;
       for (uint64_t i = 0; i < n; i++)
-	if (chunk_in (touched, i))
+	if (chunk_in (touched, i) || (ends_only && i >= edge && n - i > edge))
 	  chunk_del (touched, i);
 	else
 	  chunk_add (touched, i);

@@ -102,6 +102,10 @@
 /* Runs of copies the stub remembers, for the perf map.  */
 #define MAX_COPIES 16
 
+/* Parts of the object's other mappings the stub advises at most
+   (guard.c): two per text range for each mapping of the file.  */
+#define MAX_GUARDS 16
+
 #define HIDDEN __attribute__ ((visibility ("hidden")))
 
 enum mode
@@ -117,6 +121,13 @@ struct copy
 {
   uintptr_t start;
   uint64_t length, file_offset;
+};
+
+/* A part of a mapping of the object's file near the text (guard.c).  */
+struct guard
+{
+  uint64_t start, end;
+  int writable;
 };
 
 /* A range of pages PAGEMAP_SCAN reports.  */
@@ -143,6 +154,8 @@ struct scratch
   struct page_region regions[32];	/* of PAGEMAP_SCAN */
   uint64_t auxv[64];		/* /proc/self/auxv */
   struct copy copies[MAX_COPIES];
+  struct guard guards[MAX_GUARDS];	/* of guard_neighbours */
+  int nguards;
   unsigned char syms[24 * 85];	/* the perf map's symbols */
   char out[2048];		/* the perf map's lines */
 };
@@ -182,6 +195,7 @@ struct stub
   int edge_known;
   int no_file_folios;		/* the kernel cannot give this file PMD folios */
   int no_repair;		/* never drop or repair a chunk (overlayfs) */
+  int guarded;			/* guard_neighbours (); -1: not tried yet */
   int secure;			/* secure (); -1: not known yet */
   int auxv_read;		/* read_auxv () was called */
   uint64_t at_entry;		/* AT_ENTRY of the auxiliary vector; 0 if unknown */
@@ -308,6 +322,9 @@ HIDDEN int chunk_pmd_mapped (struct stub *st, uintptr_t chunk);
 
 /* populate.c: MODE_REPAIR's first steps.  */
 HIDDEN int populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset);
+
+/* guard.c: the text's neighbours read no small folios into it.  */
+HIDDEN int guard_neighbours (struct stub *st);
 
 /* repair.c: evict and read back.  */
 HIDDEN int remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset);

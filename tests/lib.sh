@@ -129,13 +129,14 @@ elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 # invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and
 # invisible.sh.
 
-# pmd_kb SMAPS OBJECT: FilePmdMapped summed over the VMAs of OBJECT (same
-# inode, same base name) in the smaps copy SMAPS, in kB.
+# pmd_kb SMAPS OBJECT: FilePmdMapped summed over the executable VMAs of
+# OBJECT (same inode, same base name) in the smaps copy SMAPS, in kB: its
+# text's (the stub's guard can give read-only data PMD mappings too).
 pmd_kb () {
 	awk -v ino="$(stat -c %i "$2")" -v base="/${2##*/}" '
 		/^[0-9a-f]+-[0-9a-f]+ / {
 			n = length(base)
-			cur = $5 == ino && substr($0, length($0) - n + 1) == base
+			cur = $5 == ino && substr($0, length($0) - n + 1) == base && $2 ~ /x/
 			next }
 		cur && $1 == "FilePmdMapped:" { kb += $2 }
 		END { print kb + 0 }' "$1"

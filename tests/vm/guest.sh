@@ -126,10 +126,12 @@ r () { echo "R $*"; }
 drop () { sync; echo 3 >/proc/sys/vm/drop_caches; }
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 
-# pmd_kb SMAPS PATH: FilePmdMapped summed over PATH's mappings in SMAPS.
+# pmd_kb SMAPS PATH: FilePmdMapped summed over PATH's executable mappings
+# in SMAPS (the text's; the stub's guard can give read-only data PMD
+# mappings too).
 pmd_kb () {
 	[ -s "$1" ] || { echo none; return; }
-	awk -v p="$2" '/^[0-9a-f]+-[0-9a-f]+ / { cur = ($6 == p); next }
+	awk -v p="$2" '/^[0-9a-f]+-[0-9a-f]+ / { cur = ($6 == p && $2 ~ /x/); next }
 		cur && $1 == "FilePmdMapped:" { kb += $2 }
 		END { print kb + 0 }' "$1"
 }
