@@ -34,13 +34,14 @@
 # minor and major page faults per run (wait4's rusage), and the ratios
 # rewritten / original (> 1: the stub makes the start slower) of the
 # medians and of the means.  Acceptance: a warm start at most 5% slower.
-# A cold start of the rewrite reads all the aligned text (that is the
-# stub's job: every chunk is faulted in as one 2 MiB folio), where the
-# original reads only what it executes; expect the cold ratio to be large.
+# A cold start of the rewrite reads each chunk the program reaches as one
+# 2 MiB folio, where the original reads its device's read-ahead around each
+# fault, and reads again, as 2 MiB folios, the chunks that ld.so's own
+# read-ahead cached in small folios before the stub ran.
 #
 # Coverage: one more run of each, cold and then warm, with a preloaded
 # library (LD_PRELOAD, built here) whose destructor reads FilePmdMapped of
-# the program's own VMAs from /proc/self/smaps, next to the ideal (whole
+# the program's own executable VMAs from /proc/self/smaps, next to the ideal (whole
 # 2 MiB chunks of its executable VMAs congruent with their file offset) and
 # to the chunks the program reached (a page of them mapped: the stub leaves
 # an uncached chunk to the program's own fault, so a chunk the program
@@ -48,10 +49,12 @@
 # exit() only.
 #
 # -R KB sets read_ahead_kb of the work directory's block device for the
-# run (restored at the end): the stub populates at once the uncached chunks
-# within twice that of the text's ends, where faults in the rest of the file
-# read ahead, and leaves the others to the program (Linux's default is 128;
-# some virtual disks have 4096 or 8192).
+# run (restored at the end): the stub guards the file's other mappings
+# within twice that of the text's ends, where their faults would read
+# ahead into the text, and leaves every uncached chunk to the program;
+# the larger it is, the more of the text ld.so's read-ahead caches in
+# small folios before the stub runs (Linux's default is 128; some virtual
+# disks have 4096 or 8192).
 #
 # The invocations: for the default cc1plus, `--version` and an empty
 # translation unit (`-quiet -o /dev/null`, the source read from stdin
