@@ -27,14 +27,12 @@
    makes of the same file is not.  */
 #include "runtime.h"
 
-/* Add to S's guards the part of the mapping [LO, HI) at file offset OFF
-   (writable or not) whose file offsets lie in [FROM, TO).  Return -1 when
-   the list is full.  */
+/* Add to S's guards the part of the mapping E whose file offsets lie in
+   [FROM, TO).  Return -1 when the list is full.  */
 static int
-add_guard (struct scratch *s, uint64_t lo, uint64_t hi, uint64_t off, int writable,
-	   uint64_t from, uint64_t to)
+add_guard (struct scratch *s, const struct maps_line *e, uint64_t from, uint64_t to)
 {
-  uint64_t end = off + (hi - lo);
+  uint64_t off = e->offset, end = off + (e->hi - e->lo);
   if (from < off)
     from = off;
   if (to > end)
@@ -44,18 +42,17 @@ add_guard (struct scratch *s, uint64_t lo, uint64_t hi, uint64_t off, int writab
   if (s->nguards == MAX_GUARDS)
     return -1;
   struct guard *g = &s->guards[s->nguards++];
-  g->start = lo + (from - off);
-  g->end = lo + (to - off);
-  g->writable = writable;
+  g->start = e->lo + (from - off);
+  g->end = e->lo + (to - off);
+  g->writable = e->writable;
   return 0;
 }
 
-/* Add the parts of the mapping [LO, HI) at file offset OFF within ZONE
-   bytes of a text range (below its start or past its end) to S's guards.
-   Return -1 when the list is full.  */
+/* Add the parts of the mapping E within ZONE bytes of a text range (below
+   its start or past its end) to S's guards.  Return -1 when the list is
+   full.  */
 static int
-guard_mapping (struct stub *st, struct scratch *s, uint64_t lo, uint64_t hi, uint64_t off,
-	       int writable, uint64_t zone)
+guard_mapping (struct stub *st, struct scratch *s, const struct maps_line *e, uint64_t zone)
 {
   const struct stub_params *p = st->p;
   for (uint64_t r = 0; r < p->nranges && r < STUB_MAX_RANGES; r++)
@@ -63,8 +60,7 @@ guard_mapping (struct stub *st, struct scratch *s, uint64_t lo, uint64_t hi, uin
       uint64_t start = p->range[r].file_offset, end = start + p->range[r].length;
       uint64_t below = start > zone ? start - zone : 0;
       uint64_t above = end + zone < end ? UINT64_MAX : end + zone;
-      if (add_guard (s, lo, hi, off, writable, below, start) != 0
-	  || add_guard (s, lo, hi, off, writable, end, above) != 0)
+      if (add_guard (s, e, below, start) != 0 || add_guard (s, e, end, above) != 0)
 	return -1;
     }
   return 0;
@@ -87,25 +83,12 @@ collect_guards (struct stub *st, uint64_t zone)
   while (err == 0 && next_line (&l, line, MAPS_LINE) >= 0)
     {
       const char *c = line;
-      uint64_t lo = parse_number (&c, 16);
-      if (*c++ != '-')
+      struct maps_line e;
+      if (parse_maps_line (&c, &e) != 0 || e.ino != st->map.ino
+	  || e.dev_major != st->map.dev_major || e.dev_minor != st->map.dev_minor
+	  || e.hi <= e.lo || (e.lo | e.hi | e.offset) % st->page != 0)
 	continue;
-      uint64_t hi = parse_number (&c, 16);
-      skip_spaces (&c);
-      int writable = c[0] != '\0' && c[1] == 'w';
-      skip_field (&c);		/* permissions */
-      uint64_t off = parse_number (&c, 16);
-      skip_spaces (&c);
-      uint64_t major = parse_number (&c, 16);
-      if (*c++ != ':')
-	continue;
-      uint64_t minor = parse_number (&c, 16);
-      skip_spaces (&c);
-      uint64_t ino = parse_number (&c, 10);
-      if (ino != st->map.ino || major != st->map.dev_major || minor != st->map.dev_minor
-	  || hi <= lo || (lo | hi | off) % st->page != 0)
-	continue;
-      err = guard_mapping (st, s, lo, hi, off, writable, zone);
+      err = guard_mapping (st, s, &e, zone);
     }
   sys_close (l.fd);
   return err;

@@ -30,6 +30,14 @@
    shared with that user, and on overlayfs (file_system).  */
 #include "runtime.h"
 
+/* Whether chunk I of a range of N lies within EDGE chunks of its ends
+   (edge_chunks), where faults in the file's other mappings read.  */
+static inline int
+at_ends (uint64_t i, uint64_t n, uint64_t edge)
+{
+  return i < edge || n - i <= edge;
+}
+
 /* Put into TOUCHED the chunks of a range of N that the stub populates
    first: all of them, unless SAMPLED; then the first two and the last two,
    which the loader's and the program's reads of neighbouring segments cache
@@ -94,7 +102,7 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_off
 	if (first == 0 && chunk_uncached (st, chunk, file_offset + i * pmd))
 	  {
 	    uint64_t edge = edge_chunks (st);
-	    if ((i >= edge && n - i > edge) || guard_neighbours (st))
+	    if (!at_ends (i, n, edge) || guard_neighbours (st))
 	      continue;
 	  }
 	if (touch_harmless (st, chunk, first))
@@ -144,10 +152,10 @@ populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offs
       uint64_t edge = edge_chunks (st);
       int ends_only = edge < n / 2;
       for (uint64_t i = 0; i < n && ends_only; i++)
-	if (chunk_in (bad, i) && i >= edge && n - i > edge)
+	if (chunk_in (bad, i) && !at_ends (i, n, edge))
 	  ends_only = 0;
       for (uint64_t i = 0; i < n; i++)
-	if (chunk_in (touched, i) || (ends_only && i >= edge && n - i > edge))
+	if (chunk_in (touched, i) || (ends_only && !at_ends (i, n, edge)))
 	  chunk_del (touched, i);
 	else
 	  chunk_add (touched, i);

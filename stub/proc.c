@@ -116,6 +116,32 @@ read_number (const char *path)
   return v > (1u << 30) ? -1 : (long) v;
 }
 
+/* Parse the line of /proc/self/maps at *S ("LO-HI PERMS OFFSET MAJ:MIN
+   INODE PATH") into E, and leave *S at what follows the inode.  Return 0;
+   -1 when it does not start with "LO-HI" (E holds nothing); -2 when it
+   does but the rest is cut short (E holds LO and HI only).  */
+int
+parse_maps_line (const char **s, struct maps_line *e)
+{
+  e->lo = parse_number (s, 16);
+  if (*(*s)++ != '-')
+    return -1;
+  e->hi = parse_number (s, 16);
+  skip_spaces (s);
+  e->writable = (*s)[0] != '\0' && (*s)[1] == 'w';
+  skip_field (s);		/* permissions */
+  e->offset = parse_number (s, 16);
+  skip_spaces (s);
+  e->dev_major = parse_number (s, 16);
+  if (*(*s)++ != ':')
+    return -2;
+  e->dev_minor = parse_number (s, 16);
+  skip_spaces (s);
+  e->ino = parse_number (s, 10);
+  skip_spaces (s);
+  return 0;
+}
+
 /* Fill ST->map from the line of /proc/self/maps whose mapping holds ADDR
    (the device and the inode), and the scratch buffer's LINE with its path
    (empty when the line is too long to hold a path that can be opened).
@@ -134,22 +160,15 @@ find_mapping (struct stub *st, uintptr_t addr)
   while ((len = next_line (&l, path, MAPS_LINE)) >= 0)
     {
       const char *s = path;
-      uint64_t lo = parse_number (&s, 16);
-      if (*s++ != '-')
+      struct maps_line e;
+      int got = parse_maps_line (&s, &e);
+      if (got == -1 || addr < e.lo || addr >= e.hi)
 	continue;
-      uint64_t hi = parse_number (&s, 16);
-      if (addr < lo || addr >= hi)
-	continue;
-      skip_spaces (&s);
-      skip_field (&s);		/* permissions */
-      skip_field (&s);		/* offset */
-      m->dev_major = parse_number (&s, 16);
-      if (*s++ != ':')
+      if (got != 0)
 	break;
-      m->dev_minor = parse_number (&s, 16);
-      skip_spaces (&s);
-      m->ino = parse_number (&s, 10);
-      skip_spaces (&s);
+      m->dev_major = e.dev_major;
+      m->dev_minor = e.dev_minor;
+      m->ino = e.ino;
       /* The path, moved to the start of the buffer; none when the line was
 	 cut or the mapping has no file.  */
       char *d = path;

@@ -164,6 +164,13 @@ struct scratch
    included (tests/run-stub.sh).  */
 #define STUB_STACK_MAX 2048
 
+/* A line of /proc/self/maps (parse_maps_line).  */
+struct maps_line
+{
+  uint64_t lo, hi, offset, dev_major, dev_minor, ino;
+  int writable;
+};
+
 /* The mapping the stub belongs to, as /proc/self/maps shows it.  */
 struct mapping
 {
@@ -292,6 +299,7 @@ HIDDEN void skip_spaces (const char **s);
 HIDDEN void skip_field (const char **s);
 HIDDEN void put_number (char **d, uint64_t v);
 HIDDEN long read_number (const char *path);
+HIDDEN int parse_maps_line (const char **s, struct maps_line *e);
 HIDDEN int find_mapping (struct stub *st, uintptr_t addr);
 HIDDEN int smaps_value (struct stub *st, uintptr_t addr, const char *key, char *line, long cap);
 HIDDEN uint64_t mount_of (struct stub *st, uint64_t major, uint64_t minor, int *data_journal);
