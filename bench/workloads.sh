@@ -43,9 +43,10 @@
 # Sources come from Debian source packages (sqlite3, nlohmann-json3,
 # xz-utils, node-typescript) fetched once with apt-get source through a
 # private sources list (deb-src of this machine's release, on the mirror
-# this machine's apt configuration names: tests/vm/lib.sh's vm_mirrors) into
-# CACHE (default /var/tmp/elfpmd-workloads; ELFPMD_WORKLOADS_CACHE); nothing
-# is downloaded from anywhere else.
+# this machine's apt configuration names: tests/vm/lib.sh's vm_mirrors and
+# vm_apt) into CACHE (default ~/.cache/elfpmd-workloads, as the VM harness's
+# cache; ELFPMD_WORKLOADS_CACHE; it must be this user's and writable by it
+# alone); nothing is downloaded from anywhere else.
 #
 # Usage: bench/workloads.sh [-r ROUNDS] [-w NAMES] [-d DIR] [-k]
 #   -r ROUNDS  ABBA rounds per workload (default 5; at least 2)
@@ -68,7 +69,7 @@ WORK=
 # shellcheck disable=SC2034 # read by bench_workdir (lib.sh)
 KEEP=0
 FETCH_ONLY=0
-CACHE=${ELFPMD_WORKLOADS_CACHE:-/var/tmp/elfpmd-workloads}
+CACHE=${ELFPMD_WORKLOADS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/elfpmd-workloads}
 LOCK=${ELFPMD_BENCH_LOCK:-/tmp/elfpmd-bench.lock}
 while getopts 'r:w:d:kFh' opt; do
 	case $opt in
@@ -100,35 +101,35 @@ NODE=$(readlink -f "$(command -v node)")
 # Sources, once, into $CACHE/src.
 
 # fetch PACKAGE: apt-get source PACKAGE into $CACHE/src/PACKAGE (unpacked,
-# Debian's patches applied), through the private sources list.
+# Debian's patches applied), through a private sources list (deb-src of
+# this machine's release) kept by tests/vm/lib.sh's vm_apt under
+# $CACHE/apt/SUITE-src.
 fetch () {
-	local pkg=$1 a=$CACHE/apt
+	local pkg=$1 a
 	[ -f "$CACHE/src/$pkg/.done" ] && return 0
-	if [ ! -f "$a/stamp" ]; then
+	if [ -z "${SRC_SUITE:-}" ]; then
 		# shellcheck source=tests/vm/lib.sh
 		. "$HERE/../tests/vm/lib.sh"
+		VM_CACHE=$CACHE
+		VM_DEB_ARCH=$(dpkg --print-architecture)
+		SRC_SUITE=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')-src
+	fi
+	a=$(vm_aptdir "$SRC_SUITE")
+	if [ ! -f "$a/stamp" ]; then
 		vm_mirrors || bench_die "no Debian mirror for the sources: $VM_WHY"
-		local codename
-		codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')
 		mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/parts"
 		: >"$a/status"
-		echo "deb-src [signed-by=$VM_KEYRING] $VM_MIRROR $codename main" >"$a/sources.list"
-		apt_private update >"$a/update.log" 2>&1 || bench_die "apt-get update of the source lists failed: $(tail -1 "$a/update.log")"
+		: >"$a/preferences"
+		echo "deb-src [signed-by=$VM_KEYRING] $VM_MIRROR ${SRC_SUITE%-src} main" >"$a/sources.list"
+		vm_apt "$SRC_SUITE" apt-get -q update >"$a/update.log" 2>&1 \
+			|| bench_die "apt-get update of the source lists failed: $(tail -1 "$a/update.log")"
 		touch "$a/stamp"
 	fi
 	rm -rf "$CACHE/src/$pkg"
 	mkdir -p "$CACHE/src/$pkg"
-	(cd "$CACHE/src/$pkg" && apt_private source "$pkg") >"$CACHE/src/$pkg.log" 2>&1 \
+	(cd "$CACHE/src/$pkg" && vm_apt "$SRC_SUITE" apt-get -q source "$pkg") >"$CACHE/src/$pkg.log" 2>&1 \
 		|| bench_die "apt-get source $pkg failed: $(tail -1 "$CACHE/src/$pkg.log")"
 	touch "$CACHE/src/$pkg/.done"
-}
-
-# apt_private ARGS: apt-get with the private sources list and state.
-apt_private () {
-	local a=$CACHE/apt
-	apt-get -q -o "Dir::Etc::SourceList=$a/sources.list" -o "Dir::Etc::SourceParts=$a/parts" \
-		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache" -o "Dir::State::status=$a/status" \
-		-o "Acquire::Languages=none" -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root" "$@"
 }
 
 # srcdir PACKAGE: the unpacked tree.
@@ -136,6 +137,12 @@ srcdir () { find "$CACHE/src/$1" -mindepth 1 -maxdepth 1 -type d | head -n 1; }
 
 want () { [[ ,$ONLY, == *,$1,* ]]; }
 
+# The cache is kept between runs, and this runs as root: never a directory
+# another user could have put in its place.
+[ ! -L "$CACHE" ] || bench_die "$CACHE: a symbolic link"
+mkdir -p "$CACHE" || bench_die "cannot create $CACHE"
+[ ! -L "$CACHE" ] && [ "$(stat -c %u "$CACHE")" = "$(id -u)" ] && [ -z "$(find "$CACHE" -maxdepth 0 -perm /022)" ] \
+	|| bench_die "$CACHE: not a directory of this user's that only it can write"
 mkdir -p "$CACHE/src" "$CACHE/inputs"
 IN=$CACHE/inputs
 if want gcc-c || want clang-c; then
