@@ -32,7 +32,8 @@
      populate.c  MODE_REPAIR: fault the text in, find small chunks;
      guard.c     keep the file's other mappings from reading small folios
 		 into the text;
-     repair.c    MODE_REPAIR: evict them and read them back whole;
+     repair.c    MODE_REPAIR: evict them, for the program to read back
+		 whole;
      lock.c      one repairer at a time, and the bounds on waiting;
      copy.c      --madvise=copy: anonymous huge pages where the file
 		 cannot have them;

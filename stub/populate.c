@@ -23,7 +23,8 @@
       mapping one that is not PMD-mapped at once (drop_chunk), so that
       programs starting together do not keep each other's small folios
       cached;
-   4. repair those (repair.c).
+   4. repair those (repair.c): evict them, and leave them to the program's
+      own faults as the uncached ones.
    Steps 3 and 4 are skipped in a process the user who started it may not
    influence (secure (): a set-user-ID program, say), where another user's
    lock or mapping could make the stub wait or the page cache it evicts is

@@ -197,23 +197,29 @@ scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad)
    touch maps a PMD folio whole, but small folios only within the fault's
    read-around window (64 KiB), so the chunk's middle and last pages are
    mapped only when it is PMD-mapped (or the page table covers it all
-   anyway, which a fault does not do).  */
+   anyway, which a fault does not do).  A chunk PMD-mapped shows that the
+   kernel gives this file PMD folios (ST->pmd_folios_seen).  */
 int
 chunk_pmd_mapped (struct stub *st, uintptr_t chunk)
 {
   if (st->scan == 1)
     {
       uint64_t bad[1];
-      return scan_small_chunks (st, chunk, 1, bad) == 0;
-    }
-  pagemap_open (st);
-  uint64_t pages = st->pmd / st->page;
-  for (uint64_t k = pages / 2; k < pages; k += pages / 2 - 1)
-    {
-      uint64_t e = 0;
-      if (syscall6 (SYS_pread64, st->pagemap, (long) &e, 8,
-		    (long) ((chunk / st->page + k) * 8), 0, 0) != 8 || !(e & PM_PRESENT))
+      if (scan_small_chunks (st, chunk, 1, bad) != 0)
 	return 0;
     }
+  else
+    {
+      pagemap_open (st);
+      uint64_t pages = st->pmd / st->page;
+      for (uint64_t k = pages / 2; k < pages; k += pages / 2 - 1)
+	{
+	  uint64_t e = 0;
+	  if (syscall6 (SYS_pread64, st->pagemap, (long) &e, 8,
+			(long) ((chunk / st->page + k) * 8), 0, 0) != 8 || !(e & PM_PRESENT))
+	    return 0;
+	}
+    }
+  st->pmd_folios_seen = 1;
   return 1;
 }

@@ -4,8 +4,15 @@
    (open_object_file): the range is written back (sync_file_range: dirty
    pages cannot be evicted), the file's lock taken (lock.c: one process at
    a time, a bounded wait), and each chunk evicted from the page cache
-   (POSIX_FADV_DONTNEED) and touched again, so that it is read back as one
-   PMD folio (repair_chunk).  Pages another process maps stay cached: that
+   (POSIX_FADV_DONTNEED).  Once this start has seen the kernel give the
+   file a PMD folio (a chunk PMD-mapped: pmd_folios_seen), an evicted chunk
+   is left to the program, whose first fault there reads it as one PMD
+   folio: a start reads again only the chunks the program runs, not every
+   chunk ld.so's read-ahead cached in small folios before the stub ran
+   (leave_to_program).  Until then, a chunk is touched again at once, so
+   that it is read back as one PMD folio, which shows whether the file
+   system can (repair_chunk): one that cannot costs at most one chunk read
+   again per start.  Pages another process maps stay cached: that
    chunk is tried again after the others, 1 ms apart, for at most
    MAX_SLEEP_MS in all (and WAIT_MAX_MS with the wait for the lock).  Where this process's own page table still covers the chunk after
    MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is mapped
@@ -29,6 +36,20 @@ remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset)
   sys_madvise (chunk, st->pmd, MADV_HUGEPAGE);
   sys_madvise (chunk, st->pmd, MADV_RANDOM);
   return 0;
+}
+
+/* Leave CHUNK (file offset OFFSET), just evicted whole, to the program:
+   its first fault there reads one PMD folio (the range is MADV_HUGEPAGE
+   and MADV_RANDOM) and maps it with a PMD, if the program ever gets
+   there, so that a start reads back no more than the program runs.  Where
+   MADV_DONTNEED left the page table that covered the chunk in place, the
+   chunk is mapped afresh first, which frees it.  Return 1.  */
+static int
+leave_to_program (struct stub *st, uintptr_t chunk, uint64_t offset)
+{
+  if (st->table_stays)
+    remap_chunk (st, chunk, offset);
+  return 1;
 }
 
 /* Fault CHUNK (file offset OFFSET) in again and return whether it is
@@ -59,8 +80,10 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
 }
 
 /* Evict chunk I of the range at START (file offset FILE_OFFSET),
-   which this process does not map any more, and read it back as one PMD
-   folio; the caller holds the file's lock, unless it could not be had.
+   which this process does not map any more, and leave it to the program
+   (leave_to_program) or, while this start has not seen a PMD folio of the
+   file, read it back as one; the caller holds the file's lock, unless it
+   could not be had.
    Set ST->stop when the kernel shows it cannot, or may not.  Another
    process may map some of the chunk's pages, so that they cannot be
    evicted: ld.so of a program starting meanwhile (a shared object's first
@@ -106,6 +129,8 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
 	    return 0;
 	  continue;
 	}
+      if (st->pmd_folios_seen)
+	return leave_to_program (st, chunk, offset);
       if (refault (st, chunk, offset, 1))
 	return 1;
       reads++;
@@ -138,16 +163,22 @@ struct range_work
 };
 
 /* While another process holds the file's lock (lock.c), look at each
-   chunk of W still to repair: one of which the page cache no longer holds
-   the first or the last page has been evicted, by the holder most likely;
-   one seen so and now held whole again has been read back, and is mapped
-   (refault without FALLBACK), which is all there is to do when it was
-   read back as one PMD folio.
+   chunk of W still to repair: one of which the page cache holds no page
+   has been evicted whole, and is left to the program (leave_to_program),
+   as the holder does once it has seen a PMD folio of the file; one of
+   which the page cache no longer holds the first or the last page is
+   being evicted, by the holder most likely; one seen so and now held
+   whole again has been read back, and is mapped (refault without
+   FALLBACK), which is all there is to do when it was read back as one PMD
+   folio.
    Read back in small folios (the holder is no stub, or was spoilt), it is
    let go again at once, so as not to keep them cached, and waits to be
    seen evicted again.  Only a chunk mapped with one PMD entry counts as
-   finished: no process can fake that for the start without doing its
-   work.  Return the number finished, or -1 when none is left (or the
+   finished, which extends the start's wait (lock_wait): no process can
+   fake that for the start without doing its work.  One evicted whole is
+   done with, but earns nothing: the start's own eviction costs it
+   nothing to speak of, and a pretender that evicts and reads back in
+   small folios, again and again, would otherwise make it wait.  Return the number finished, or -1 when none is left (or the
    cache cannot be seen).  */
 static long
 follow_holder (struct stub *st, struct range_work *w)
@@ -168,7 +199,12 @@ follow_holder (struct stub *st, struct range_work *w)
       int last = page_cached (st, chunk + st->pmd - st->page);
       if (first < 0 || last < 0)
 	return -1;
-      if (!first || !last)
+      if (!first && !last && cached_pages (st, chunk) == 0)
+	{
+	  chunk_del (w->dropped, i);
+	  leave_to_program (st, chunk, w->file_offset + i * st->pmd);
+	}
+      else if (!first || !last)
 	chunk_add (evicted, i);
       else if (chunk_in (evicted, i))
 	{

@@ -201,6 +201,7 @@ struct stub
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;
   int no_file_folios;		/* the kernel cannot give this file PMD folios */
+  int pmd_folios_seen;		/* it gave this start a PMD-mapped chunk */
   int no_repair;		/* never drop or repair a chunk (overlayfs) */
   int guarded;			/* guard_neighbours (); -1: not tried yet */
   int secure;			/* secure (); -1: not known yet */

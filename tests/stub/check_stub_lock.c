@@ -191,7 +191,7 @@ END_TEST
    folio at (3K + 3) ms (SMALL: in small folios, every 3 ms again, by a
    holder that only pretends), then let go.  24 ms in all: more than
    WAIT_MAX_MS, and a chunk finished every 3 ms, within LOCK_WAIT_MS.  */
-static int small_folios;
+static int small_folios, evict_whole;
 
 static uint64_t
 since_start_ms (void)
@@ -199,11 +199,18 @@ since_start_ms (void)
   return (fake.now_ns - FAKE_CLOCK_START_NS) / 1000000;
 }
 
-/* 0: cached small (before the holder came to it), 1: evicted, 2: read back.  */
+/* 0: cached small (before the holder came to it), 1: evicted, 2: read back.
+   A holder that has seen a PMD folio of the file (LAZY_HOLDER) evicts
+   chunk K whole at K + 1 ms and leaves it so, for its program's fault, and
+   lets the lock go at 9 ms.  */
+static int lazy_holder;
+
 static int
 chunk_state (uint64_t k)
 {
   uint64_t t = since_start_ms ();
+  if (lazy_holder)
+    return t < k + 1 ? 0 : 1;
   if (t < 3 * k + 1)
     return 0;
   if (small_folios)
@@ -218,13 +225,18 @@ worker (const struct fake_call *c, long *ret)
   switch (c->n)
     {
     case SYS_flock:
-      *ret = (c->b & LOCK_UN) || since_start_ms () >= 24 && !small_folios ? 0 : -EWOULDBLOCK;
+      *ret = (c->b & LOCK_UN) || since_start_ms () >= (lazy_holder ? 9 : 24) && !small_folios
+	? 0 : -EWOULDBLOCK;
       return 1;
     case SYS_mincore:
       {
+	/* Evicted: its first page gone (the holder is still at work on
+	   the rest), or all of it with EVICT_WHOLE.  */
 	uint64_t k = ((uint64_t) c->a - 0x40000000) / pmd;
+	uint64_t first = ((uint64_t) c->a - 0x40000000) % pmd / fake.page;
 	for (long p = 0; p < c->b / (long) fake.page; p++)
-	  ((unsigned char *) c->c)[p] = chunk_state (k) != 1;
+	  ((unsigned char *) c->c)[p] = chunk_state (k) != 1
+	    || (!evict_whole && first + (uint64_t) p != 0);
 	*ret = 0;
 	return 1;
       }
@@ -249,6 +261,7 @@ repair_beside_worker (uint64_t pmd, int small, uint64_t *dropped)
   struct stub st = set_up (pmd);
   fake.hook = worker;
   small_folios = small;
+  evict_whole = lazy_holder = 0;
   dropped[0] = 0xff;
   repair_range (&st, st.self, 8, 0, dropped);
   return st;
@@ -265,6 +278,30 @@ START_TEST (test_follow_holder)
   ck_assert_int_eq (fake_calls (SYS_fadvise64), 0);
   ck_assert_msg (fake.slept_ns > BOUND_NS && fake.slept_ns <= 25000000,
 		 "%llu MiB chunks: waited %llu us for a holder working 24 ms",
+		 (unsigned long long) (chunk_sizes[_i] >> 20),
+		 (unsigned long long) fake.slept_ns / 1000);
+}
+END_TEST
+
+/* A holder that evicts the start's chunks whole and leaves them so (it has
+   seen the file's PMD folios: repair.c, leave_to_program): the start is
+   done with each as it sees it evicted, evicts and touches none itself,
+   and the holder earns nothing (an eviction is no work to speak of).  */
+START_TEST (test_follow_lazy_holder)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = worker;
+  small_folios = 0;
+  evict_whole = lazy_holder = 1;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  lazy_holder = 0;
+  ck_assert_msg (dropped[0] == 0, "%llu MiB chunks: left to repair %#llx",
+		 (unsigned long long) (chunk_sizes[_i] >> 20), (unsigned long long) dropped[0]);
+  ck_assert_int_eq (fake_calls (SYS_fadvise64), 0);
+  ck_assert_int_eq (fake.ntouched, 0);
+  ck_assert_uint_eq (st.earned, 0);
+  ck_assert_msg (fake.slept_ns <= 10000000, "%llu MiB chunks: waited %llu us for a lazy holder",
 		 (unsigned long long) (chunk_sizes[_i] >> 20),
 		 (unsigned long long) fake.slept_ns / 1000);
 }
@@ -361,6 +398,10 @@ set_up_one_chunk (int small)
 {
   struct stub st = set_up ((uint64_t) 2 << 20);
   fake.hook = one_chunk;
+  /* For a chunk mapped afresh (remap_chunk reads the BTI guard where the
+     stub is built for arm64).  */
+  fake_file ("/proc/self/smaps", "40000000-41000000 r-xp 00000000 08:01 42 /prog\n"
+	     "VmFlags: rd ex mr mw me\n", 0);
   cache_state = 1;
   reads_seen = touches_seen = 0;
   small_reads = small;
@@ -396,6 +437,43 @@ START_TEST (test_small_reads_always)
 }
 END_TEST
 
+/* Once this start has seen a PMD folio of the file (a chunk PMD-mapped),
+   an evicted chunk is left to the program (repair.c, leave_to_program):
+   not touched, not read back; where MADV_DONTNEED keeps the page table
+   (TABLE_STAYS, before 6.14), mapped afresh so that the program's fault
+   can map it with a PMD.  Before that, the first chunk is read back at
+   once, which shows whether the file system can give PMD folios
+   (test_small_read_once, test_small_reads_always).  */
+START_TEST (test_left_to_program)
+{
+  struct stub st = set_up_one_chunk (0);
+  st.pmd_folios_seen = 1;
+  st.table_stays = _i;
+  uint64_t dropped[SET_WORDS] = { 1 };
+  repair_range (&st, st.self, 1, 0, dropped);
+  ck_assert_int_eq (dropped[0], 0);
+  ck_assert_int_eq (fake_calls (SYS_fadvise64), 1);
+  ck_assert_int_eq (cache_state, 0);
+  ck_assert_int_eq (reads_seen, 0);
+  ck_assert_int_eq (fake_calls (SYS_mmap) - (st.scratch != NULL), _i);
+  ck_assert_int_eq (st.stop, 0);
+  ck_assert_int_eq (st.no_file_folios, 0);
+}
+END_TEST
+
+/* Not seen yet: the chunk is read back at once, as one PMD folio, and
+   that PMD mapping is what the rest of the start goes by.  */
+START_TEST (test_read_back_first)
+{
+  struct stub st = set_up_one_chunk (0);
+  uint64_t dropped[SET_WORDS] = { 1 };
+  repair_range (&st, st.self, 1, 0, dropped);
+  ck_assert_int_eq (cache_state, 2);
+  ck_assert_int_eq (reads_seen, 1);
+  ck_assert_int_eq (st.pmd_folios_seen, 1);
+}
+END_TEST
+
 static Suite *
 lock_suite (void)
 {
@@ -407,6 +485,9 @@ lock_suite (void)
   tcase_add_loop_test (tc, test_repair_bound, 0, 2);
   tcase_add_loop_test (tc, test_oversleep, 0, 2);
   tcase_add_loop_test (tc, test_follow_holder, 0, 2);
+  tcase_add_loop_test (tc, test_follow_lazy_holder, 0, 2);
+  tcase_add_loop_test (tc, test_left_to_program, 0, 2);
+  tcase_add_test (tc, test_read_back_first);
   tcase_add_loop_test (tc, test_follow_pretender, 0, 2);
   tcase_add_loop_test (tc, test_slow_looks, 0, 2);
   tcase_add_test (tc, test_small_read_once);
