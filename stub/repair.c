@@ -9,10 +9,11 @@
    is left to the program, whose first fault there reads it as one PMD
    folio: a start reads again only the chunks the program runs, not every
    chunk ld.so's read-ahead cached in small folios before the stub ran
-   (leave_to_program).  Until then, a chunk is touched again at once, so
-   that it is read back as one PMD folio, which shows whether the file
-   system can (repair_chunk): one that cannot costs at most one chunk read
-   again per start.  Pages another process maps stay cached: that
+   (leave_to_program); so is a chunk that was cached only in part.  Until
+   then, a chunk cached whole is touched again at once, so that it is read
+   back as one PMD folio, which shows whether the file system can
+   (repair_chunk): one that cannot costs at most one chunk read again per
+   start.  Pages another process maps stay cached: that
    chunk is tried again after the others, 1 ms apart, for at most
    MAX_SLEEP_MS in all (and WAIT_MAX_MS with the wait for the lock).  Where this process's own page table still covers the chunk after
    MADV_DONTNEED (kernels without CONFIG_PT_RECLAIM), the chunk is mapped
@@ -101,6 +102,12 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
   uint64_t pmd = st->pmd;
   uintptr_t chunk = start + i * pmd;
   uint64_t offset = file_offset + i * pmd;
+  /* Cached in part (the read-ahead of a fault beside the text reached
+     into it): the program's fault reads it whole, as whatever folios the
+     file system gives, so that the next start tells (cached whole in
+     small folios, it is read back there).  */
+  long held = cached_pages (st, chunk);
+  int part = held >= 0 && held < (long) (pmd / st->page);
   for (int attempt = 0, reads = 0, small = 0; reads < REPAIR_READS; attempt++)
     {
       if (attempt > 0 && !wait_1ms (st, &st->page_waits, MAX_SLEEP_MS))
@@ -129,7 +136,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
 	    return 0;
 	  continue;
 	}
-      if (st->pmd_folios_seen)
+      if (st->pmd_folios_seen || part)
 	return leave_to_program (st, chunk, offset);
       if (refault (st, chunk, offset, 1))
 	return 1;

@@ -349,7 +349,8 @@ START_TEST (test_slow_looks)
 END_TEST
 
 /* The page cache of one chunk (at 0x40000000), for the repairs below:
-   0 empty, 1 cached whole in small folios, 2 one PMD folio.  Nobody holds
+   0 empty, 1 cached whole in small folios, 2 one PMD folio, 3 its second
+   half cached in small folios.  Nobody holds
    the lock or maps the chunk; a fault in it while it is empty reads it in
    small folios the first SMALL_READS times (another process's fault won
    the race, or the file system cannot do better), then as one PMD folio.  */
@@ -378,7 +379,8 @@ one_chunk (const struct fake_call *c, long *ret)
       return 1;
     case SYS_mincore:
       for (long p = 0; p < c->b / (long) fake.page; p++)
-	((unsigned char *) c->c)[p] = cache_state != 0;
+	((unsigned char *) c->c)[p] = cache_state == 3
+	  ? ((uint64_t) c->a - 0x40000000) / fake.page + (uint64_t) p >= 256 : cache_state != 0;
       *ret = 0;
       return 1;
     case SYS_pread64:
@@ -461,6 +463,23 @@ START_TEST (test_left_to_program)
 }
 END_TEST
 
+/* Cached in part (a fault beside the text read ahead into it): evicted
+   and left to the program, though no PMD folio of the file was seen; a
+   fault of the program reads it whole, and the next start, finding it
+   cached whole in small folios, would read it back itself.  */
+START_TEST (test_part_left_to_program)
+{
+  struct stub st = set_up_one_chunk (0);
+  cache_state = 3;
+  uint64_t dropped[SET_WORDS] = { 1 };
+  repair_range (&st, st.self, 1, 0, dropped);
+  ck_assert_int_eq (dropped[0], 0);
+  ck_assert_int_eq (cache_state, 0);
+  ck_assert_int_eq (reads_seen, 0);
+  ck_assert_int_eq (fake.ntouched, 0);
+}
+END_TEST
+
 /* Not seen yet: the chunk is read back at once, as one PMD folio, and
    that PMD mapping is what the rest of the start goes by.  */
 START_TEST (test_read_back_first)
@@ -488,6 +507,7 @@ lock_suite (void)
   tcase_add_loop_test (tc, test_follow_lazy_holder, 0, 2);
   tcase_add_loop_test (tc, test_left_to_program, 0, 2);
   tcase_add_test (tc, test_read_back_first);
+  tcase_add_test (tc, test_part_left_to_program);
   tcase_add_loop_test (tc, test_follow_pretender, 0, 2);
   tcase_add_loop_test (tc, test_slow_looks, 0, 2);
   tcase_add_test (tc, test_small_read_once);
