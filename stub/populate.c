@@ -19,10 +19,12 @@
       into the text (guard.c); only where that fails are the uncached
       chunks there populated.  A chunk that another process is evicting is
       not touched (touch_harmless);
-   3. check each chunk right after its touch (chunk_pmd_mapped), and stop
-      mapping one that is not PMD-mapped at once (drop_chunk), so that
-      programs starting together do not keep each other's small folios
-      cached;
+   3. check each chunk right after its touch, and stop mapping it at
+      once: one that is PMD-mapped, so that the program's resident set
+      counts only the chunks it runs (touch_pmd: its own fault maps the
+      cached PMD folio with a PMD by itself); one that is not (drop_chunk),
+      so that programs starting together do not keep each other's small
+      folios cached;
    4. repair those (repair.c): evict them, and leave them to the program's
       own faults as the uncached ones.
    Steps 3 and 4 are skipped in a process the user who started it may not
@@ -106,12 +108,8 @@ populate_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_off
 	    if (!at_ends (i, n, edge) || guard_neighbours (st))
 	      continue;
 	  }
-	if (touch_harmless (st, chunk, first))
-	  {
-	    touch (chunk);
-	    if (chunk_pmd_mapped (st, chunk))
-	      continue;
-	  }
+	if (touch_harmless (st, chunk, first) && touch_pmd (st, chunk))
+	  continue;
 	chunk_add (bad, i);
 	drop_chunk (st, start, i, dropped);
       }

@@ -223,3 +223,22 @@ chunk_pmd_mapped (struct stub *st, uintptr_t chunk)
   st->pmd_folios_seen = 1;
   return 1;
 }
+
+/* Touch CHUNK and return whether it is PMD-mapped now.  If it is, stop
+   mapping it again (MADV_DONTNEED, which leaves the page cache as it is):
+   the program's own first fault there maps the cached PMD folio with a PMD
+   by itself, so that a chunk the program never runs is not counted in its
+   resident set (ps, cgroup limits and the OOM killer count mapped file
+   pages).  A chunk seen PMD-mapped through PAGEMAP_SCAN holds no
+   anonymous page (a write to it would have split the mapping); through
+   the pagemap's two pages it is looked at first (chunk_clean).  */
+int
+touch_pmd (struct stub *st, uintptr_t chunk)
+{
+  touch (chunk);
+  if (!chunk_pmd_mapped (st, chunk))
+    return 0;
+  if (st->scan == 1 || chunk_clean (st, chunk))
+    sys_madvise (chunk, st->pmd, MADV_DONTNEED);
+  return 1;
+}

@@ -71,13 +71,11 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
   if (!fallback && cached_pages (st, chunk) != (long) (st->pmd / st->page))
     return 0;
   int remapped = st->table_stays && remap_chunk (st, chunk, offset) == 0;
-  touch (chunk);
-  if (chunk_pmd_mapped (st, chunk))
+  if (touch_pmd (st, chunk))
     return 1;
   if (!fallback || remapped || remap_chunk (st, chunk, offset) != 0)
     return 0;
-  touch (chunk);
-  return chunk_pmd_mapped (st, chunk);
+  return touch_pmd (st, chunk);
 }
 
 /* Evict chunk I of the range at START (file offset FILE_OFFSET),

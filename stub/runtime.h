@@ -328,6 +328,7 @@ HIDDEN int page_cached (struct stub *st, uintptr_t addr);
 HIDDEN int touch_harmless (struct stub *st, uintptr_t chunk, int first);
 HIDDEN long scan_small_chunks (struct stub *st, uintptr_t start, uint64_t n, uint64_t *bad);
 HIDDEN int chunk_pmd_mapped (struct stub *st, uintptr_t chunk);
+HIDDEN int touch_pmd (struct stub *st, uintptr_t chunk);
 
 /* populate.c: MODE_REPAIR's first steps.  */
 HIDDEN int populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset);

@@ -33,6 +33,7 @@ static struct fake_file *auxv_file;
    anonymous memory made by the copy is huge, mprotect as the row says.  */
 static long collapse_result;
 static long mprotect_result;
+static int text_huge;		/* the text is PMD-mapped once touched */
 
 static int
 kernel (const struct fake_call *c, long *ret)
@@ -49,7 +50,7 @@ kernel (const struct fake_call *c, long *ret)
 	uint64_t *arg = (uint64_t *) c->c;
 	uint64_t start = arg[2], end = arg[3], *regions = (uint64_t *) arg[5];
 	arg[4] = end;
-	if (start >= SELF && start < SELF + TEXT_CHUNKS * PMD)
+	if (start >= SELF && start < SELF + TEXT_CHUNKS * PMD && !text_huge)
 	  *ret = 0;
 	else
 	  {
@@ -90,6 +91,7 @@ set_up (const char *release, uint64_t fs_magic, uint64_t flags)
   fake.release = release;
   collapse_result = -EINVAL;
   mprotect_result = 0;
+  text_huge = 0;
   params = (struct stub_params) {
     .pmd = PMD, .flags = STUB_FLAG_EXE | flags, .nranges = 1, .populate_max = 64,
     .copy_max = (uint64_t) 1 << 30,
@@ -172,6 +174,34 @@ START_TEST (test_secure_repair)
 }
 END_TEST
 
+/* Every chunk cached as one PMD folio (an earlier start read it so): each
+   is touched, seen PMD-mapped and let go again (MADV_DONTNEED of exactly
+   that chunk), so that the program's resident set counts only the chunks
+   it runs; nothing is evicted, locked or read back; in a secure process
+   too, where letting go of its own mapping is all the stub drops.  */
+START_TEST (test_let_go)
+{
+  enum way way = (enum way) _i;
+  set_up ("6.18.0-1-amd64", EXT4_SUPER_MAGIC, 0);
+  make (way);
+  text_huge = 1;
+  stub_main (SELF, &params);
+  int let_go = 0;
+  for (int i = 0; i < fake.ncalls; i++)
+    if (fake.calls[i].n == SYS_madvise && fake.calls[i].c == MADV_DONTNEED)
+      {
+	ck_assert_uint_eq ((uint64_t) fake.calls[i].b, PMD);
+	ck_assert_uint_eq (((uint64_t) fake.calls[i].a - SELF) % PMD, 0);
+	let_go++;
+      }
+  ck_assert_int_eq (fake.ntouched, TEXT_CHUNKS);
+  ck_assert_msg (let_go == TEXT_CHUNKS, "%s: %d chunks let go of %d touched",
+		 way_names[way], let_go, TEXT_CHUNKS);
+  ck_assert_int_eq (fake_calls (SYS_fadvise64), 0);
+  ck_assert_int_eq (fake_calls (SYS_flock), 0);
+}
+END_TEST
+
 /* The copy fallback (--madvise=copy) where the kernel cannot give the
    file PMD folios (Linux 6.1, ext4, no CONFIG_READ_ONLY_THP_FOR_FS): with
    ELFPMD_PERF_MAP=1 a user's process reads the environment; a secure one
@@ -231,6 +261,7 @@ main_suite (void)
   Suite *s = suite_create ("stub_main");
   TCase *tc = tcase_create ("boundaries");
   tcase_add_loop_test (tc, test_secure_repair, USER, NO_AUXV + 1);
+  tcase_add_loop_test (tc, test_let_go, USER, NO_AUXV + 1);
   tcase_add_loop_test (tc, test_secure_copy, USER, NO_AUXV + 1);
   tcase_add_test (tc, test_cheap_program);
   tcase_add_test (tc, test_copy_refused);
