@@ -123,6 +123,15 @@ ${tools}objcopy -O binary -j .stub "$tmp/stub.elf" "$tmp/stub.bin"
 entry=$(${tools}nm "$tmp/stub.elf" | awk '$3 == "stub_entry" { print $1 }')
 params=$(${tools}nm "$tmp/stub.elf" | awk '$3 == "stub_params" { print $1 }')
 size=$(stat -c %s "$tmp/stub.bin")
+# The blob's functions (and its parameters), for the symbol table elfpmd
+# gives a file that has none, so that a debugger names a frame in the stub:
+# "NAME", offset, size, 1 for a function or 0 for the parameters.  Not the
+# compiler's numbered statics (prefix.0) nor the mapping symbols of arm64
+# and riscv64 ($x, $d).
+symbols=$(${tools}nm -S -n --defined-only "$tmp/stub.elf" | awk -v psize=$((size - 0x$params)) '
+	$NF == "stub_params" { printf "  { \"stub_params\", 0x%s, %d, 0 },\n", $1, psize; next }
+	NF == 4 && $3 ~ /^[tT]$/ && $4 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ { printf "  { \"%s\", 0x%s, 0x%s, 1 },\n", $4, $1, $2 }')
+nsymbols=$(printf '%s\n' "$symbols" | grep -c '{')
 cc_version=$($cc --version | head -n 1)
 ld_version=$($ld --version | head -n 1)
 lower=$(echo "$NAME" | tr 'A-Z' 'a-z')
@@ -138,6 +147,10 @@ lower=$(echo "$NAME" | tr 'A-Z' 'a-z')
 	echo "#define STUB_${NAME}_SIZE $size"
 	echo "static const unsigned char stub_${lower}_code[STUB_${NAME}_SIZE] = {"
 	od -An -v -tx1 "$tmp/stub.bin" | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1, /g; s/^/  /; s/, $/,/'
+	echo "};"
+	echo "#define STUB_${NAME}_NSYMBOLS $nsymbols"
+	echo "static const struct stub_symbol stub_${lower}_symbols[STUB_${NAME}_NSYMBOLS] = {"
+	printf '%s\n' "$symbols"
 	echo "};"
 } > "$out"
 echo "gen-stub: $arch: $size bytes, entry 0x$entry, parameters at 0x$params, stack $stack_bytes bytes -> $out"

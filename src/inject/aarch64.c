@@ -22,5 +22,6 @@ const struct stub_arch stub_arch_aarch64 = {
   .e_machine = EM_AARCH64, .elfclass = ELFCLASS64, .name = "aarch64",
   .code = stub_aarch64_code, .size = STUB_AARCH64_SIZE,
   .entry = STUB_AARCH64_ENTRY, .params = STUB_AARCH64_PARAMS,
+  .symbols = stub_aarch64_symbols, .nsymbols = STUB_AARCH64_NSYMBOLS,
   .library_hook = STUB_LIBRARY_DT_INIT,
 };

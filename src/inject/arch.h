@@ -15,6 +15,16 @@ enum stub_library_hook
   STUB_LIBRARY_INIT_ARRAY,	/* the first DT_INIT_ARRAY entry, chained to the old one */
 };
 
+/* A function of the stub (or its parameters), which elfpmd names in the
+   symbol table it gives a file that has none (stub_plan.c), so that a
+   debugger or a crash reporter names a frame in the stub.  */
+struct stub_symbol
+{
+  const char *name;		/* as in stub/, without the prefix */
+  size_t value, size;		/* offset in the code, and bytes */
+  int function;			/* 1 a function, 0 the parameters */
+};
+
 struct stub_arch
 {
   unsigned e_machine;		/* EM_* this stub runs on */
@@ -24,6 +34,8 @@ struct stub_arch
   size_t size;
   size_t entry;			/* offset of the entry point in CODE */
   size_t params;		/* offset of struct stub_params in CODE */
+  const struct stub_symbol *symbols; /* by offset (tools/gen-stub.sh) */
+  size_t nsymbols;
   enum stub_library_hook library_hook;
   unsigned relative_reloc;	/* R_*_RELATIVE, for STUB_LIBRARY_INIT_ARRAY */
 };

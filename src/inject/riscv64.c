@@ -33,5 +33,6 @@ const struct stub_arch stub_arch_riscv64 = {
   .e_machine = EM_RISCV, .elfclass = ELFCLASS64, .name = "riscv64",
   .code = stub_riscv64_code, .size = STUB_RISCV64_SIZE,
   .entry = STUB_RISCV64_ENTRY, .params = STUB_RISCV64_PARAMS,
+  .symbols = stub_riscv64_symbols, .nsymbols = STUB_RISCV64_NSYMBOLS,
   .library_hook = STUB_LIBRARY_INIT_ARRAY, .relative_reloc = R_RISCV_RELATIVE,
 };

@@ -414,6 +414,17 @@ no_stub_reason (unsigned e_machine, int elfclass)
   return made[k] != NULL ? made[k] : "no startup stub for this machine";
 }
 
+/* Whether FILE has a symbol table (SHT_SYMTAB): then the stub's symbols
+   are not added (a file has at most one).  */
+static bool
+has_symtab (const struct elf_file *file)
+{
+  for (size_t i = 0; i < file->shnum; i++)
+    if (file->shdrs[i].sh_type == SHT_SYMTAB)
+      return true;
+  return false;
+}
+
 int
 stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
@@ -560,10 +571,25 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     {
       const GElf_Shdr *names = &file->shdrs[shstrndx];
       sp->add_section = true;
-      sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1);
+      sp->add_symbols = opts->req.symbols && !has_symtab (file)
+			&& file->shnum + 4 < SHN_LORESERVE;
+      sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
+		      + (sp->add_symbols ? 2 : 0);
       sp->shstrtab_offset = file_end;
-      sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME;
-      sp->shdr_offset = (sp->shstrtab_offset + sp->shstrtab_size + 7) & ~(uint64_t) 7;
+      sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
+			  + (sp->add_symbols ? sizeof ".symtab" + sizeof ".strtab" : 0);
+      uint64_t at = sp->shstrtab_offset + sp->shstrtab_size;
+      if (sp->add_symbols)
+	{
+	  sp->strtab_offset = at;
+	  sp->strtab_size = 1;
+	  for (size_t k = 0; k < sp->stub->nsymbols; k++)
+	    sp->strtab_size += sizeof STUB_SYMBOL_PREFIX + strlen (sp->stub->symbols[k].name);
+	  sp->symtab_offset = (sp->strtab_offset + sp->strtab_size + 7) & ~(uint64_t) 7;
+	  sp->symtab_size = elf_record_size (file->elfclass, ELF_T_SYM, 1 + sp->stub->nsymbols);
+	  at = sp->symtab_offset + sp->symtab_size;
+	}
+      sp->shdr_offset = (at + 7) & ~(uint64_t) 7;
       sp->end_offset = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
       if (file->elfclass == ELFCLASS32 && sp->end_offset > UINT32_MAX)
 	{
@@ -688,6 +714,20 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
     .sh_name = name, .sh_type = SHT_PROGBITS,
     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = sp->code_vaddr,
     .sh_offset = sp->code_offset, .sh_size = sp->stub->size, .sh_addralign = 16,
+  };
+  if (!sp->add_symbols)
+    return;
+  GElf_Word symtab_name = name + (GElf_Word) (sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME);
+  out[k + 1] = (GElf_Shdr) {
+    .sh_name = symtab_name + (GElf_Word) sizeof ".symtab", .sh_type = SHT_STRTAB,
+    .sh_offset = sp->strtab_offset, .sh_size = sp->strtab_size, .sh_addralign = 1,
+  };
+  /* Every symbol local: the first non-local one is past the end.  */
+  out[k + 2] = (GElf_Shdr) {
+    .sh_name = symtab_name, .sh_type = SHT_SYMTAB, .sh_offset = sp->symtab_offset,
+    .sh_size = sp->symtab_size, .sh_link = (GElf_Word) (k + 1),
+    .sh_info = (GElf_Word) (1 + sp->stub->nsymbols), .sh_addralign = 8,
+    .sh_entsize = elf_record_size (file->elfclass, ELF_T_SYM, 1),
   };
 }
 
@@ -835,7 +875,61 @@ patch_names (const struct stub_plan *sp, const struct elf_file *file, struct pla
   memcpy (buf + names->sh_size, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
   memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME, STUB_PHDR_SECTION_NAME,
 	  sizeof STUB_PHDR_SECTION_NAME);
+  if (sp->add_symbols)
+    {
+      unsigned char *at = buf + names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME;
+      memcpy (at, ".symtab", sizeof ".symtab");
+      memcpy (at + sizeof ".symtab", ".strtab", sizeof ".strtab");
+    }
   return pieces_add_patch (pieces, PATCH_NAMES, sp->shstrtab_offset, buf, sp->shstrtab_size, err);
+}
+
+/* Add the stub's symbol table and its string table (SP->add_symbols): one
+   local symbol for each function of the stub, and one for its parameters,
+   in the stub's section (the last the new table adds before them).  */
+static int
+patch_stub_symbols (const struct stub_plan *sp, const struct elf_file *file,
+		    struct plan_pieces *pieces, struct diag *err)
+{
+  size_t n = sp->stub->nsymbols;
+  unsigned char *names = calloc (1, sp->strtab_size);
+  GElf_Sym *syms = calloc (n + 1, sizeof *syms);
+  if (names == NULL || syms == NULL)
+    {
+      free (names);
+      free (syms);
+      return diag_set (err, "out of memory");
+    }
+  size_t stub_index = sp->new_shnum - 3, at = 1;
+  for (size_t k = 0; k < n; k++)
+    {
+      const struct stub_symbol *y = &sp->stub->symbols[k];
+      syms[k + 1] = (GElf_Sym) {
+	.st_name = (GElf_Word) at,
+	.st_info = GELF_ST_INFO (STB_LOCAL, y->function ? STT_FUNC : STT_OBJECT),
+	.st_shndx = (GElf_Section) stub_index, .st_value = sp->code_vaddr + y->value,
+	.st_size = y->size,
+      };
+      memcpy (names + at, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
+      at += sizeof STUB_SYMBOL_PREFIX - 1;
+      memcpy (names + at, y->name, strlen (y->name) + 1);
+      at += strlen (y->name) + 1;
+    }
+  unsigned char *buf;
+  size_t len;
+  int r = elf_encode (file->elfclass, file->data, ELF_T_SYM, syms, n + 1, &buf, &len, err);
+  free (syms);
+  if (r != 0)
+    {
+      free (names);
+      return -1;
+    }
+  if (pieces_add_patch (pieces, PATCH_STUB_STRINGS, sp->strtab_offset, names, sp->strtab_size, err) != 0)
+    {
+      free (buf);
+      return -1;
+    }
+  return pieces_add_patch (pieces, PATCH_STUB_SYMBOLS, sp->symtab_offset, buf, len, err);
 }
 
 int
@@ -875,6 +969,8 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
   if (pieces_add_patch (pieces, PATCH_STUB, sp->code_offset, code, sp->stub->size, err) != 0)
     return -1;
   if (sp->add_section && patch_names (sp, file, pieces, err) != 0)
+    return -1;
+  if (sp->add_symbols && patch_stub_symbols (sp, file, pieces, err) != 0)
     return -1;
   if ((sp->hook == STUB_HOOK_INIT_CHAIN || sp->hook == STUB_HOOK_INIT_NEW)
       && patch_dyn (file, pieces, DT_INIT, sp->entry_vaddr, sp->dyn_offset, err) != 0)

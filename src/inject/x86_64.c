@@ -19,5 +19,6 @@ const struct stub_arch stub_arch_x86_64 = {
   .e_machine = EM_X86_64, .elfclass = ELFCLASS64, .name = "x86-64",
   .code = stub_x86_64_code, .size = STUB_X86_64_SIZE,
   .entry = STUB_X86_64_ENTRY, .params = STUB_X86_64_PARAMS,
+  .symbols = stub_x86_64_symbols, .nsymbols = STUB_X86_64_NSYMBOLS,
   .library_hook = STUB_LIBRARY_DT_INIT,
 };

@@ -150,6 +150,9 @@ report_stub_text (FILE *out, const struct file_report *r)
 	   sp->stub->name, sp->stub->size, sp->seg_offset, sp->seg_vaddr, stub_hook_name (sp->hook),
 	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
 	   sp->params.nranges == 1 ? "" : "s");
+  if (sp->add_symbols)
+    fprintf (out, "  the stub named in a new .symtab, %zu symbols (%s...), for debuggers and "
+	     "crash reports\n", sp->stub->nsymbols, STUB_SYMBOL_PREFIX "stub_main");
   if (stub_sampled_chunks (sp) != 0)
     fprintf (out, "  %" PRIu64 " of the chunks are in ranges longer than --populate-max=%" PRIu64
 	     ": the stub samples them and populates them whole only when the sample finds small pages\n",
@@ -432,6 +435,7 @@ report_json (FILE *out, const struct file_report *r)
 		   sp->params.populate_max, stub_sampled_chunks (sp));
 	  fprintf (out, ",\"copy\":%s,\"copy_max\":%" PRIu64,
 		   (sp->params.flags & STUB_FLAG_COPY) ? "true" : "false", stub_copy_max (sp));
+	  fprintf (out, ",\"symbols\":%zu", sp->add_symbols ? sp->stub->nsymbols : 0);
 	}
       else
 	{
