@@ -70,8 +70,7 @@ patch_kind_name (enum patch_kind kind)
     case PATCH_SYMBOL: return "a symbol";
     case PATCH_STUB: return "the startup stub";
     case PATCH_NAMES: return "the section name table";
-    case PATCH_STUB_SYMBOLS: return "the stub's symbol table";
-    case PATCH_STUB_STRINGS: return "the stub's symbol names";
+    case PATCH_DEBUGDATA: return "the stub's MiniDebugInfo";
     case PATCH_INIT_ARRAY: return "the first DT_INIT_ARRAY entry's relocation";
     default: return "the moved objects' old place";
     }

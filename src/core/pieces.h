@@ -28,8 +28,7 @@ enum patch_kind
   PATCH_SYMBOL,			/* one symbol of a symbol table */
   PATCH_STUB,			/* the startup stub's code and parameters */
   PATCH_NAMES,			/* a copy of the section name table, extended */
-  PATCH_STUB_SYMBOLS,		/* a new symbol table naming the stub's functions */
-  PATCH_STUB_STRINGS,		/* its string table */
+  PATCH_DEBUGDATA,		/* the stub's MiniDebugInfo, a new .gnu_debugdata */
   PATCH_CLEAR,			/* zeros over the old place of moved objects */
   PATCH_INIT_ARRAY,		/* the word deciding DT_INIT_ARRAY[0]: its relocation's
 				   r_addend, or the entry itself (DT_RELR) */

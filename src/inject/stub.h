@@ -46,7 +46,6 @@ struct stub_request
   uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
   bool copy;			/* --madvise=copy */
   uint64_t copy_max;		/* --copy-max; 0: all the aligned text */
-  bool symbols;			/* --stub-symbols */
 };
 
 struct stub_options
@@ -82,13 +81,13 @@ struct stub_plan
   size_t new_shnum;
   uint64_t shstrtab_offset, shstrtab_size; /* the new name table */
   uint64_t shdr_offset;		/* the new section header table */
-  /* In a file without a symbol table (stripped), a new .symtab naming the
-     stub's functions ("elfpmd.stub_main": STUB_SYMBOL_PREFIX and the name
-     in stub/) and its .strtab, before the new section header table, so
-     that gdb, eu-stack and crash reporters name a frame in the stub.  */
+  /* In a file without a symbol table (stripped) or MiniDebugInfo, a new
+     section .gnu_debugdata naming the stub's functions ("elfpmd.stub_main":
+     STUB_SYMBOL_PREFIX and the name in stub/; minidebug.c), before the new
+     section header table, so that gdb, eu-stack and crash reporters name a
+     frame in the stub.  */
   bool add_symbols;
-  uint64_t strtab_offset, strtab_size;
-  uint64_t symtab_offset, symtab_size;
+  uint64_t debugdata_offset, debugdata_size;
 
   enum stub_hook hook;
   uint64_t old_target;		/* old e_entry, DT_INIT or DT_INIT_ARRAY[0], 0 when none */

@@ -14,6 +14,7 @@
 
 #include "arith.h"
 #include "elf_encode.h"
+#include "minidebug.h"
 #include "sizes.h"
 #include "init_array.h"
 #include "stub.h"
@@ -414,14 +415,52 @@ no_stub_reason (unsigned e_machine, int elfclass)
   return made[k] != NULL ? made[k] : "no startup stub for this machine";
 }
 
-/* Whether FILE has a symbol table (SHT_SYMTAB): then the stub's symbols
-   are not added (a file has at most one).  */
-static bool
-has_symtab (const struct elf_file *file)
+/* The rewritten file's entry point.  */
+static uint64_t
+new_entry (const struct stub_plan *sp, const struct elf_file *file)
 {
+  return sp->hook == STUB_HOOK_ENTRY ? sp->entry_vaddr : file->ehdr.e_entry;
+}
+
+/* The stub's PT_LOAD, as planned in SP.  */
+static GElf_Phdr
+stub_load (const struct stub_plan *sp)
+{
+  return (GElf_Phdr) {
+    .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = sp->seg_offset,
+    .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
+    .p_memsz = sp->seg_size, .p_align = sp->page,
+  };
+}
+
+/* What the stub's MiniDebugInfo describes of the file SP plans.  */
+static struct minidebug_in
+minidebug_of (const struct stub_plan *sp, const struct elf_file *file)
+{
+  bool moved = sp->room.kind == ROOM_MOVED;
+  return (struct minidebug_in) {
+    .stub = sp->stub, .code_vaddr = sp->code_vaddr, .load = stub_load (sp),
+    .entry = new_entry (sp, file), .phdrs_vaddr = moved ? sp->seg_vaddr : 0,
+    .phdrs_size = moved ? sp->code_offset - sp->seg_offset : 0,
+  };
+}
+
+/* Whether FILE has a symbol table (SHT_SYMTAB) or MiniDebugInfo already:
+   then gdb reads those, and the stub's symbols are not added.  */
+static bool
+has_symbols (const struct elf_file *file)
+{
+  Elf_Data *names = file->shnum > 0 && file->ehdr.e_shstrndx < file->shnum
+		    ? elf_file_section_data (file, file->ehdr.e_shstrndx, ELF_T_BYTE) : NULL;
   for (size_t i = 0; i < file->shnum; i++)
-    if (file->shdrs[i].sh_type == SHT_SYMTAB)
-      return true;
+    {
+      GElf_Word at = file->shdrs[i].sh_name;
+      if (file->shdrs[i].sh_type == SHT_SYMTAB
+	  || (names != NULL && at < names->d_size && names->d_size - at >= sizeof STUB_DEBUGDATA_NAME
+	      && memcmp ((const char *) names->d_buf + at, STUB_DEBUGDATA_NAME,
+			 sizeof STUB_DEBUGDATA_NAME) == 0))
+	return true;
+    }
   return false;
 }
 
@@ -567,27 +606,30 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       return 0;
     }
 
+  sp->page = seg_align;
   if (section_ok)
     {
       const GElf_Shdr *names = &file->shdrs[shstrndx];
       sp->add_section = true;
-      sp->add_symbols = opts->req.symbols && !has_symtab (file)
-			&& file->shnum + 4 < SHN_LORESERVE;
+      sp->add_symbols = !has_symbols (file) && file->shnum + 3 < SHN_LORESERVE;
       sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
-		      + (sp->add_symbols ? 2 : 0);
+		      + (sp->add_symbols ? 1 : 0);
       sp->shstrtab_offset = file_end;
       sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
-			  + (sp->add_symbols ? sizeof ".symtab" + sizeof ".strtab" : 0);
+			  + (sp->add_symbols ? sizeof STUB_DEBUGDATA_NAME : 0);
       uint64_t at = sp->shstrtab_offset + sp->shstrtab_size;
       if (sp->add_symbols)
 	{
-	  sp->strtab_offset = at;
-	  sp->strtab_size = 1;
-	  for (size_t k = 0; k < sp->stub->nsymbols; k++)
-	    sp->strtab_size += sizeof STUB_SYMBOL_PREFIX + strlen (sp->stub->symbols[k].name);
-	  sp->symtab_offset = (sp->strtab_offset + sp->strtab_size + 7) & ~(uint64_t) 7;
-	  sp->symtab_size = elf_record_size (file->elfclass, ELF_T_SYM, 1 + sp->stub->nsymbols);
-	  at = sp->symtab_offset + sp->symtab_size;
+	  /* Made here for its size, and again, the same, by stub_compose.  */
+	  unsigned char *dd;
+	  size_t len;
+	  struct minidebug_in m = minidebug_of (sp, file);
+	  if (stub_minidebug (&m, file, &dd, &len, err) != 0)
+	    return -1;
+	  free (dd);
+	  sp->debugdata_offset = at;
+	  sp->debugdata_size = len;
+	  at += len;
 	}
       sp->shdr_offset = (at + 7) & ~(uint64_t) 7;
       sp->end_offset = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
@@ -617,7 +659,6 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     }
   for (size_t k = 0; k < sp->params.nranges; k++)
     sp->params.range[k].start = (int64_t) ((uint64_t) sp->params.range[k].start - sp->entry_vaddr);
-  sp->page = seg_align;
   sp->enabled = true;
   return 0;
 }
@@ -628,11 +669,7 @@ static void
 new_phdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_Phdr *in,
 	   GElf_Phdr *out)
 {
-  GElf_Phdr load = {
-    .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = sp->seg_offset,
-    .p_vaddr = sp->seg_vaddr, .p_paddr = sp->seg_vaddr, .p_filesz = sp->seg_size,
-    .p_memsz = sp->seg_size, .p_align = sp->page,
-  };
+  GElf_Phdr load = stub_load (sp);
   if (sp->room.kind == ROOM_SLOT)
     {
       /* The table keeps its size: drop the reused entry and put the new
@@ -715,20 +752,12 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = sp->code_vaddr,
     .sh_offset = sp->code_offset, .sh_size = sp->stub->size, .sh_addralign = 16,
   };
-  if (!sp->add_symbols)
-    return;
-  GElf_Word symtab_name = name + (GElf_Word) (sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME);
-  out[k + 1] = (GElf_Shdr) {
-    .sh_name = symtab_name + (GElf_Word) sizeof ".symtab", .sh_type = SHT_STRTAB,
-    .sh_offset = sp->strtab_offset, .sh_size = sp->strtab_size, .sh_addralign = 1,
-  };
-  /* Every symbol local: the first non-local one is past the end.  */
-  out[k + 2] = (GElf_Shdr) {
-    .sh_name = symtab_name, .sh_type = SHT_SYMTAB, .sh_offset = sp->symtab_offset,
-    .sh_size = sp->symtab_size, .sh_link = (GElf_Word) (k + 1),
-    .sh_info = (GElf_Word) (1 + sp->stub->nsymbols), .sh_addralign = 8,
-    .sh_entsize = elf_record_size (file->elfclass, ELF_T_SYM, 1),
-  };
+  if (sp->add_symbols)
+    out[k + 1] = (GElf_Shdr) {
+      .sh_name = name + (GElf_Word) (sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME),
+      .sh_type = SHT_PROGBITS, .sh_offset = sp->debugdata_offset, .sh_size = sp->debugdata_size,
+      .sh_addralign = 1,
+    };
 }
 
 const char *
@@ -876,60 +905,27 @@ patch_names (const struct stub_plan *sp, const struct elf_file *file, struct pla
   memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME, STUB_PHDR_SECTION_NAME,
 	  sizeof STUB_PHDR_SECTION_NAME);
   if (sp->add_symbols)
-    {
-      unsigned char *at = buf + names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME;
-      memcpy (at, ".symtab", sizeof ".symtab");
-      memcpy (at + sizeof ".symtab", ".strtab", sizeof ".strtab");
-    }
+    memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME,
+	    STUB_DEBUGDATA_NAME, sizeof STUB_DEBUGDATA_NAME);
   return pieces_add_patch (pieces, PATCH_NAMES, sp->shstrtab_offset, buf, sp->shstrtab_size, err);
 }
 
-/* Add the stub's symbol table and its string table (SP->add_symbols): one
-   local symbol for each function of the stub, and one for its parameters,
-   in the stub's section (the last the new table adds before them).  */
+/* Add the stub's MiniDebugInfo (SP->add_symbols).  */
 static int
-patch_stub_symbols (const struct stub_plan *sp, const struct elf_file *file,
-		    struct plan_pieces *pieces, struct diag *err)
+patch_debugdata (const struct stub_plan *sp, const struct elf_file *file,
+		 struct plan_pieces *pieces, struct diag *err)
 {
-  size_t n = sp->stub->nsymbols;
-  unsigned char *names = calloc (1, sp->strtab_size);
-  GElf_Sym *syms = calloc (n + 1, sizeof *syms);
-  if (names == NULL || syms == NULL)
-    {
-      free (names);
-      free (syms);
-      return diag_set (err, "out of memory");
-    }
-  size_t stub_index = sp->new_shnum - 3, at = 1;
-  for (size_t k = 0; k < n; k++)
-    {
-      const struct stub_symbol *y = &sp->stub->symbols[k];
-      syms[k + 1] = (GElf_Sym) {
-	.st_name = (GElf_Word) at,
-	.st_info = GELF_ST_INFO (STB_LOCAL, y->function ? STT_FUNC : STT_OBJECT),
-	.st_shndx = (GElf_Section) stub_index, .st_value = sp->code_vaddr + y->value,
-	.st_size = y->size,
-      };
-      memcpy (names + at, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
-      at += sizeof STUB_SYMBOL_PREFIX - 1;
-      memcpy (names + at, y->name, strlen (y->name) + 1);
-      at += strlen (y->name) + 1;
-    }
-  unsigned char *buf;
+  unsigned char *dd;
   size_t len;
-  int r = elf_encode (file->elfclass, file->data, ELF_T_SYM, syms, n + 1, &buf, &len, err);
-  free (syms);
-  if (r != 0)
+  struct minidebug_in m = minidebug_of (sp, file);
+  if (stub_minidebug (&m, file, &dd, &len, err) != 0)
+    return -1;
+  if (len != sp->debugdata_size)
     {
-      free (names);
-      return -1;
+      free (dd);
+      return diag_set (err, "internal error: the stub's MiniDebugInfo changed size");
     }
-  if (pieces_add_patch (pieces, PATCH_STUB_STRINGS, sp->strtab_offset, names, sp->strtab_size, err) != 0)
-    {
-      free (buf);
-      return -1;
-    }
-  return pieces_add_patch (pieces, PATCH_STUB_SYMBOLS, sp->symtab_offset, buf, len, err);
+  return pieces_add_patch (pieces, PATCH_DEBUGDATA, sp->debugdata_offset, dd, len, err);
 }
 
 int
@@ -959,8 +955,7 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
     }
   if (sp->room.kind == ROOM_MOVED)
     tables->ehdr.e_phoff = sp->seg_offset;
-  if (sp->hook == STUB_HOOK_ENTRY)
-    tables->ehdr.e_entry = sp->entry_vaddr;
+  tables->ehdr.e_entry = new_entry (sp, file);
   tables->size = sp->end_offset;
 
   unsigned char *code = stub_code (sp, file->data);
@@ -970,7 +965,7 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
     return -1;
   if (sp->add_section && patch_names (sp, file, pieces, err) != 0)
     return -1;
-  if (sp->add_symbols && patch_stub_symbols (sp, file, pieces, err) != 0)
+  if (sp->add_symbols && patch_debugdata (sp, file, pieces, err) != 0)
     return -1;
   if ((sp->hook == STUB_HOOK_INIT_CHAIN || sp->hook == STUB_HOOK_INIT_NEW)
       && patch_dyn (file, pieces, DT_INIT, sp->entry_vaddr, sp->dyn_offset, err) != 0)

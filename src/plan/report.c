@@ -151,7 +151,7 @@ report_stub_text (FILE *out, const struct file_report *r)
 	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
 	   sp->params.nranges == 1 ? "" : "s");
   if (sp->add_symbols)
-    fprintf (out, "  the stub named in a new .symtab, %zu symbols (%s...), for debuggers and "
+    fprintf (out, "  the stub's %zu symbols (%s...) in a new .gnu_debugdata, for debuggers and "
 	     "crash reports\n", sp->stub->nsymbols, STUB_SYMBOL_PREFIX "stub_main");
   if (stub_sampled_chunks (sp) != 0)
     fprintf (out, "  %" PRIu64 " of the chunks are in ranges longer than --populate-max=%" PRIu64

@@ -63,10 +63,6 @@ static struct argp_option rewrite_options[] = {
     "With --madvise: at every start the stub looks at text ranges of at most CHUNKS "
     "PMD-sized chunks whole (default 64); larger ranges are sampled, and looked at whole "
     "only when the sample finds chunks cached in small pages", 0 },
-  { "stub-symbols", OPT_STUB_SYMBOLS, NULL, 0,
-    "With --madvise: give a file without a symbol table one that names the stub's "
-    "functions, so that debuggers name a crash in it (file(1) and lintian then call "
-    "the file not stripped)", 0 },
 
   { NULL, 0, NULL, 0, "Report:", 4 },
   { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
@@ -170,9 +166,7 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
     case OPT_NO_PAD:
       c->run.pad = false;
       break;
-    case OPT_STUB_SYMBOLS:
-      c->run.stub.symbols = true;
-      break;
+
     case OPT_RULE:
       if (c->seen_rule)
 	argp_error (state, "--rule given twice");
@@ -281,8 +275,7 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--populate-max needs --madvise");
       if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
 	argp_error (state, "--copy-max needs --madvise=copy");
-      if (c->run.stub.symbols && !c->run.stub.wanted)
-	argp_error (state, "--stub-symbols needs --madvise");
+
       size_options_check (state, &c->sizes);
       break;
     default:

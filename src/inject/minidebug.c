@@ -1,0 +1,324 @@
+/* The stub's MiniDebugInfo: a small ELF file whose only contents are a
+   symbol table naming the stub's functions, as the section .gnu_debugdata
+   of the rewritten file, xz-compressed, where gdb and elfutils (eu-stack,
+   systemd-coredump) look for the symbols of a stripped file (Fedora ships
+   its binaries so).  A symbol table in the file itself would do for gdb,
+   but file(1) would then call the file "not stripped", which lintian
+   reports as an error in every package a distribution's hook converts.
+
+   The xz stream holds the ELF file uncompressed (LZMA2 "stored" chunks):
+   it is about 2 KiB, every xz decoder reads it, and elfpmd needs no
+   compression library for it.  */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_encode.h"
+#include "minidebug.h"
+#include "stub.h"
+
+/* CRC-32 (IEEE 802.3, reflected), as xz's headers, index and check use.  */
+static uint32_t
+crc32 (const unsigned char *p, size_t n)
+{
+  uint32_t c = 0xffffffffu;
+  for (size_t i = 0; i < n; i++)
+    {
+      c ^= p[i];
+      for (int k = 0; k < 8; k++)
+	c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+    }
+  return ~c;
+}
+
+struct buf
+{
+  unsigned char *p;
+  size_t len, cap;
+  bool failed;
+};
+
+static void
+put (struct buf *b, const void *data, size_t n)
+{
+  if (b->failed)
+    return;
+  if (b->len + n > b->cap)
+    {
+      size_t cap = b->cap != 0 ? b->cap : 4096;
+      while (cap < b->len + n)
+	cap *= 2;
+      unsigned char *p = realloc (b->p, cap);
+      if (p == NULL)
+	{
+	  b->failed = true;
+	  return;
+	}
+      b->p = p;
+      b->cap = cap;
+    }
+  memcpy (b->p + b->len, data, n);
+  b->len += n;
+}
+
+static void
+put_byte (struct buf *b, unsigned char c)
+{
+  put (b, &c, 1);
+}
+
+static void
+put_le32 (struct buf *b, uint32_t v)
+{
+  unsigned char x[4] = { (unsigned char) v, (unsigned char) (v >> 8), (unsigned char) (v >> 16),
+			 (unsigned char) (v >> 24) };
+  put (b, x, 4);
+}
+
+/* xz's variable-length integer: 7 bits a byte, low first.  */
+static void
+put_varint (struct buf *b, uint64_t v)
+{
+  while (v >= 0x80)
+    {
+      put_byte (b, (unsigned char) (v | 0x80));
+      v >>= 7;
+    }
+  put_byte (b, (unsigned char) v);
+}
+
+static void
+pad4 (struct buf *b, size_t from)
+{
+  while ((b->len - from) % 4 != 0)
+    put_byte (b, 0);
+}
+
+/* DATA (LEN bytes) as one xz stream of one block: LZMA2 stored chunks of
+   at most 64 KiB, a CRC-32 check.  */
+static int
+xz_store (const unsigned char *data, size_t len, unsigned char **out, size_t *out_len,
+	  struct diag *err)
+{
+  struct buf b = { 0 };
+  static const unsigned char magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+  static const unsigned char flags[2] = { 0, 1 };	/* check: CRC-32 */
+  put (&b, magic, 6);
+  put (&b, flags, 2);
+  put_le32 (&b, crc32 (flags, 2));
+  /* Block header: its size / 4 - 1; no sizes given; one filter, LZMA2
+     (0x21), one byte of properties (the dictionary: 4 KiB, unused by
+     stored chunks); padding; CRC-32.  */
+  static const unsigned char header[8] = { 2, 0, 0x21, 1, 0, 0, 0, 0 };
+  put (&b, header, 8);
+  put_le32 (&b, crc32 (header, 8));
+  size_t data_start = b.len;
+  for (size_t at = 0; at < len;)
+    {
+      size_t n = len - at < 65536 ? len - at : 65536;
+      put_byte (&b, at == 0 ? 1 : 2);	/* stored; the first resets the dictionary */
+      put_byte (&b, (unsigned char) ((n - 1) >> 8));
+      put_byte (&b, (unsigned char) (n - 1));
+      put (&b, data + at, n);
+      at += n;
+    }
+  put_byte (&b, 0);			/* end of the LZMA2 data */
+  size_t unpadded = 12 + (b.len - data_start) + 4;
+  pad4 (&b, data_start);
+  put_le32 (&b, crc32 (data, len));
+  /* Index: one record.  */
+  size_t index = b.len;
+  put_byte (&b, 0);
+  put_varint (&b, 1);
+  put_varint (&b, unpadded);
+  put_varint (&b, len);
+  pad4 (&b, index);
+  if (!b.failed)
+    put_le32 (&b, crc32 (b.p + index, b.len - index));
+  size_t index_size = b.len - index;
+  /* Footer: CRC-32 of the backward size and the flags, then them.  */
+  unsigned char tail[6] = { (unsigned char) (index_size / 4 - 1), (unsigned char) ((index_size / 4 - 1) >> 8),
+			    (unsigned char) ((index_size / 4 - 1) >> 16),
+			    (unsigned char) ((index_size / 4 - 1) >> 24), 0, 1 };
+  put_le32 (&b, crc32 (tail, 6));
+  put (&b, tail, 6);
+  put (&b, "YZ", 2);
+  if (b.failed)
+    {
+      free (b.p);
+      return diag_set (err, "out of memory");
+    }
+  *out = b.p;
+  *out_len = b.len;
+  return 0;
+}
+
+/* Append the encoding of COUNT records of TYPE at SRC to B.  */
+static int
+put_records (struct buf *b, const struct elf_file *file, Elf_Type type, const void *src,
+	     size_t count, struct diag *err)
+{
+  unsigned char *enc;
+  size_t len;
+  if (elf_encode (file->elfclass, file->data, type, src, count, &enc, &len, err) != 0)
+    return -1;
+  put (b, enc, len);
+  free (enc);
+  return 0;
+}
+
+int
+stub_minidebug (const struct minidebug_in *m, const struct elf_file *file,
+		unsigned char **out, size_t *out_len, struct diag *err)
+{
+  const struct stub_arch *stub = m->stub;
+  /* Section names: the file's loaded sections', then the stub's and the
+     tables'.  */
+  Elf_Data *fnames = file->shnum > 0 && file->ehdr.e_shstrndx < file->shnum
+		     ? elf_file_section_data (file, file->ehdr.e_shstrndx, ELF_T_BYTE) : NULL;
+  size_t nsec = 1;
+  for (size_t i = 1; i < file->shnum; i++)
+    nsec += (file->shdrs[i].sh_flags & SHF_ALLOC) != 0;
+  nsec += 4 + (m->phdrs_size != 0);
+  GElf_Shdr *sh = calloc (nsec, sizeof *sh);
+  size_t nsyms = 1 + stub->nsymbols;
+  GElf_Sym *syms = calloc (nsyms, sizeof *syms);
+  size_t nloads = 1;
+  for (size_t i = 0; i < file->phnum; i++)
+    nloads += file->phdrs[i].p_type == PT_LOAD;
+  GElf_Phdr *loads = calloc (nloads, sizeof *loads);
+  struct buf names = { 0 }, strs = { 0 }, elf = { 0 };
+  int ret = 0;
+  if (sh == NULL || syms == NULL || loads == NULL)
+    {
+      ret = diag_set (err, "out of memory");
+      goto out;
+    }
+  put_byte (&names, 0);
+  size_t k = 1;
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *s = &file->shdrs[i];
+      if ((s->sh_flags & SHF_ALLOC) == 0)
+	continue;
+      const char *name = fnames != NULL && s->sh_name < fnames->d_size
+			 && memchr ((const char *) fnames->d_buf + s->sh_name, 0,
+				    fnames->d_size - s->sh_name) != NULL
+			 ? (const char *) fnames->d_buf + s->sh_name : "";
+      sh[k++] = (GElf_Shdr) {
+	.sh_name = (GElf_Word) names.len, .sh_type = SHT_NOBITS, .sh_flags = s->sh_flags,
+	.sh_addr = s->sh_addr, .sh_size = s->sh_size, .sh_addralign = s->sh_addralign,
+      };
+      put (&names, name, strlen (name) + 1);
+    }
+  if (m->phdrs_size != 0)
+    {
+      sh[k++] = (GElf_Shdr) {
+	.sh_name = (GElf_Word) names.len, .sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC,
+	.sh_addr = m->phdrs_vaddr, .sh_size = m->phdrs_size, .sh_addralign = 8,
+      };
+      put (&names, STUB_PHDR_SECTION_NAME, sizeof STUB_PHDR_SECTION_NAME);
+    }
+  size_t stub_index = k;
+  sh[k++] = (GElf_Shdr) {
+    .sh_name = (GElf_Word) names.len, .sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
+    .sh_addr = m->code_vaddr, .sh_size = stub->size, .sh_addralign = 16,
+  };
+  put (&names, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
+  size_t symtab_index = k++, strtab_index = k++, shstrtab_index = k++;
+  sh[symtab_index].sh_name = (GElf_Word) names.len;
+  put (&names, ".symtab", sizeof ".symtab");
+  sh[strtab_index].sh_name = (GElf_Word) names.len;
+  put (&names, ".strtab", sizeof ".strtab");
+  sh[shstrtab_index].sh_name = (GElf_Word) names.len;
+  put (&names, ".shstrtab", sizeof ".shstrtab");
+
+  put_byte (&strs, 0);
+  for (size_t j = 0; j < stub->nsymbols; j++)
+    {
+      const struct stub_symbol *y = &stub->symbols[j];
+      syms[j + 1] = (GElf_Sym) {
+	.st_name = (GElf_Word) strs.len,
+	.st_info = GELF_ST_INFO (STB_LOCAL, y->function ? STT_FUNC : STT_OBJECT),
+	.st_shndx = (GElf_Section) stub_index, .st_value = m->code_vaddr + y->value,
+	.st_size = y->size,
+      };
+      put (&strs, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
+      put (&strs, y->name, strlen (y->name) + 1);
+    }
+  size_t nl = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      loads[nl++] = file->phdrs[i];
+  loads[nl++] = m->load;
+  for (size_t i = 0; i < nl; i++)
+    loads[i].p_offset = loads[i].p_filesz = 0;
+  if (names.failed || strs.failed)
+    {
+      ret = diag_set (err, "out of memory");
+      goto out;
+    }
+
+  /* The file: its ELF header; the PT_LOADs; the section names, the symbol
+     names, the symbols (8-aligned); the section headers (8-aligned).  */
+  size_t ehsize = elf_record_size (file->elfclass, ELF_T_EHDR, 1);
+  uint64_t names_at = ehsize + elf_record_size (file->elfclass, ELF_T_PHDR, nloads);
+  uint64_t strs_at = names_at + names.len;
+  uint64_t syms_at = (strs_at + strs.len + 7) & ~(uint64_t) 7;
+  uint64_t syms_size = elf_record_size (file->elfclass, ELF_T_SYM, nsyms);
+  uint64_t shdrs_at = (syms_at + syms_size + 7) & ~(uint64_t) 7;
+  for (size_t i = 1; i < symtab_index; i++)
+    sh[i].sh_offset = names_at;
+  sh[symtab_index] = (GElf_Shdr) {
+    .sh_name = sh[symtab_index].sh_name, .sh_type = SHT_SYMTAB, .sh_offset = syms_at,
+    .sh_size = syms_size, .sh_link = (GElf_Word) strtab_index, .sh_info = (GElf_Word) nsyms,
+    .sh_addralign = 8, .sh_entsize = elf_record_size (file->elfclass, ELF_T_SYM, 1),
+  };
+  sh[strtab_index] = (GElf_Shdr) {
+    .sh_name = sh[strtab_index].sh_name, .sh_type = SHT_STRTAB, .sh_offset = strs_at,
+    .sh_size = strs.len, .sh_addralign = 1,
+  };
+  sh[shstrtab_index] = (GElf_Shdr) {
+    .sh_name = sh[shstrtab_index].sh_name, .sh_type = SHT_STRTAB, .sh_offset = names_at,
+    .sh_size = names.len, .sh_addralign = 1,
+  };
+  GElf_Ehdr eh = {
+    .e_type = file->ehdr.e_type, .e_machine = file->ehdr.e_machine, .e_version = EV_CURRENT,
+    .e_entry = m->entry, .e_phoff = ehsize, .e_shoff = shdrs_at, .e_flags = file->ehdr.e_flags,
+    .e_ehsize = (GElf_Half) ehsize, .e_phnum = (GElf_Half) nloads,
+    .e_phentsize = (GElf_Half) elf_record_size (file->elfclass, ELF_T_PHDR, 1),
+    .e_shentsize = (GElf_Half) elf_record_size (file->elfclass, ELF_T_SHDR, 1),
+    .e_shnum = (GElf_Half) nsec, .e_shstrndx = (GElf_Half) shstrtab_index,
+  };
+  memcpy (eh.e_ident, file->ehdr.e_ident, EI_NIDENT);
+  ret = put_records (&elf, file, ELF_T_EHDR, &eh, 1, err);
+  if (ret == 0)
+    ret = put_records (&elf, file, ELF_T_PHDR, loads, nloads, err);
+  if (ret == 0)
+    {
+      put (&elf, names.p, names.len);
+      put (&elf, strs.p, strs.len);
+      while (elf.len < syms_at && !elf.failed)
+	put_byte (&elf, 0);
+      ret = put_records (&elf, file, ELF_T_SYM, syms, nsyms, err);
+    }
+  if (ret == 0)
+    {
+      while (elf.len < shdrs_at && !elf.failed)
+	put_byte (&elf, 0);
+      ret = put_records (&elf, file, ELF_T_SHDR, sh, nsec, err);
+    }
+  if (ret == 0 && elf.failed)
+    ret = diag_set (err, "out of memory");
+  if (ret == 0)
+    ret = xz_store (elf.p, elf.len, out, out_len, err);
+out:
+  free (sh);
+  free (syms);
+  free (loads);
+  free (names.p);
+  free (strs.p);
+  free (elf.p);
+  return ret;
+}
