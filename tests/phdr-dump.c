@@ -477,6 +477,10 @@ parse_pmd (const char *text)
        when the table moved, ".elfpmd.phdrs" (SHF_ALLOC, the table copy);
        the old section header table and name table stay in place, as input
        bytes;
+     - where IN has no symbol table (SHT_SYMTAB), also ".gnu_debugdata"
+       (SHT_PROGBITS, not loaded: the stub's MiniDebugInfo, one xz stream
+       from its magic to its footer's) between the new section name table
+       and the new section header table (zeros around it);
      - inside the new segment: what the table copy, the moved bytes and the
        stub's code do not cover is zeros.  The stub's code itself is not
        in IN and is not checked beyond its parameters.  */
@@ -538,6 +542,7 @@ parse_pmd (const char *text)
 #define STUB_FLAG_EXE 1
 #define STUB_SECTION ".elfpmd.stub"
 #define STUB_PHDR_SECTION ".elfpmd.phdrs"
+#define STUB_DEBUGDATA_SECTION ".gnu_debugdata"
 
 /* A whole ELF file in memory with its header tables decoded.  */
 struct image
@@ -952,6 +957,7 @@ static struct
   uint64_t added;		/* sections OUT has more than IN */
   uint64_t shstrndx;		/* the section name table, NONE if none */
   uint64_t code_sec, phdrs_sec;	/* OUT's new sections, NONE if none */
+  uint64_t dd_sec;		/* the stub's MiniDebugInfo, NONE if none */
   uint64_t dyn;			/* IN's PT_DYNAMIC, NONE if none */
   enum hook_kind hook;
   uint64_t hook_addr;		/* the new e_entry, DT_INIT or DT_INIT_ARRAY[0] */
@@ -1303,7 +1309,7 @@ static void
 check_new_sections (const struct image *in, const struct image *out)
 {
   char what[96];
-  sv.code_sec = sv.phdrs_sec = NONE;
+  sv.code_sec = sv.phdrs_sec = sv.dd_sec = NONE;
   sv.added = 0;
   if (out->h.shnum < in->h.shnum)
     {
@@ -1319,10 +1325,14 @@ check_new_sections (const struct image *in, const struct image *out)
       problem ("IN has no section headers, OUT has %" PRIu64, out->h.shnum);
       return;
     }
+  bool in_symtab = false;
+  for (uint64_t i = 0; i < in->h.shnum; i++)
+    in_symtab |= in->sh[i][SH_TYPE] == SHT_SYMTAB;
   uint64_t want = sv.table == TABLE_MOVED ? 2 : 1;
-  if (sv.added != want)
-    problem ("OUT has %" PRIu64 " sections more than IN, expected %" PRIu64 " (%s)", sv.added,
-	     want, want == 2 ? STUB_SECTION " and " STUB_PHDR_SECTION : STUB_SECTION);
+  if (sv.added != want && !(sv.added == want + 1 && !in_symtab))
+    problem ("OUT has %" PRIu64 " sections more than IN, expected %" PRIu64 " (%s)%s", sv.added,
+	     want, want == 2 ? STUB_SECTION " and " STUB_PHDR_SECTION : STUB_SECTION,
+	     in_symtab ? "" : ", or one more, " STUB_DEBUGDATA_SECTION);
   if (sv.shstrndx == NONE)
     problem ("sections added to a file without a section name table");
   for (uint64_t i = in->h.shnum; i < out->h.shnum; i++)
@@ -1332,6 +1342,23 @@ check_new_sections (const struct image *in, const struct image *out)
       snprintf (what, sizeof what, "new section %" PRIu64 " (%.32s)", i, name ? name : "no name");
       bool code = name != NULL && strcmp (name, STUB_SECTION) == 0;
       bool tab = name != NULL && strcmp (name, STUB_PHDR_SECTION) == 0 && sv.table == TABLE_MOVED;
+      if (name != NULL && strcmp (name, STUB_DEBUGDATA_SECTION) == 0 && !in_symtab)
+	{
+	  static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	  if (sv.dd_sec != NONE)
+	    problem ("%s: a second one", what);
+	  sv.dd_sec = i;
+	  expect_value (what, "sh_type", s[SH_TYPE], SHT_PROGBITS);
+	  expect_value (what, "sh_flags", s[SH_FLAGS], 0);
+	  expect_value (what, "sh_addr", s[SH_ADDR], 0);
+	  expect_value (what, "sh_link", s[SH_LINK], 0);
+	  expect_value (what, "sh_info", s[SH_INFO], 0);
+	  if (!fits (s[SH_OFFSET], s[SH_SIZE], out->e.size) || s[SH_SIZE] < 32
+	      || memcmp (out->buf + s[SH_OFFSET], xz, 6) != 0
+	      || memcmp (out->buf + s[SH_OFFSET] + s[SH_SIZE] - 2, "YZ", 2) != 0)
+	    problem ("%s is not one xz stream inside the file", what);
+	  continue;
+	}
       if (!code && !tab)
 	{
 	  problem ("%s: neither %s nor, where the table moved, %s", what, STUB_SECTION,
@@ -1405,7 +1432,7 @@ check_names (const struct image *in, const struct image *out)
       }
   /* The extension: whole names, each of a stub's section, once.  */
   const char *p = (const char *) y + a[SH_SIZE], *end = (const char *) y + b[SH_SIZE];
-  bool code = false, tab = false;
+  bool code = false, tab = false, dd = false;
   while (p < end)
     {
       const char *z = memchr (p, 0, (size_t) (end - p));
@@ -1418,6 +1445,8 @@ check_names (const struct image *in, const struct image *out)
 	code = true;
       else if (strcmp (p, STUB_PHDR_SECTION) == 0 && !tab)
 	tab = true;
+      else if (strcmp (p, STUB_DEBUGDATA_SECTION) == 0 && !dd)
+	dd = true;
       else
 	problem ("the section name table is extended by \"%.40s\", which is not the name of a "
 		 "stub's section (or a repeated one)", p);
@@ -1641,6 +1670,18 @@ check_stub_layout (const struct image *out, uint64_t mapped_end)
 	{
 	  expect_zeros (out, pos, names[SH_OFFSET], "the output before the new section name table");
 	  pos = names[SH_OFFSET] + names[SH_SIZE];
+	}
+      if (sv.dd_sec != NONE)
+	{
+	  const uint64_t *dd = out->sh[sv.dd_sec];
+	  if (dd[SH_OFFSET] < pos)
+	    problem ("%s at 0x%" PRIx64 " is not after the new section name table (which ends at "
+		     "0x%" PRIx64 ")", STUB_DEBUGDATA_SECTION, dd[SH_OFFSET], pos);
+	  else
+	    {
+	      expect_zeros (out, pos, dd[SH_OFFSET], "the output before " STUB_DEBUGDATA_SECTION);
+	      pos = dd[SH_OFFSET] + dd[SH_SIZE];
+	    }
 	}
       if (out->h.shoff < pos)
 	problem ("the new section header table at 0x%" PRIx64 " is not after the stub's segment "
