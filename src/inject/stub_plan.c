@@ -611,7 +611,9 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     {
       const GElf_Shdr *names = &file->shdrs[shstrndx];
       sp->add_section = true;
-      sp->add_symbols = !has_symbols (file) && file->shnum + 3 < SHN_LORESERVE;
+      /* (few enough sections that e_shnum and e_shstrndx are plain, in the
+	 output and in the MiniDebugInfo, which has at most SHNUM + 5) */
+      sp->add_symbols = !has_symbols (file) && file->shnum + 6 < SHN_LORESERVE;
       sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
 		      + (sp->add_symbols ? 1 : 0);
       sp->shstrtab_offset = file_end;
