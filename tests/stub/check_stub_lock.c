@@ -225,7 +225,7 @@ worker (const struct fake_call *c, long *ret)
   switch (c->n)
     {
     case SYS_flock:
-      *ret = (c->b & LOCK_UN) || since_start_ms () >= (lazy_holder ? 9 : 24) && !small_folios
+      *ret = (c->b & LOCK_UN) || (since_start_ms () >= (lazy_holder ? 9 : 24) && !small_folios)
 	? 0 : -EWOULDBLOCK;
       return 1;
     case SYS_mincore:
