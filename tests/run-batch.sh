@@ -194,6 +194,27 @@ assert sum(s["skipped_by_reason"].values()) == s["skipped"], s
 assert len(rows) - 1 == s["changed"] + s["hard_links"], (len(rows), s)
 EOF
 
+# --madvise: the stub's summary, text and JSON, adds up to the per-file
+# reports (a dry run over the original tree).
+"$ELFPMD" -r -n -j2 --madvise --json "$work/orig" >"$work/out-stub.json" 2>/dev/null
+"$ELFPMD" -r -n -j2 --madvise "$work/orig" >"$work/out-stub" 2>/dev/null
+python3 - "$work/out-stub.json" <<'EOF' && pass "--madvise: the summary's stubs add up to the files' reports" || fail "--madvise: stub summary"
+import collections, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+s = rows[-1]["summary"]["stubs"]
+stubs = [r["stub"] for r in rows[:-1] if "stub" in r and r.get("status") not in ("skipped", "failed")]
+assert s["injected"] == sum(1 for x in stubs if x["injected"]) > 0, (s, stubs)
+why = collections.Counter(x["reason"] for x in stubs if not x["injected"])
+assert s["not_injected"] == sum(why.values()) and s["not_injected_by_reason"] == dict(why), (s, why)
+EOF
+injected=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["summary"]["stubs"]["injected"])' "$work/out-stub.json" 2>/dev/null)
+stub_line=$(tail -2 "$work/out-stub" | head -1)
+case $stub_line in
+"elfpmd: startup stub: ${injected:-x} injected, "[0-9]*" not"*) pass "--madvise: the stub's line before the summary: $stub_line" ;;
+*) fail "--madvise: no stub line: $(tail -2 "$work/out-stub")" ;;
+esac
+if tail -2 "$work/out" | grep -q 'startup stub'; then fail "without --madvise: a stub line"; else pass "without --madvise: no stub line"; fi
+
 # --files-from: NUL-separated names (one with a newline), then newline-separated.
 rm -rf "$work/list" && cp -a "$work/orig" "$work/list"
 (cd "$work/list" && find . ! -type d -print0) > "$work/names0"

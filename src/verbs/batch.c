@@ -548,6 +548,32 @@ receive (int fd, struct result *results, size_t njobs)
   return 0;
 }
 
+/* Count where the stub went, and why not (OUT of one file).  */
+static void
+count_stub (struct batch_counts *c, const struct file_outcome *out)
+{
+  if (out->stub == 1)
+    c->stub_injected++;
+  if (out->stub != 2)
+    return;
+  c->stub_refused++;
+  char why[FILE_OUTCOME_WHY];
+  snprintf (why, sizeof why, "%s", out->stub_why);
+  for (size_t k = 0; k < c->nstub_whys; k++)
+    if (strcmp (c->stub_whys[k].why, why) == 0)
+      {
+	c->stub_whys[k].n++;
+	return;
+      }
+  if (c->nstub_whys == BATCH_STUB_WHYS)
+    {
+      c->stub_other++;
+      return;
+    }
+  memcpy (c->stub_whys[c->nstub_whys].why, why, sizeof why);
+  c->stub_whys[c->nstub_whys++].n = 1;
+}
+
 /* Process the NJOBS jobs in NWORKERS worker processes, filling RESULTS.
    Results that never arrived (a worker died) stay not done.  */
 static void
@@ -692,6 +718,38 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
       int sk = r->out.skip > SKIP_NONE && r->out.skip < SKIP_KINDS ? r->out.skip : SKIP_OTHER_TYPE;
       c->skipped[sk]++;
     }
+  count_stub (c, &r->out);
+}
+
+/* With --madvise, the stub's line before the summary: "elfpmd: startup
+   stub: 120 injected, 3 not (2: REASON; 1: REASON)", the reasons in the
+   order first met; or the summary's "stubs" object.  */
+static void
+print_stub_summary (FILE *out, const struct batch_counts *c, bool json)
+{
+  if (json)
+    {
+      fprintf (out, ",\"stubs\":{\"injected\":%" PRIu64 ",\"not_injected\":%" PRIu64
+	       ",\"not_injected_by_reason\":{", c->stub_injected, c->stub_refused);
+      for (size_t k = 0; k < c->nstub_whys; k++)
+	{
+	  if (k != 0)
+	    fputc (',', out);
+	  json_string (out, c->stub_whys[k].why);
+	  fprintf (out, ":%" PRIu64, c->stub_whys[k].n);
+	}
+      if (c->stub_other != 0)
+	fprintf (out, "%s\"other reasons\":%" PRIu64, c->nstub_whys != 0 ? "," : "", c->stub_other);
+      fputs ("}}", out);
+      return;
+    }
+  fprintf (out, "elfpmd: startup stub: %" PRIu64 " injected, %" PRIu64 " not", c->stub_injected,
+	   c->stub_refused);
+  for (size_t k = 0; k < c->nstub_whys; k++)
+    fprintf (out, "%s%" PRIu64 ": %s", k == 0 ? " (" : "; ", c->stub_whys[k].n, c->stub_whys[k].why);
+  if (c->stub_other != 0)
+    fprintf (out, "; %" PRIu64 ": other reasons", c->stub_other);
+  fputs (c->nstub_whys != 0 ? ")\n" : "\n", out);
 }
 
 static void
@@ -712,9 +770,14 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
 	    fprintf (out, "%s\"%s\":%" PRIu64, first ? "" : ",", skip_kind_key (k), c->skipped[k]);
 	    first = false;
 	  }
-      fputs ("}}}\n", out);
+      fputc ('}', out);
+      if (ro->stub.wanted)
+	print_stub_summary (out, c, true);
+      fputs ("}}\n", out);
       return;
     }
+  if (ro->stub.wanted)
+    print_stub_summary (out, c, false);
   fprintf (out, "elfpmd: %" PRIu64 " file%s: ", c->files, c->files == 1 ? "" : "s");
   /* The usual outcomes always, the rarer ones when they happened.  */
   static const int order[] = { STATUS_CHANGED, STATUS_WOULD_CHANGE, STATUS_ALREADY_ALIGNED,

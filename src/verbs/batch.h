@@ -25,12 +25,24 @@ struct batch_options
 };
 
 /* What a run did, name by name: every name lands in exactly one bucket.  */
+#define BATCH_STUB_WHYS 16
+
 struct batch_counts
 {
   uint64_t files;			/* names met (not directories) */
   uint64_t status[STATUS_KINDS];	/* by outcome; STATUS_ERROR counts failures */
   uint64_t skipped[SKIP_KINDS];		/* STATUS_SKIPPED by reason */
   uint64_t hard_links;			/* further names of a file counted above */
+  /* With --madvise: files the stub went into, and those it did not, by
+     reason (the first BATCH_STUB_WHYS reasons met; the rest together).  */
+  uint64_t stub_injected, stub_refused;
+  struct
+  {
+    char why[FILE_OUTCOME_WHY];
+    uint64_t n;
+  } stub_whys[BATCH_STUB_WHYS];
+  size_t nstub_whys;
+  uint64_t stub_other;
 };
 
 /* Process the NARGS names in ARGS (files, or with BO->recursive also

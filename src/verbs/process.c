@@ -194,6 +194,16 @@ done:
 		  : opened && file.skip_reason != NULL ? file.skip_kind
 		  : !opened && file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
       out->relinked = r.has_written ? r.written.relinked : 0;
+      out->stub = 0;
+      out->stub_why[0] = '\0';
+      if (planned && plan.stub.wanted && out->status != STATUS_ERROR
+	  && out->status != STATUS_SKIPPED)
+	{
+	  out->stub = plan.stub.enabled ? 1 : 2;
+	  if (!plan.stub.enabled)
+	    snprintf (out->stub_why, sizeof out->stub_why, "%s",
+		      plan.stub.refusal != NULL ? plan.stub.refusal : "no reason given");
+	}
     }
   if (planned)
     rewrite_plan_free (&plan);

@@ -57,12 +57,18 @@ struct file_job
   ino_t ino;
 };
 
+#define FILE_OUTCOME_WHY 120
+
 /* What became of one file, for a batch run's summary.  */
 struct file_outcome
 {
   int status;			/* enum file_status (report.h) */
   int skip;			/* enum skip_kind (elf_file.h) when skipped */
   size_t relinked;		/* names of JOB->links that now name the new file */
+  /* With --madvise, for a file planned: 1 the stub injected (or would be,
+     in a dry run), 2 not, for STUB_WHY (truncated); 0 otherwise.  */
+  int stub;
+  char stub_why[FILE_OUTCOME_WHY];
 };
 
 /* Process the file NAME under OPTS, printing the report to REPORT and any
