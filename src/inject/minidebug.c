@@ -14,22 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32.h"
 #include "elf_encode.h"
 #include "minidebug.h"
 #include "stub.h"
 
-/* CRC-32 (IEEE 802.3, reflected), as xz's headers, index and check use.  */
+/* CRC-32 of N bytes at P, as xz's headers, index and check hold.  */
 static uint32_t
-crc32 (const unsigned char *p, size_t n)
+crc32 (const void *p, size_t n)
 {
-  uint32_t c = 0xffffffffu;
-  for (size_t i = 0; i < n; i++)
-    {
-      c ^= p[i];
-      for (int k = 0; k < 8; k++)
-	c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
-    }
-  return ~c;
+  return crc32_update (0, p, n);
 }
 
 struct buf

@@ -44,6 +44,7 @@
 #endif
 
 #include "arith.h"
+#include "crc32.h"
 #include "elf_file.h"
 #include "layout.h"
 #include "map.h"
@@ -327,17 +328,8 @@ debuglink (Elf *elf, int data, char *name, size_t len, uint32_t *crc)
 static bool
 file_crc32 (int fd, uint32_t *crc)
 {
-  static uint32_t table[256];
-  if (table[1] == 0)
-    for (uint32_t i = 0; i < 256; i++)
-      {
-	uint32_t c = i;
-	for (int k = 0; k < 8; k++)
-	  c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-	table[i] = c;
-      }
   unsigned char buf[65536];
-  uint32_t c = 0xffffffffu;
+  uint32_t c = 0;
   off_t off = 0;
   for (;;)
     {
@@ -348,11 +340,10 @@ file_crc32 (int fd, uint32_t *crc)
 	return false;
       if (n == 0)
 	break;
-      for (ssize_t i = 0; i < n; i++)
-	c = table[(c ^ buf[i]) & 0xff] ^ (c >> 8);
+      c = crc32_update (c, buf, (size_t) n);
       off += n;
     }
-  *crc = c ^ 0xffffffffu;
+  *crc = c;
   return true;
 }
 
