@@ -33,14 +33,6 @@
    shared with that user, and on overlayfs (file_system).  */
 #include "runtime.h"
 
-/* Whether chunk I of a range of N lies within EDGE chunks of its ends
-   (edge_chunks), where faults in the file's other mappings read.  */
-static inline int
-at_ends (uint64_t i, uint64_t n, uint64_t edge)
-{
-  return i < edge || n - i <= edge;
-}
-
 /* Put into TOUCHED the chunks of a range of N that the stub populates
    first: all of them, unless SAMPLED; then the first two and the last two,
    which the loader's and the program's reads of neighbouring segments cache

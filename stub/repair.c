@@ -9,7 +9,11 @@
    is left to the program, whose first fault there reads it as one PMD
    folio: a start reads again only the chunks the program runs, not every
    chunk ld.so's read-ahead cached in small folios before the stub ran
-   (leave_to_program); so is a chunk that was cached only in part.  Until
+   (leave_to_program); so is a chunk that was cached only in part.  Not
+   near the range's ends (edge_chunks): the loader of a program starting
+   meanwhile reads ahead into those before its stub guards anything, and
+   would cache them in small folios again before this program gets there;
+   they are read back at once, as before.  Until
    then, a chunk cached whole is touched again at once, so that it is read
    back as one PMD folio, which shows whether the file system can
    (repair_chunk): one that cannot costs at most one chunk read again per
@@ -95,7 +99,8 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
    (another process faulted it in meanwhile) is tried REPAIR_READS times
    at most.  Return 1 when done with the chunk.  */
 static int
-repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset, int wait)
+repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t n, uint64_t file_offset,
+	      int wait)
 {
   uint64_t pmd = st->pmd;
   uintptr_t chunk = start + i * pmd;
@@ -106,6 +111,12 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
      small folios, it is read back there).  */
   long held = cached_pages (st, chunk);
   int part = held >= 0 && held < (long) (pmd / st->page);
+  /* Not near the range's ends, where the loader of a program starting
+     meanwhile, before its stub guards anything, reads ahead into the text
+     in small folios: there a chunk evicted and left unmapped would be
+     spoilt again before this program gets to it (seen with three starts
+     at once on Linux 6.1, THP always).  */
+  int leave = !at_ends (i, n, edge_chunks (st));
   for (int attempt = 0, reads = 0, small = 0; reads < REPAIR_READS; attempt++)
     {
       if (attempt > 0 && !wait_1ms (st, &st->page_waits, MAX_SLEEP_MS))
@@ -134,7 +145,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t file_offset
 	    return 0;
 	  continue;
 	}
-      if (st->pmd_folios_seen || part)
+      if (leave && (st->pmd_folios_seen || part))
 	return leave_to_program (st, chunk, offset);
       if (refault (st, chunk, offset, 1))
 	return 1;
@@ -204,7 +215,7 @@ follow_holder (struct stub *st, struct range_work *w)
       int last = page_cached (st, chunk + st->pmd - st->page);
       if (first < 0 || last < 0)
 	return -1;
-      if (!first && !last && cached_pages (st, chunk) == 0)
+      if (!first && !last && !at_ends (i, w->n, edge_chunks (st)) && cached_pages (st, chunk) == 0)
 	{
 	  chunk_del (w->dropped, i);
 	  leave_to_program (st, chunk, w->file_offset + i * st->pmd);
@@ -279,7 +290,7 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
      by when the programs starting meanwhile have let them go.  */
   for (int wait = 0; wait <= 1; wait++)
     for (uint64_t i = 0; i < n && !st->stop; i++)
-      if (chunk_in (dropped, i) && repair_chunk (st, start, i, file_offset, wait))
+      if (chunk_in (dropped, i) && repair_chunk (st, start, i, n, file_offset, wait))
 	chunk_del (dropped, i);
   if (locked)
     unlock_file (st);

@@ -336,6 +336,14 @@ HIDDEN int populate_range (struct stub *st, uintptr_t start, uint64_t n, uint64_
 /* guard.c: the text's neighbours read no small folios into it.  */
 HIDDEN int guard_neighbours (struct stub *st);
 
+/* Whether chunk I of a range of N lies within EDGE chunks of its ends
+   (edge_chunks), where faults in the file's other mappings read.  */
+static inline int
+at_ends (uint64_t i, uint64_t n, uint64_t edge)
+{
+  return i < edge || n - i <= edge;
+}
+
 /* repair.c: evict and read back.  */
 HIDDEN int remap_chunk (struct stub *st, uintptr_t chunk, uint64_t offset);
 HIDDEN void repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset,
