@@ -105,18 +105,19 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t n, uint64_t
   uint64_t pmd = st->pmd;
   uintptr_t chunk = start + i * pmd;
   uint64_t offset = file_offset + i * pmd;
-  /* Cached in part (the read-ahead of a fault beside the text reached
-     into it): the program's fault reads it whole, as whatever folios the
-     file system gives, so that the next start tells (cached whole in
-     small folios, it is read back there).  */
-  long held = cached_pages (st, chunk);
-  int part = held >= 0 && held < (long) (pmd / st->page);
   /* Not near the range's ends, where the loader of a program starting
      meanwhile, before its stub guards anything, reads ahead into the text
      in small folios: there a chunk evicted and left unmapped would be
      spoilt again before this program gets to it (seen with three starts
      at once on Linux 6.1, THP always).  */
   int leave = !at_ends (i, n, edge_chunks (st));
+  /* Cached in part (the read-ahead of a fault beside the text reached
+     into it): the program's fault reads it whole, as whatever folios the
+     file system gives, so that the next start tells (cached whole in
+     small folios, it is read back there).  Counted only where it can be
+     left.  */
+  long held = leave ? cached_pages (st, chunk) : -1;
+  int part = held >= 0 && held < (long) (pmd / st->page);
   for (int attempt = 0, reads = 0, small = 0; reads < REPAIR_READS; attempt++)
     {
       if (attempt > 0 && !wait_1ms (st, &st->page_waits, MAX_SLEEP_MS))

@@ -7,7 +7,7 @@
    reports as an error in every package a distribution's hook converts.
 
    The xz stream holds the ELF file uncompressed (LZMA2 "stored" chunks):
-   it is about 2 KiB, every xz decoder reads it, and elfpmd needs no
+   it is about 5 KiB, every xz decoder reads it, and elfpmd needs no
    compression library for it.  */
 #include <config.h>
 
@@ -132,9 +132,10 @@ xz_store (const unsigned char *data, size_t len, unsigned char **out, size_t *ou
     put_le32 (&b, crc32 (b.p + index, b.len - index));
   size_t index_size = b.len - index;
   /* Footer: CRC-32 of the backward size and the flags, then them.  */
-  unsigned char tail[6] = { (unsigned char) (index_size / 4 - 1), (unsigned char) ((index_size / 4 - 1) >> 8),
-			    (unsigned char) ((index_size / 4 - 1) >> 16),
-			    (unsigned char) ((index_size / 4 - 1) >> 24), 0, 1 };
+  uint32_t backward = (uint32_t) (index_size / 4 - 1);
+  unsigned char tail[6] = { (unsigned char) backward, (unsigned char) (backward >> 8),
+			    (unsigned char) (backward >> 16), (unsigned char) (backward >> 24),
+			    0, 1 };
   put_le32 (&b, crc32 (tail, 6));
   put (&b, tail, 6);
   put (&b, "YZ", 2);
@@ -169,8 +170,7 @@ stub_minidebug (const struct minidebug_in *m, const struct elf_file *file,
   const struct stub_arch *stub = m->stub;
   /* Section names: the file's loaded sections', then the stub's and the
      tables'.  */
-  Elf_Data *fnames = file->shnum > 0 && file->ehdr.e_shstrndx < file->shnum
-		     ? elf_file_section_data (file, file->ehdr.e_shstrndx, ELF_T_BYTE) : NULL;
+  Elf_Data *fnames = elf_file_section_data (file, m->shstrndx, ELF_T_BYTE);
   size_t nsec = 1;
   for (size_t i = 1; i < file->shnum; i++)
     nsec += (file->shdrs[i].sh_flags & SHF_ALLOC) != 0;

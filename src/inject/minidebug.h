@@ -24,6 +24,7 @@
 struct minidebug_in
 {
   const struct stub_arch *stub;
+  size_t shstrndx;		/* the file's section name table */
   uint64_t code_vaddr;		/* the stub's first byte */
   GElf_Phdr load;		/* the stub's PT_LOAD */
   uint64_t entry;		/* the rewritten file's entry point */

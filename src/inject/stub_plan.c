@@ -439,19 +439,20 @@ minidebug_of (const struct stub_plan *sp, const struct elf_file *file)
 {
   bool moved = sp->room.kind == ROOM_MOVED;
   return (struct minidebug_in) {
-    .stub = sp->stub, .code_vaddr = sp->code_vaddr, .load = stub_load (sp),
+    .stub = sp->stub, .shstrndx = sp->shstrndx, .code_vaddr = sp->code_vaddr,
+    .load = stub_load (sp),
     .entry = new_entry (sp, file), .phdrs_vaddr = moved ? sp->seg_vaddr : 0,
     .phdrs_size = moved ? sp->code_offset - sp->seg_offset : 0,
   };
 }
 
-/* Whether FILE has a symbol table (SHT_SYMTAB) or MiniDebugInfo already:
-   then gdb reads those, and the stub's symbols are not added.  */
+/* Whether FILE (its section names in section SHSTRNDX) has a symbol table
+   (SHT_SYMTAB) or MiniDebugInfo already: then gdb reads those, and the
+   stub's symbols are not added.  */
 static bool
-has_symbols (const struct elf_file *file)
+has_symbols (const struct elf_file *file, size_t shstrndx)
 {
-  Elf_Data *names = file->shnum > 0 && file->ehdr.e_shstrndx < file->shnum
-		    ? elf_file_section_data (file, file->ehdr.e_shstrndx, ELF_T_BYTE) : NULL;
+  Elf_Data *names = elf_file_section_data (file, shstrndx, ELF_T_BYTE);
   for (size_t i = 0; i < file->shnum; i++)
     {
       GElf_Word at = file->shdrs[i].sh_name;
@@ -613,7 +614,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       sp->add_section = true;
       /* (few enough sections that e_shnum and e_shstrndx are plain, in the
 	 output and in the MiniDebugInfo, which has at most SHNUM + 5) */
-      sp->add_symbols = !has_symbols (file) && file->shnum + 6 < SHN_LORESERVE;
+      sp->add_symbols = !has_symbols (file, shstrndx) && file->shnum + 6 < SHN_LORESERVE;
       sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
 		      + (sp->add_symbols ? 1 : 0);
       sp->shstrtab_offset = file_end;

@@ -557,8 +557,9 @@ count_stub (struct batch_counts *c, const struct file_outcome *out)
   if (out->stub != 2)
     return;
   c->stub_refused++;
+  /* (a worker's message: read no further than the field) */
   char why[FILE_OUTCOME_WHY];
-  snprintf (why, sizeof why, "%s", out->stub_why);
+  snprintf (why, sizeof why, "%.*s", (int) sizeof out->stub_why - 1, out->stub_why);
   for (size_t k = 0; k < c->nstub_whys; k++)
     if (strcmp (c->stub_whys[k].why, why) == 0)
       {

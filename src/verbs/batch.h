@@ -24,9 +24,9 @@ struct batch_options
   unsigned jobs;		/* worker processes; 0: the CPUs this process may use */
 };
 
-/* What a run did, name by name: every name lands in exactly one bucket.  */
 #define BATCH_STUB_WHYS 16
 
+/* What a run did, name by name: every name lands in exactly one bucket.  */
 struct batch_counts
 {
   uint64_t files;			/* names met (not directories) */

@@ -166,7 +166,6 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
     case OPT_NO_PAD:
       c->run.pad = false;
       break;
-
     case OPT_RULE:
       if (c->seen_rule)
 	argp_error (state, "--rule given twice");
@@ -275,7 +274,6 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--populate-max needs --madvise");
       if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
 	argp_error (state, "--copy-max needs --madvise=copy");
-
       size_options_check (state, &c->sizes);
       break;
     default:
