@@ -560,6 +560,13 @@ START_TEST (test_stub_plan)
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
 	.stub = { .wanted = true, .populate_max = 64 },
       };
+      /* Without --move-table a table that would move gets no stub.  */
+      plan_checked (&p, &f, &po);
+      ck_assert (p.stub.enabled == (dup != 0));
+      if (!dup)
+	ck_assert_ptr_nonnull (strstr (p.stub.refusal, "--move-table"));
+      rewrite_plan_free (&p);
+      po.stub.move_table = true;
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
       ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
@@ -653,7 +660,7 @@ START_TEST (test_stub_grow)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.stub = { .wanted = true, .populate_max = 64 },
+	.stub = { .wanted = true, .populate_max = 64, .move_table = true },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -695,8 +702,8 @@ START_TEST (test_stub_grow)
 
       /* The rewrite: the interpreter's name and the note where the new
 	 program headers say, the old place after the table zero.  */
-      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .stub = { .wanted = true },
-			       .format = REPORT_NONE };
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true,
+			       .stub = { .wanted = true, .move_table = true }, .format = REPORT_NONE };
       ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
       if (grown)
 	{
@@ -766,7 +773,7 @@ START_TEST (test_stub_segment_align)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.stub = { .wanted = true, .populate_max = 64 },
+	.stub = { .wanted = true, .populate_max = 64, .move_table = true },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -897,7 +904,7 @@ START_TEST (test_stub_init_array)
       struct rewrite_plan p;
       struct plan_options po = {
 	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
-	.stub = { .wanted = true, .populate_max = 64 },
+	.stub = { .wanted = true, .populate_max = 64, .move_table = true },
       };
       plan_checked (&p, &f, &po);
       const struct stub_plan *sp = &p.stub;
@@ -937,8 +944,8 @@ START_TEST (test_stub_init_array)
       elf_file_close (&f);
 
       /* The rewrite runs the checker on the written file too.  */
-      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .stub = { .wanted = true },
-			       .format = REPORT_NONE };
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true,
+			       .stub = { .wanted = true, .move_table = true }, .format = REPORT_NONE };
       ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
       unlink (path);
       free (path);
@@ -984,6 +991,88 @@ START_TEST (test_stub_init_array_refusals)
   elf_file_close (&f);
   unlink (path);
   free (path);
+}
+END_TEST
+
+/* A Go-like program: the section header table right after the program
+   header table, inside the first PT_LOAD, nothing else before the text.
+   The sections are written anew after the stub's segment, so the table
+   grows in place over the old section headers (no move: GNU strip keeps
+   such a file working); without section names to extend it would move.  */
+START_TEST (test_stub_grow_over_shdrs)
+{
+  for (int names = 1; names >= 0; names--)
+    {
+      struct synth_elf s = {
+	.elfclass = 2, .data = 1, .type = ET_EXEC, .machine = EM_X86_64, .phnum = 4,
+	.phdr = {
+	  { PT_PHDR, PF_R, 64, 0x400040, 4 * 56, 4 * 56, 0x1000 },
+	  { PT_LOAD, PF_R | PF_X, 0, 0x400000, 6 * M, 6 * M, 0x1000 },
+	  { PT_LOAD, PF_R | PF_W, 0x600000, 0xa00000, 0x100, 0x3000, 0x1000 },
+	  { PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 8 },
+	},
+	.size = 0x600110,
+	.shnum = 2,
+	.shdr = {
+	  { SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x401000, 0x1000, 6 * M - 0x1000 },
+	  { SHT_STRTAB, 0, 0, 0x600100, 0x10 },
+	},
+	.shoff = 64 + 4 * 56,
+	.shstrndx = names ? 2 : 0,
+      };
+      char *path = synth_temp_path ("goshape");
+      ck_assert (synth_write (path, &s) == 0);
+      struct elf_file f;
+      struct diag err = { "" };
+      ck_assert (elf_file_open (&f, path, &err) == 0);
+      struct rewrite_plan p;
+      struct plan_options po = {
+	.layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K, .pad = true },
+	.stub = { .wanted = true, .populate_max = 64 },
+      };
+      plan_checked (&p, &f, &po);
+      if (!names)
+	{
+	  /* The old section headers stay (nothing to extend): no room.  */
+	  ck_assert (!p.stub.enabled);
+	  ck_assert_ptr_nonnull (strstr (p.stub.refusal, "--move-table"));
+	  rewrite_plan_free (&p);
+	  elf_file_close (&f);
+	  unlink (path);
+	  free (path);
+	  continue;
+	}
+      const struct stub_plan *sp = &p.stub;
+      ck_assert_msg (sp->enabled, "stub refused: %s", sp->refusal ? sp->refusal : "?");
+      ck_assert_int_eq (sp->room.kind, ROOM_GROWN);
+      ck_assert_uint_eq (sp->room.nmoved, 0);
+      ck_assert_uint_eq (p.tables.ehdr.e_phoff, 64);
+      ck_assert_uint_eq (p.tables.phnum, 5);
+      ck_assert_uint_ge (sp->shdr_offset, sp->seg_offset + sp->seg_size);
+      rewrite_plan_free (&p);
+      elf_file_close (&f);
+
+      struct run_options o = { .rule = ALIGN_RULE_RELAXED, .pad = true, .stub = { .wanted = true },
+			       .format = REPORT_NONE };
+      ck_assert_int_eq (process_file (path, &o, stdout, stderr), 0);
+      /* Read back without libelf: e_phoff, e_phnum, e_shoff.  */
+      FILE *fp = fopen (path, "rb");
+      unsigned char h[64];
+      ck_assert_uint_eq (fread (h, 1, sizeof h, fp), sizeof h);
+      fclose (fp);
+      ck_assert_uint_eq (synth_get (h + 32, 8, 1), 64);
+      ck_assert_uint_eq (synth_get (h + 56, 2, 1), 5);
+      ck_assert_uint_gt (synth_get (h + 40, 8, 1), 0x600110);
+      /* A second run finds the stub (at the end of a segment that is not
+	 searched whole).  */
+      ck_assert (elf_file_open (&f, path, &err) == 0);
+      plan_checked (&p, &f, &po);
+      ck_assert (p.stub.present);
+      rewrite_plan_free (&p);
+      elf_file_close (&f);
+      unlink (path);
+      free (path);
+    }
 }
 END_TEST
 
@@ -1157,6 +1246,7 @@ main (void)
   tcase_add_test (tc, test_rewrite_refuses_replaced_path);
   tcase_add_test (tc, test_stub_plan);
   tcase_add_test (tc, test_stub_grow);
+  tcase_add_test (tc, test_stub_grow_over_shdrs);
   tcase_add_test (tc, test_stub_refusals);
   tcase_add_test (tc, test_stub_init_array);
   tcase_add_loop_test (tc, test_stub_init_array_refusals, 0,

@@ -1595,7 +1595,9 @@ stub_moved (const struct image *in, const struct image *out)
       problem ("section %" PRIu64 " [0x%" PRIx64 ", +0x%" PRIx64 ") stays where the grown table "
 	       "and the moved objects' cleared place are [0x%" PRIx64 ", 0x%" PRIx64 ")", i,
 	       in->sh[i][SH_OFFSET], in->sh[i][SH_SIZE], tab_end, sv.table_end);
-  if (in->shtab != 0 && overlaps (in->h.shoff, in->shtab, tab_end, sv.table_end))
+  /* (the old section header table may go under the grown table only where
+     the output has its own, written anew after the stub's segment) */
+  if (in->shtab != 0 && sv.added == 0 && overlaps (in->h.shoff, in->shtab, tab_end, sv.table_end))
     problem ("the section header table lies where the program header table grew");
 
   /* The old place reads as zeros after the grown table; the moved bytes

@@ -284,9 +284,39 @@ for i in $(seq 1 40); do
 done
 check "SIGTERM: each file original ($orig) or aligned and running ($whole)" test $((orig + whole)) -eq 40
 
+# --machine: only the host's files; the MIPS copy is "other machine" (not
+# looked at further), every other ELF file is the host's; the counts are
+# those of the plain dry run but for that one file.
+rm -rf "$work/mach" && cp -a "$work/orig" "$work/mach"
+"$ELFPMD" -n -r "$work/mach" > "$work/mach-all" 2>&1
+"$ELFPMD" -n -r --machine=host "$work/mach" > "$work/mach-host" 2>&1
+st=$?
+all=$(tail -1 "$work/mach-all") host=$(tail -1 "$work/mach-host")
+holds "--machine=host: exit 0, the MIPS file skipped as other machine, the rest as without it ($host)" \
+	'[ $st -eq 0 ] && [ "${host/, 1 other machine/}" = "${all/, 1 machine without PMD size/}" ] && [ "$host" != "$all" ] && [ "${host/machine without/}" = "$host" ]'
+"$ELFPMD" -n -r --machine=mips "$work/mach" > "$work/mach-mips" 2>&1
+check "--machine=mips: every host file skipped, the MIPS one left to the PMD rule" \
+	grep -q ' 0 would change, .*(.*1 machine without PMD size.*other machine' "$work/mach-mips"
+"$ELFPMD" -n -r --machine=host --machine=i386 --json "$work/mach" | tail -1 > "$work/mach-json"
+check "--machine twice, --json: other_machine in skipped_by_reason" grep -q '"other_machine":1' "$work/mach-json"
+
+# Exit status 2: a FILE named alone for a machine without a PMD size, when
+# nothing failed; 1 when something did.
+"$ELFPMD" -n "$work/mach/usr/lib/firmware-mips" "$work/mach/usr/bin/prog" > /dev/null 2> "$work/mach-err"
+st=$?
+holds "a named file of a machine without PMD size: exit 2, one line on stderr" \
+	'[ $st -eq 2 ] && [ "$(wc -l < "$work/mach-err")" -eq 1 ] && grep -q "firmware-mips: mips: no PMD size known" "$work/mach-err"'
+"$ELFPMD" -n "$work/mach/usr/lib/firmware-mips" "$work/mach/no-such-file" > /dev/null 2>&1
+check "with a failure besides it: exit 1" test $? -eq 1
+"$ELFPMD" -n "$work/mach/no-such-file" "$work/mach/usr/lib/firmware-mips" > /dev/null 2>&1
+check "with a failure before it: exit 1" test $? -eq 1
+"$ELFPMD" -n --pmd-size=2M "$work/mach/usr/lib/firmware-mips" > /dev/null 2>&1
+check "with --pmd-size: exit 0" test $? -eq 0
+
 # Usage errors.
 for args in "--null $tree" "--exclude=x $tree/usr/bin/prog" "-j0 -r $tree" "-j x -r $tree" \
-	"-r -o $work/x $tree" "--no-default-excludes $tree/usr/bin/prog" "-r" "-j1 -j2 -r $tree"; do
+	"-r -o $work/x $tree" "--no-default-excludes $tree/usr/bin/prog" "-r" "-j1 -j2 -r $tree" \
+	"--machine=host $tree/usr/bin/prog" "--machine=vax -r $tree"; do
 	# shellcheck disable=SC2086  # the arguments are words
 	"$ELFPMD" $args > /dev/null 2>&1
 	check "usage error: $args" test $? -eq 64

@@ -47,8 +47,8 @@ synth_write (const char *path, const struct synth_elf *s)
   if (s->size != 0)
     size = s->size;
   size_t shentsize = s->elfclass == 1 ? 40 : 64;
-  uint64_t shoff = (size + 7) & ~(uint64_t) 7;
-  if (s->shnum != 0)
+  uint64_t shoff = s->shoff != 0 ? s->shoff : (size + 7) & ~(uint64_t) 7;
+  if (s->shnum != 0 && shoff + (s->shnum + 1) * shentsize > size)
     size = shoff + (s->shnum + 1) * shentsize;
   unsigned char *buf = calloc (1, size);
   if (buf == NULL)
@@ -112,11 +112,13 @@ synth_write (const char *path, const struct synth_elf *s)
 	{
 	  synth_put (buf + 32, shoff, 4, d);
 	  synth_put (buf + 48, s->shnum + 1, 2, d);
+	  synth_put (buf + 50, s->shstrndx, 2, d);
 	}
       else
 	{
 	  synth_put (buf + 40, shoff, 8, d);
 	  synth_put (buf + 60, s->shnum + 1, 2, d);
+	  synth_put (buf + 62, s->shstrndx, 2, d);
 	}
       for (size_t i = 0; i < s->shnum; i++)
 	{

@@ -30,7 +30,9 @@ struct synth_elf
   struct synth_phdr phdr[16];
   uint64_t size;		/* file size; 0: just past the last segment */
   size_t shnum;			/* sections after the null one; 0: no section headers */
-  struct synth_shdr shdr[8];	/* written at the end of the file */
+  struct synth_shdr shdr[8];	/* written at SHOFF */
+  uint64_t shoff;		/* 0: at the end of the file */
+  size_t shstrndx;		/* e_shstrndx */
 };
 
 /* Write S to PATH; return 0 or -1.  */

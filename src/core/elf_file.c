@@ -560,6 +560,7 @@ static const struct
   [SKIP_SYMLINK] = { "symlink", "symbolic link" },
   [SKIP_NOT_REGULAR] = { "not_regular", "not a regular file" },
   [SKIP_EXCLUDED] = { "excluded", "excluded" },
+  [SKIP_OTHER_MACHINE] = { "other_machine", "other machine" },
 };
 
 const char *

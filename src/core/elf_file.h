@@ -35,6 +35,7 @@ enum skip_kind
   SKIP_SYMLINK,			/* a symbolic link met in a batch run */
   SKIP_NOT_REGULAR,		/* a directory in a list, a device, a FIFO, a socket */
   SKIP_EXCLUDED,		/* matched --exclude */
+  SKIP_OTHER_MACHINE,		/* in a batch run: a machine --machine did not select */
   SKIP_KINDS
 };
 

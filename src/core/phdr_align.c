@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "phdr_align.h"
 #include "sizes.h"
@@ -189,6 +190,67 @@ machine_name (unsigned e_machine, int elfclass)
     case EM_NONE: return "none";
     default: return "unknown";
     }
+}
+
+bool
+machine_by_name (const char *name, unsigned *e_machine, int *elfclass)
+{
+  static const unsigned machines[] = {
+    EM_X86_64, EM_386, EM_ARM, EM_AARCH64, EM_PPC64, EM_PPC, EM_RISCV, EM_S390,
+    EM_LOONGARCH, EM_MIPS, EM_SPARCV9, EM_SPARC, EM_IA_64,
+  };
+  if (strcmp (name, "host") == 0)
+    {
+      /* (the class and machine of this program's own ELF header) */
+#if defined __x86_64__ && defined __ILP32__
+      name = "x32";
+#elif defined __x86_64__
+      name = "x86-64";
+#elif defined __i386__
+      name = "i386";
+#elif defined __aarch64__ && defined __ILP32__
+      name = "aarch64-ilp32";
+#elif defined __aarch64__
+      name = "aarch64";
+#elif defined __arm__
+      name = "arm";
+#elif defined __riscv && __riscv_xlen == 64
+      name = "riscv64";
+#elif defined __riscv
+      name = "riscv32";
+#elif defined __powerpc64__
+      name = "ppc64";
+#elif defined __powerpc__
+      name = "ppc";
+#elif defined __s390x__
+      name = "s390x";
+#elif defined __s390__
+      name = "s390";
+#elif defined __loongarch64
+      name = "loongarch64";
+#elif defined __mips__
+      name = "mips";
+#elif defined __sparc__ && defined __arch64__
+      name = "sparcv9";
+#elif defined __sparc__
+      name = "sparc";
+#elif defined __ia64__
+      name = "ia64";
+#else
+      return false;
+#endif
+    }
+  for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
+    for (int cls = ELFCLASS32; cls <= ELFCLASS64; cls++)
+      if (strcmp (machine_name (machines[i], cls), name) == 0)
+	{
+	  *e_machine = machines[i];
+	  /* (a name that does not tell the class: either) */
+	  *elfclass = strcmp (machine_name (machines[i], ELFCLASS32),
+			      machine_name (machines[i], ELFCLASS64)) != 0 ? cls : ELFCLASSNONE;
+	  return true;
+	}
+  return false;
 }
 
 int

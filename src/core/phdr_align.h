@@ -107,6 +107,12 @@ const char *machine_pmd_size (unsigned e_machine, int elfclass, uint64_t page,
 /* A printable name of E_MACHINE, for machines elfpmd knows and some it does not.  */
 const char *machine_name (unsigned e_machine, int elfclass);
 
+/* The machine of NAME, a name machine_name gives (x86-64, aarch64, ...) or
+   "host" (the machine elfpmd was built for), into *E_MACHINE and
+   *ELFCLASS (ELFCLASSNONE where the name fits both classes); false for a
+   name it never gives.  */
+bool machine_by_name (const char *name, unsigned *e_machine, int *elfclass);
+
 /* The PMD and page size for a file of E_MACHINE and ELFCLASS under the
    options PMD_SIZE and PAGE_SIZE (--pmd-size, --page-size; 0 when not
    given), as every verb decides them, into *PMD and *PAGE, and where the

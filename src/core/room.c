@@ -103,6 +103,8 @@ struct grow_scan
   Elf_Data *dyn;		/* its entries */
   size_t dyn_count;
   uint64_t align;		/* the largest alignment among what moves */
+  bool shdrs_move;		/* the section header table is written anew
+				   elsewhere: its old bytes are free */
 };
 
 /* Whether old offset OFF and address ADDR agree with the PT_LOAD holding
@@ -176,7 +178,8 @@ next_unit (const struct grow_scan *g, uint64_t pos, uint64_t *start, uint64_t *e
     }
   /* (every range here lies inside the file: elf_file_open checked that) */
   uint64_t shsize = (uint64_t) file->shnum * elf_shdr_size (file->elfclass);
-  if (file->shnum != 0 && file->ehdr.e_shoff + shsize > pos && file->ehdr.e_shoff < first)
+  if (file->shnum != 0 && !g->shdrs_move && file->ehdr.e_shoff + shsize > pos
+      && file->ehdr.e_shoff < first)
     first = file->ehdr.e_shoff;
   *start = first;
   if (first == UINT64_MAX)
@@ -311,7 +314,8 @@ room_grow (struct phdr_room *r, const struct layout_plan *layout, const struct e
   uint64_t table_start = file->ehdr.e_phoff;
   uint64_t table_end = table_start + (uint64_t) file->phnum * entsize;
   uint64_t want_end = table_end + entsize;
-  struct grow_scan g = { .file = file, .dyn_phdr = SIZE_MAX, .align = 1 };
+  struct grow_scan g = { .file = file, .dyn_phdr = SIZE_MAX, .align = 1,
+			 .shdrs_move = file->shnum != 0 };
 
   /* The table must lie in the first PT_LOAD (AT_PHDR), and a PT_PHDR must
      describe it exactly, so that it can grow with it.  */

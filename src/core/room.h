@@ -76,7 +76,9 @@ size_t room_reusable_slot (const struct elf_file *file);
 /* Plan the table's growth by one entry in place, moving what follows it
    into the new segment, where it may take at most MAX_BYTES (with its
    alignment, at most PAGE).  SECTIONS_OK: the section header table will be
-   rewritten (or there is none).  LAYOUT gives the dynamic section's new
+   written anew at the end of the file (or there is none): the table may
+   grow over its old place (the Go linker puts it right after the program
+   header table).  LAYOUT gives the dynamic section's new
    offset.  Return false, with *R untouched but for the moved objects, when
    the table cannot grow.  */
 bool room_grow (struct phdr_room *r, const struct layout_plan *layout, const struct elf_file *file,

@@ -46,6 +46,8 @@ struct stub_request
   uint64_t populate_max;	/* the stub populates ranges of at most this many chunks whole */
   bool copy;			/* --madvise=copy */
   uint64_t copy_max;		/* --copy-max; 0: all the aligned text */
+  bool move_table;		/* --move-table: the program header table may
+				   move into the stub's segment */
 };
 
 struct stub_options

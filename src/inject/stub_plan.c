@@ -23,37 +23,68 @@
 # define EM_LOONGARCH 258
 #endif
 
-/* The largest stub segment: a larger last executable PT_LOAD is not searched
-   for a stub.  */
+/* How far from its segment's end the stub's code is searched for: its code
+   ends the segment (what the program header table's growth moved, which
+   may be larger, comes before it).  */
 #define STUB_SEGMENT_MAX ((uint64_t) 64 << 10)
 
-/* Whether the file carries an elfpmd stub already: its magic in the file
-   contents of the last executable PT_LOAD.  */
+/* At most this many bytes move out of the way of a growing program header
+   table (hash tables: librustc_driver's .gnu.hash is 95 KiB).  */
+#define STUB_MOVED_MAX ((uint64_t) 4 << 20)
+
+/* Whether the file carries an elfpmd stub already: its magic in the last
+   STUB_SEGMENT_MAX bytes of the PT_LOAD of the highest address, where that
+   one is read-only, executable and after every other one's contents in the
+   file (where a stub segment is, and where strip, eu-strip and objcopy keep
+   it).  An ordinary file, whose highest segment is its data, is not read.  */
 static bool
 stub_present (const struct elf_file *file)
 {
   const GElf_Phdr *last = NULL;
+  uint64_t others_end = 0;
   for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_LOAD && (file->phdrs[i].p_flags & PF_X))
+    if (file->phdrs[i].p_type == PT_LOAD
+	&& (last == NULL || file->phdrs[i].p_vaddr > last->p_vaddr))
       last = &file->phdrs[i];
-  if (last == NULL || last->p_filesz < 8 || last->p_filesz > STUB_SEGMENT_MAX)
+  if (last == NULL || !(last->p_flags & PF_X) || (last->p_flags & PF_W) || last->p_filesz < 8)
     return false;
-  unsigned char *buf = malloc (last->p_filesz);
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      const GElf_Phdr *ph = &file->phdrs[i];
+      if (ph != last && ph->p_type == PT_LOAD && ph->p_filesz != 0
+	  && ph->p_offset + ph->p_filesz > others_end)
+	others_end = ph->p_offset + ph->p_filesz;
+    }
+  if (last->p_offset < others_end)
+    return false;
+  uint64_t len = last->p_filesz < STUB_SEGMENT_MAX ? last->p_filesz : STUB_SEGMENT_MAX;
+  unsigned char *buf = malloc (len);
   if (buf == NULL)
     return false;
-  bool found = false;
+  unsigned char magic[8];
+  for (int k = 0; k < 8; k++)
+    magic[file->data == ELFDATA2LSB ? k : 7 - k] = (unsigned char) (STUB_MAGIC >> (8 * k));
   /* Any byte position: a tool that rewrote the file may have moved the
      segment to an offset that is not 8-aligned.  */
-  if (pread (file->fd, buf, last->p_filesz, (off_t) last->p_offset) == (ssize_t) last->p_filesz)
-    for (uint64_t at = 0; at + 8 <= last->p_filesz && !found; at++)
-      {
-	uint64_t v = 0;
-	for (int k = 0; k < 8; k++)
-	  v |= (uint64_t) buf[at + (uint64_t) k] << (8 * (file->data == ELFDATA2LSB ? k : 7 - k));
-	found = v == STUB_MAGIC;
-      }
+  bool found = pread (file->fd, buf, len, (off_t) (last->p_offset + last->p_filesz - len))
+		 == (ssize_t) len
+	       && memmem (buf, len, magic, sizeof magic) != NULL;
   free (buf);
   return found;
+}
+
+/* Whether the program header table lies in the file contents of the first
+   PT_LOAD, where GNU strip keeps it working.  */
+static bool
+table_in_first_load (const struct elf_file *file)
+{
+  uint64_t size = (uint64_t) file->phnum * elf_phdr_size (file->elfclass);
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      return file->ehdr.e_phoff >= file->phdrs[i].p_offset
+	     && file->ehdr.e_phoff - file->phdrs[i].p_offset <= file->phdrs[i].p_filesz
+	     && size <= file->phdrs[i].p_filesz - (file->ehdr.e_phoff - file->phdrs[i].p_offset);
+  return false;
 }
 
 /* Collect the PMD-aligned text ranges the stub works on: the whole chunks of
@@ -544,13 +575,20 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       sp->refusal = "the program header table is full";
       return 0;
     }
-  /* (the moved objects must leave room for the code: a stub segment is
-     recognised as such only up to STUB_SEGMENT_MAX) */
   else if (room_grow (&sp->room, layout, file, page, section_ok || file->shnum == 0,
-		      STUB_SEGMENT_MAX - 16 - sp->stub->size))
+		      STUB_MOVED_MAX))
     sp->room.kind = ROOM_GROWN;
-  else
+  /* (a table already outside the first PT_LOAD, as BOLT leaves it, is one
+     GNU strip breaks already: moving it again costs nothing more) */
+  else if (opts->req.move_table || !table_in_first_load (file))
     sp->room.kind = ROOM_MOVED;
+  else
+    {
+      sp->refusal = "no room for one more program header (no entry can go, nothing after the "
+		    "table can move) and moving the table breaks the file under GNU strip "
+		    "(--move-table moves it)";
+      return 0;
+    }
   if (sp->hook == STUB_HOOK_INIT_ARRAY && init_word_clashes (sp, file, true))
     {
       sp->refusal = "the relocation or entry of DT_INIT_ARRAY[0] lies where the program header "
@@ -582,7 +620,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     head = (uint64_t) sp->new_phnum * elf_phdr_size (file->elfclass);
   else
     head = room_place (&sp->room, file, sp->seg_offset, sp->seg_vaddr);
-  /* (HEAD is below STUB_SEGMENT_MAX, a table of fewer than PN_XNUM entries
+  /* (HEAD is below STUB_MOVED_MAX + PAGE, a table of fewer than PN_XNUM entries
      or what room_grow bounded) */
   uint64_t code_at = (head + 15) & ~(uint64_t) 15;
   sp->seg_size = code_at + sp->stub->size;

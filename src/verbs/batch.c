@@ -710,7 +710,10 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
     }
   fwrite (r->report, 1, r->report_len, report);
   fwrite (r->errors, 1, r->errors_len, errors);
-  if (r->rc != 0)
+  /* (unsupported: 2 unless something failed: 1 wins) */
+  if (r->rc != 0 && r->out.unsupported)
+    *status = *status == 0 ? 2 : *status;
+  else if (r->rc != 0)
     *status = 1;
   int st = r->out.status >= 0 && r->out.status < STATUS_KINDS ? r->out.status : STATUS_ERROR;
   c->status[st]++;

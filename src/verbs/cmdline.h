@@ -25,6 +25,8 @@ enum
   OPT_EXCLUDE,
   OPT_NO_DEFAULT_EXCLUDES,
   OPT_HOT,
+  OPT_MOVE_TABLE,
+  OPT_MACHINE,
 };
 
 /* The base page sizes Linux has (4K almost everywhere, 8K sparc64, 16K and

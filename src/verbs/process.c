@@ -45,6 +45,7 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   char source[128] = "";
   struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
   enum skip_kind batch_skip = SKIP_NONE;
+  bool unsupported = false;	/* a machine without a known PMD size */
   struct place at, out_at;
   place_init (&at);
   place_init (&out_at);
@@ -70,6 +71,19 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
       diag_set (&err, "the file was replaced while the run was under way");
       goto done;
     }
+  if (file.skip_reason == NULL && opts->nmachines != 0)
+    {
+      bool selected = false;
+      for (size_t i = 0; i < opts->nmachines && !selected; i++)
+	selected = opts->machines[i].machine == file.ehdr.e_machine
+		   && (opts->machines[i].elfclass == ELFCLASSNONE
+		       || opts->machines[i].elfclass == file.elfclass);
+      if (!selected)
+	{
+	  batch_skip = SKIP_OTHER_MACHINE;
+	  goto done;
+	}
+    }
   if (file.skip_reason == NULL)
     {
       if (choose_sizes (file.ehdr.e_machine, file.elfclass, opts->pmd_size, opts->page_size,
@@ -79,11 +93,16 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
 	     run skips a machine elfpmd knows no PMD size for, unless the
 	     options (--page-size) are what does not fit.  */
 	  struct machine_info known;
-	  if (opts->batch && opts->pmd_size == 0
+	  if (opts->pmd_size == 0
 	      && machine_pmd_size (file.ehdr.e_machine, file.elfclass, 0, &known) != NULL)
 	    {
-	      diag_clear (&err);
-	      batch_skip = SKIP_NO_PMD_SIZE;
+	      if (opts->batch)
+		{
+		  diag_clear (&err);
+		  batch_skip = SKIP_NO_PMD_SIZE;
+		}
+	      else
+		unsupported = true;
 	    }
 	  goto done;
 	}
@@ -194,6 +213,7 @@ done:
 		  : opened && file.skip_reason != NULL ? file.skip_kind
 		  : !opened && file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
       out->relinked = r.has_written ? r.written.relinked : 0;
+      out->unsupported = unsupported;
       out->stub = 0;
       out->stub_why[0] = '\0';
       if (planned && plan.stub.wanted && out->status != STATUS_ERROR

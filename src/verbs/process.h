@@ -31,6 +31,10 @@ struct run_options
   bool batch;			/* -r, --files-from: skipped files print no report */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
+  /* --machine: a batch run processes only files of these machines (e_machine
+     and ELF class), skipping the others; none: every machine.  */
+  size_t nmachines;
+  struct { unsigned machine; int elfclass; } machines[8];
 };
 
 /* A name of a run: a path the user gave (ROOTFD -1), or one a walk met
@@ -65,6 +69,8 @@ struct file_outcome
   int status;			/* enum file_status (report.h) */
   int skip;			/* enum skip_kind (elf_file.h) when skipped */
   size_t relinked;		/* names of JOB->links that now name the new file */
+  bool unsupported;		/* failed for a machine without a known PMD size
+				   (outside a batch run, which skips it) */
   /* With --madvise, for a file planned: 1 the stub injected (or would be,
      in a dry run), 2 not, for STUB_WHY (truncated); 0 otherwise.  */
   int stub;

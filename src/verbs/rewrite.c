@@ -41,6 +41,10 @@ static struct argp_option rewrite_options[] = {
   { "no-default-excludes", OPT_NO_DEFAULT_EXCLUDES, NULL, 0,
     "Walk also directories named usr/lib/debug and .build-id, which -r leaves out", 0 },
   { "jobs", 'j', "N", 0, "Process N files at once (default: the CPUs this process may use)", 0 },
+  { "machine", OPT_MACHINE, "MACHINE", 0,
+    "Process only files for MACHINE ('host': the one elfpmd was built for; or x86-64, "
+    "i386, aarch64, riscv64, ...: the names of the report), skipping the others as "
+    "\"other machine\" (repeatable)", 0 },
 
   { NULL, 0, NULL, 0, "Alignment:", 3 },
   { "rule", OPT_RULE, "RULE", 0,
@@ -59,6 +63,10 @@ static struct argp_option rewrite_options[] = {
   { "copy-max", OPT_COPY_MAX, "SIZE", 0,
     "With --madvise=copy: copy at most SIZE bytes of text per object (whole chunks; "
     "default: all the aligned text)", 0 },
+  { "move-table", OPT_MOVE_TABLE, NULL, 0,
+    "With --madvise: where the program header table has no room for the stub's entry, "
+    "move the table into the stub's segment (GNU strip then breaks the file); without it "
+    "such a file gets no stub", 0 },
   { "populate-max", OPT_POPULATE_MAX, "CHUNKS", 0,
     "With --madvise: at every start the stub looks at text ranges of at most CHUNKS "
     "PMD-sized chunks whole (default 64); larger ranges are sampled, and looked at whole "
@@ -109,6 +117,9 @@ static const char rewrite_doc[] =
   "  1   at least one file failed (one line on stderr names it and the\n"
   "      reason); each failed file is left untouched and the others are still\n"
   "      processed\n"
+  "  2   none failed, but a FILE named alone is for a machine elfpmd knows no\n"
+  "      PMD size for (one line on stderr says so; --pmd-size handles it; a\n"
+  "      batch run skips such files)\n"
   "  64  usage error: unknown or conflicting options, a bad size, no FILE";
 
 struct cmdline
@@ -162,6 +173,9 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	if (c->run.stub.copy_max == 0)
 	  argp_error (state, "--copy-max: the size must be more than 0");
       }
+      break;
+    case OPT_MOVE_TABLE:
+      c->run.stub.move_table = true;
       break;
     case OPT_NO_PAD:
       c->run.pad = false;
@@ -223,6 +237,21 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
     case OPT_NO_DEFAULT_EXCLUDES:
       c->batch.default_excludes = false;
       break;
+    case OPT_MACHINE:
+      {
+	unsigned m;
+	int cls;
+	if (!machine_by_name (arg, &m, &cls))
+	  argp_error (state, "--machine: unknown machine '%s' (host, x86-64, i386, aarch64, "
+		      "riscv64, ...)", arg);
+	size_t n = c->run.nmachines;
+	if (n == sizeof c->run.machines / sizeof c->run.machines[0])
+	  argp_error (state, "--machine given more than %zu times", n);
+	c->run.machines[n].machine = m;
+	c->run.machines[n].elfclass = cls;
+	c->run.nmachines = n + 1;
+      }
+      break;
     case 'j':
       {
 	if (c->seen_jobs)
@@ -266,12 +295,16 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--null needs --files-from");
       if (c->nexcludes != 0 && !c->batch.recursive && c->batch.files_from == NULL)
 	argp_error (state, "--exclude needs -r or --files-from");
+      if (c->run.nmachines != 0 && !c->batch.recursive && c->batch.files_from == NULL)
+	argp_error (state, "--machine needs -r or --files-from");
       if (!c->batch.default_excludes && !c->batch.recursive)
 	argp_error (state, "--no-default-excludes needs -r");
       if (c->run.output != NULL && c->run.dry_run)
 	argp_error (state, "--output and --dry-run exclude each other");
       if (c->seen_populate && !c->run.stub.wanted)
 	argp_error (state, "--populate-max needs --madvise");
+      if (c->run.stub.move_table && !c->run.stub.wanted)
+	argp_error (state, "--move-table needs --madvise");
       if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
 	argp_error (state, "--copy-max needs --madvise=copy");
       size_options_check (state, &c->sizes);
