@@ -194,6 +194,25 @@ assert sum(s["skipped_by_reason"].values()) == s["skipped"], s
 assert len(rows) - 1 == s["changed"] + s["hard_links"], (len(rows), s)
 EOF
 
+# --json=FILE: the text report on standard output and the JSON in FILE from
+# one run, each the bytes of a run with only that report (-j2 and -j1; the
+# further hard-link names and the summary in both).
+"$ELFPMD" -r -n -j2 --madvise "$work/orig" >"$work/one-text" 2>/dev/null
+"$ELFPMD" -r -n -j2 --madvise --json "$work/orig" >"$work/one-json" 2>/dev/null
+for j in 1 2; do
+	"$ELFPMD" -r -n -j$j --madvise --json="$work/both-json-j$j" "$work/orig" >"$work/both-text-j$j" 2>/dev/null
+	holds "--json=FILE -j$j: the text report as without --json, the JSON as with --json" \
+		'cmp -s "$work/one-text" "$work/both-text-j$j" && cmp -s "$work/one-json" "$work/both-json-j$j"'
+done
+check "--json=FILE: the hard-link names are in the JSON" grep -q '"same_file_as"' "$work/both-json-j2"
+"$ELFPMD" -r -n -q --json="$work/q-json" "$work/orig" >"$work/q-text" 2>/dev/null
+holds "-q --json=FILE: nothing on standard output, the JSON in FILE" \
+	'[ ! -s "$work/q-text" ] && tail -1 "$work/q-json" | grep -q "^{\"summary\""'
+"$ELFPMD" -r -n --json="$work/no/such/dir/x" "$work/orig" >/dev/null 2>"$work/j-err"
+st=$?
+holds "--json=FILE that cannot be written: exit 1 before any file, one line naming it" \
+	'[ $st -eq 1 ] && [ "$(wc -l < "$work/j-err")" -eq 1 ] && grep -q "x: cannot write the JSON report" "$work/j-err"'
+
 # --madvise: the stub's summary, text and JSON, adds up to the per-file
 # reports (a dry run over the original tree).
 "$ELFPMD" -r -n -j2 --madvise --json "$work/orig" >"$work/out-stub.json" 2>/dev/null
@@ -316,7 +335,8 @@ check "with --pmd-size: exit 0" test $? -eq 0
 # Usage errors.
 for args in "--null $tree" "--exclude=x $tree/usr/bin/prog" "-j0 -r $tree" "-j x -r $tree" \
 	"-r -o $work/x $tree" "--no-default-excludes $tree/usr/bin/prog" "-r" "-j1 -j2 -r $tree" \
-	"--machine=host $tree/usr/bin/prog" "--machine=vax -r $tree"; do
+	"--machine=host $tree/usr/bin/prog" "--machine=vax -r $tree" "--json --json=x -r $tree" \
+	"--json= -r $tree"; do
 	# shellcheck disable=SC2086  # the arguments are words
 	"$ELFPMD" $args > /dev/null 2>&1
 	check "usage error: $args" test $? -eq 64

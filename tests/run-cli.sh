@@ -213,7 +213,7 @@ expect_status 1 "directory" "$ELFPMD" "$work"
 cp "$work/sample" "$work/mips"
 printf '\010\000' | dd of="$work/mips" bs=1 seek=18 conv=notrunc status=none
 sig=$(file_signature "$work/mips")
-expect_status 1 "unknown machine without --pmd-size" "$ELFPMD" "$work/mips"
+expect_status 2 "unknown machine without --pmd-size" "$ELFPMD" "$work/mips"
 grep -q "^elfpmd: $work/mips: mips: .*--pmd-size" "$work/err" && pass "reason names the machine and the option" || fail "stderr: $(cat "$work/err")"
 check "unknown-machine file untouched" test "$sig" = "$(file_signature "$work/mips")"
 expect_status 0 "unknown machine with --pmd-size" "$ELFPMD" -q --pmd-size=2M "$work/mips"

@@ -172,7 +172,7 @@ if build_or_skip "lld-pie" lld-pie; then
 		poke "$f" phdr "$phdr_index" filesz 0x400 phdr "$phdr_index" memsz 0x400
 		check_case "PT_PHDR larger than the table" "$f" 'R["padded_segments"] == 1'
 		check_case "PT_PHDR larger than the table, --madvise" "$f" \
-			'not R["stub"]["injected"] and "PT_PHDR" in R["stub"]["reason"]' --madvise --pmd-size=64K
+			'not R["stub"]["injected"] and "PT_PHDR" in R["stub"]["reason"]' --madvise --move-table --pmd-size=64K
 	fi
 	# PT_INTERP larger in memory than in the file: its memory cannot move
 	# into the stub's segment with its bytes, so the table does not grow
@@ -183,7 +183,7 @@ if build_or_skip "lld-pie" lld-pie; then
 		cp "$lld" "$f"
 		poke "$f" phdr "$interp_index" memsz 0x10000
 		check_case "PT_INTERP with p_memsz > p_filesz, --madvise" "$f" \
-			'R["stub"]["injected"] and not R["stub"]["table_grown"]' --madvise --pmd-size=64K
+			'R["stub"]["injected"] and not R["stub"]["table_grown"]' --madvise --move-table --pmd-size=64K
 	fi
 	# A section without contents whose offset lies past the end, or near 2^64.
 	nobits=$(readelf -SW "$lld" | awk '$3 == "NOBITS" || $4 == "NOBITS" { gsub(/[][]/, "", $1); print $1 + 0; exit }')

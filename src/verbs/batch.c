@@ -56,6 +56,8 @@ struct result
   struct file_outcome out;
   char *report;
   size_t report_len;
+  char *json;			/* --json=FILE: the JSON report too */
+  size_t json_len;
   char *errors;
   size_t errors_len;
 };
@@ -464,13 +466,14 @@ read_all (int fd, void *buf, size_t len)
   return 0;
 }
 
-/* A worker's message: this header, then the report and the errors.  */
+/* A worker's message: this header, then the report, the JSON report (with
+   --json=FILE) and the errors.  */
 struct message
 {
   uint64_t unit;
   int32_t rc;
   struct file_outcome out;
-  uint64_t report_len, errors_len;
+  uint64_t report_len, json_len, errors_len;
 };
 
 /* Process JOB into RES, the report and errors kept in memory.  */
@@ -478,21 +481,29 @@ static void
 process_to_memory (const struct file_job *job, const struct run_options *ro, struct result *res)
 {
   FILE *rep = open_memstream (&res->report, &res->report_len);
+  FILE *json = ro->json_too ? open_memstream (&res->json, &res->json_len) : NULL;
   FILE *err = open_memstream (&res->errors, &res->errors_len);
-  if (rep == NULL || err == NULL)
+  if (rep == NULL || err == NULL || (ro->json_too && json == NULL))
     {
       if (rep != NULL)
 	fclose (rep);
+      if (json != NULL)
+	fclose (json);
       if (err != NULL)
 	fclose (err);
-      res->report = res->errors = NULL;
-      res->report_len = res->errors_len = 0;
+      free (res->report);
+      free (res->json);
+      free (res->errors);
+      res->report = res->json = res->errors = NULL;
+      res->report_len = res->json_len = res->errors_len = 0;
       res->rc = 1;
       res->out.status = STATUS_ERROR;
       return;
     }
-  res->rc = process_job (job, ro, rep, err, &res->out);
+  res->rc = process_job (job, ro, rep, json, err, &res->out);
   fclose (rep);
+  if (json != NULL)
+    fclose (json);
   fclose (err);
 }
 
@@ -510,12 +521,15 @@ worker (const struct file_job *jobs, size_t njobs, uint64_t *next, const struct 
       struct result res = { 0 };
       process_to_memory (&jobs[u], ro, &res);
       struct message m = { .unit = u, .rc = res.rc, .out = res.out,
-			   .report_len = res.report_len, .errors_len = res.errors_len };
+			   .report_len = res.report_len, .json_len = res.json_len,
+			   .errors_len = res.errors_len };
       if (write_all (fd, &m, sizeof m) != 0
 	  || write_all (fd, res.report, res.report_len) != 0
+	  || write_all (fd, res.json, res.json_len) != 0
 	  || write_all (fd, res.errors, res.errors_len) != 0)
 	_exit (2);
       free (res.report);
+      free (res.json);
       free (res.errors);
     }
   _exit (0);
@@ -530,17 +544,20 @@ receive (int fd, struct result *results, size_t njobs)
   int r = read_all (fd, &m, sizeof m);
   if (r != 0)
     return r;
-  if (m.unit >= njobs || results[m.unit].done || m.report_len > SIZE_MAX / 2
-      || m.errors_len > SIZE_MAX / 2)
+  if (m.unit >= njobs || results[m.unit].done || m.report_len > SIZE_MAX / 4
+      || m.json_len > SIZE_MAX / 4 || m.errors_len > SIZE_MAX / 4)
     return -1;
   struct result *res = &results[m.unit];
   res->report = malloc (m.report_len + 1);
+  res->json = malloc (m.json_len + 1);
   res->errors = malloc (m.errors_len + 1);
-  if (res->report == NULL || res->errors == NULL
+  if (res->report == NULL || res->json == NULL || res->errors == NULL
       || read_all (fd, res->report, m.report_len) != 0
+      || read_all (fd, res->json, m.json_len) != 0
       || read_all (fd, res->errors, m.errors_len) != 0)
     return -1;
   res->report_len = m.report_len;
+  res->json_len = m.json_len;
   res->errors_len = m.errors_len;
   res->rc = m.rc;
   res->out = m.out;
@@ -658,9 +675,26 @@ out:
   free (pids);
 }
 
+/* The line of a further name of a file processed before, to OUT, as JSON
+   or as text.  */
+static void
+print_same_file (FILE *out, bool json, const char *name, const char *lead, int status)
+{
+  if (json)
+    {
+      fputc ('{', out);
+      json_name (out, "file", name);
+      fputc (',', out);
+      json_name (out, "same_file_as", lead);
+      fprintf (out, ",\"status\":\"%s\"}\n", file_status_name (status));
+    }
+  else
+    fprintf (out, "%s: same file as %s: %s\n", name, lead, file_status_name (status));
+}
+
 static void
 count_and_print (const struct entry *e, size_t i, const struct result *results,
-		 const struct run_options *ro, FILE *report, FILE *errors,
+		 const struct run_options *ro, FILE *report, FILE *json, FILE *errors,
 		 struct batch_counts *c, int *status)
 {
   c->files++;
@@ -683,20 +717,13 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
       const struct entry *lead = &e[e[i].leader];
       const struct result *lr = &results[lead->unit];
       c->hard_links++;
-      if (!lr->done || ro->format == REPORT_NONE || lr->out.status == STATUS_SKIPPED
-	  || lr->out.status == STATUS_ERROR)
+      if (!lr->done || lr->out.status == STATUS_SKIPPED || lr->out.status == STATUS_ERROR)
 	return;
-      if (ro->format == REPORT_JSON)
-	{
-	  fputc ('{', report);
-	  json_name (report, "file", e[i].name);
-	  fputc (',', report);
-	  json_name (report, "same_file_as", lead->name);
-	  fprintf (report, ",\"status\":\"%s\"}\n", file_status_name (lr->out.status));
-	}
-      else
-	fprintf (report, "%s: same file as %s: %s\n", e[i].name, lead->name,
-		 file_status_name (lr->out.status));
+      if (ro->format != REPORT_NONE)
+	print_same_file (report, ro->format == REPORT_JSON, e[i].name, lead->name,
+			 lr->out.status);
+      if (json != NULL)
+	print_same_file (json, true, e[i].name, lead->name, lr->out.status);
       return;
     }
   const struct result *r = &results[e[i].unit];
@@ -709,6 +736,8 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
       return;
     }
   fwrite (r->report, 1, r->report_len, report);
+  if (json != NULL && r->json != NULL)
+    fwrite (r->json, 1, r->json_len, json);
   fwrite (r->errors, 1, r->errors_len, errors);
   /* (unsupported: 2 unless something failed: 1 wins) */
   if (r->rc != 0 && r->out.unsupported)
@@ -757,11 +786,12 @@ print_stub_summary (FILE *out, const struct batch_counts *c, bool json)
 }
 
 static void
-print_summary (FILE *out, const struct batch_counts *c, const struct run_options *ro)
+print_summary (FILE *out, const struct batch_counts *c, const struct run_options *ro,
+	       enum report_format format)
 {
-  if (ro->format == REPORT_NONE)
+  if (format == REPORT_NONE)
     return;
-  if (ro->format == REPORT_JSON)
+  if (format == REPORT_JSON)
     {
       fprintf (out, "{\"summary\":{\"files\":%" PRIu64, c->files);
       for (int s = 0; s < STATUS_KINDS; s++)
@@ -811,7 +841,8 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
 
 int
 batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
-	   const struct run_options *ro, FILE *report, FILE *errors, struct batch_counts *counts)
+	   const struct run_options *ro, FILE *report, FILE *json, FILE *errors,
+	   struct batch_counts *counts)
 {
   struct gather g = { .bo = bo, .batch = ro->batch };
   int status = 0;
@@ -886,13 +917,14 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
 	      process_to_memory (&jobs[g.e[i].unit], ro, &results[g.e[i].unit]);
 	      results[g.e[i].unit].done = true;
 	    }
-	  count_and_print (g.e, i, results, ro, report, errors, counts, &status);
+	  count_and_print (g.e, i, results, ro, report, json, errors, counts, &status);
 	  if (g.e[i].unit != SIZE_MAX)
 	    {
 	      struct result *r = &results[g.e[i].unit];
 	      free (r->report);
+	      free (r->json);
 	      free (r->errors);
-	      r->report = r->errors = NULL;
+	      r->report = r->json = r->errors = NULL;
 	    }
 	}
     }
@@ -900,10 +932,14 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
     {
       run_workers (jobs, njobs, nworkers, ro, results, errors);
       for (size_t i = 0; i < g.n; i++)
-	count_and_print (g.e, i, results, ro, report, errors, counts, &status);
+	count_and_print (g.e, i, results, ro, report, json, errors, counts, &status);
     }
   if (ro->batch)
-    print_summary (report, counts, ro);
+    {
+      print_summary (report, counts, ro, ro->format);
+      if (json != NULL)
+	print_summary (json, counts, ro, REPORT_JSON);
+    }
   goto out;
 
 oom:
@@ -913,6 +949,7 @@ out:
   for (size_t u = 0; results != NULL && u < njobs; u++)
     {
       free (results[u].report);
+      free (results[u].json);
       free (results[u].errors);
     }
   for (size_t i = 0; i < g.n; i++)

@@ -47,11 +47,12 @@ struct batch_counts
 
 /* Process the NARGS names in ARGS (files, or with BO->recursive also
    directories) and those of BO->files_from under RO, printing reports to
-   REPORT and errors to ERRORS in the order of the names, and in a batch run
-   (RO->batch) the summary line or object.  Fill *COUNTS.  Return 0 when no
-   file failed, else 1.  */
+   REPORT (and as JSON to JSON, where RO->json_too) and errors to ERRORS in
+   the order of the names, and in a batch run (RO->batch) the summary line or
+   object (to both).  Fill *COUNTS.  Return 0 when no file failed, 2 when
+   only files of a machine without a known PMD size did, else 1.  */
 int batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
-	       const struct run_options *ro, FILE *report, FILE *errors,
+	       const struct run_options *ro, FILE *report, FILE *json, FILE *errors,
 	       struct batch_counts *counts);
 
 /* The number of CPUs this process may run on (at least 1).  */

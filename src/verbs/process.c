@@ -30,12 +30,12 @@ int
 process_file (const char *name, const struct run_options *opts, FILE *report, FILE *errors)
 {
   struct file_job job = { .name = name, .rootfd = -1 };
-  return process_job (&job, opts, report, errors, NULL);
+  return process_job (&job, opts, report, NULL, errors, NULL);
 }
 
 int
 process_job (const struct file_job *job, const struct run_options *opts, FILE *report,
-	     FILE *errors, struct file_outcome *out)
+	     FILE *json, FILE *errors, struct file_outcome *out)
 {
   const char *name = job->name;
   struct diag err = { "" };
@@ -196,8 +196,15 @@ done:
   /* A batch run counts what it skips; it does not list it.  */
   if (batch_skip != SKIP_NONE)
     r.plan = NULL;
-  if (opts->batch && err.msg[0] == '\0' && (r.file == NULL || r.plan == NULL || r.file->skip_reason != NULL))
+  bool listed = !(opts->batch && err.msg[0] == '\0'
+		  && (r.file == NULL || r.plan == NULL || r.file->skip_reason != NULL));
+  if (!listed)
     format = REPORT_NONE;
+  if (json != NULL && listed)
+    {
+      report_json (json, &r);
+      fflush (json);
+    }
   switch (format)
     {
     case REPORT_SUMMARY: report_summary (report, &r); break;

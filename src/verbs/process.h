@@ -31,6 +31,7 @@ struct run_options
   bool batch;			/* -r, --files-from: skipped files print no report */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
+  bool json_too;		/* --json=FILE: the JSON report too, to its own stream */
   /* --machine: a batch run processes only files of these machines (e_machine
      and ELF class), skipping the others; none: every machine.  */
   size_t nmachines;
@@ -83,8 +84,10 @@ struct file_outcome
 int process_file (const char *name, const struct run_options *opts, FILE *report,
 		  FILE *errors);
 
-/* The same for JOB, filling *OUT (which may be NULL).  */
+/* The same for JOB, filling *OUT (which may be NULL), and printing the
+   report as JSON also to JSON where that is not NULL (--json=FILE beside
+   the text report).  */
 int process_job (const struct file_job *job, const struct run_options *opts, FILE *report,
-		 FILE *errors, struct file_outcome *out);
+		 FILE *json, FILE *errors, struct file_outcome *out);
 
 #endif

@@ -73,7 +73,9 @@ static struct argp_option rewrite_options[] = {
     "only when the sample finds chunks cached in small pages", 0 },
 
   { NULL, 0, NULL, 0, "Report:", 4 },
-  { "json", OPT_JSON, NULL, 0, "Print the report as JSON, one object per file per line", 0 },
+  { "json", OPT_JSON, "FILE", OPTION_ARG_OPTIONAL,
+    "Print the report as JSON, one object per file per line; with =FILE write that to FILE "
+    "and the text report to standard output as without --json", 0 },
   { "verbose", 'v', NULL, 0, "Print the full report also when rewriting", 0 },
   { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
   { NULL, 0, NULL, 0, NULL, 0 }
@@ -127,6 +129,7 @@ struct cmdline
   struct run_options run;
   struct batch_options batch;
   bool verbose, quiet, json;
+  const char *json_file;	/* --json=FILE */
   struct size_options sizes;
   bool seen_rule, seen_populate, seen_jobs;
   const char **excludes;
@@ -266,7 +269,14 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
       }
       break;
     case OPT_JSON:
-      c->json = true;
+      if (c->json || c->json_file != NULL)
+	argp_error (state, "--json given twice");
+      if (arg != NULL && *arg == '\0')
+	argp_error (state, "--json=: no FILE");
+      if (arg != NULL)
+	c->json_file = arg;
+      else
+	c->json = true;
       break;
     case 'v':
       c->verbose = true;
@@ -352,9 +362,31 @@ rewrite_command (int argc, char **argv)
   c.batch.excludes = c.excludes;
   c.batch.nexcludes = c.nexcludes;
 
+  /* --json=FILE: a file of the user's, written as a shell redirection would
+     (created or truncated, a symbolic link followed), before anything is
+     processed.  */
+  FILE *json = NULL;
+  if (c.json_file != NULL)
+    {
+      json = fopen (c.json_file, "we");
+      if (json == NULL)
+	{
+	  fprintf (stderr, "elfpmd: %s: cannot write the JSON report: %s\n", c.json_file,
+		   strerror (errno));
+	  free (c.excludes);
+	  return 1;
+	}
+      c.run.json_too = true;
+    }
   struct batch_counts counts;
   int status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
-			  stdout, stderr, &counts);
+			  stdout, json, stderr, &counts);
   free (c.excludes);
+  if (json != NULL && (fflush (json) != 0 || ferror (json) || fclose (json) != 0))
+    {
+      fprintf (stderr, "elfpmd: %s: cannot write the JSON report\n", c.json_file);
+      if (status == 0 || status == 2)
+	status = 1;
+    }
   return report_flushed (status);
 }
