@@ -23,13 +23,19 @@
 #     /proc/PID/map_files, as root);
 #   - mad's text on PMD pages (>= 95% of the ideal) where file THP works
 #     here (fixtures/pagecache.c probe), so that the sums are not all 0;
+#   - touched_chunks: the whole chunks with a page present or swapped in
+#     /proc/PID/pagemap (read here), small_chunks those of them not on huge
+#     pages, unused_chunks the rest of the whole ones;
+#   - jit: a Python process with 8 MiB of anonymous executable memory on
+#     huge pages (MADV_HUGEPAGE): counted as anon_exec_huge_kb (JIT code),
+#     not as text;
 #   - the JSON schema: every process object and the summary with their
 #     keys and types; the summary's totals are the sums of the rows;
 #   - the text report: a row per object with the same figures, and the
 #     summary line;
 #   - without PIDs, every paused program is among the processes listed;
 #   - as nobody (setpriv): the root-owned processes are counted unreadable
-#     and skipped, exit 0; a root-owned PID named: exit 1, one line naming
+#     and skipped, and named (the paused mad-pie among them), exit 0; a root-owned PID named: exit 1, one line naming
 #     it; a PID that does not exist: exit 1; "abc": usage error, 64;
 #   - a file named status is still reachable as ./status.
 #
@@ -121,6 +127,29 @@ mv "$WORK/moved/mad-pie" "$WORK/moved/old"
 cp "$O/mad-pie" "$WORK/moved/mad-pie"
 labels="$labels gone moved"
 
+# jit: anonymous executable memory on huge pages, as a JIT compiler has it
+# (QEMU's code buffer): 8 MiB, MADV_HUGEPAGE, written; paused until killed.
+have_jit=false
+python3 -c '
+import mmap, signal, sys
+m = mmap.mmap(-1, 8 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+              prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.madvise(mmap.MADV_HUGEPAGE)
+for i in range(0, 8 << 20, 4096):
+    m[i] = 0xc3
+open(sys.argv[1], "w").write("ready\n")
+signal.pause()' "$WORK/jit.ready" >"$WORK/jit.out" 2>&1 &
+pid_jit=$!
+pids+=("$pid_jit")
+n=0
+while [ ! -s "$WORK/jit.ready" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+jit_kb=$(awk '/^AnonHugePages:/ { s += $2 } END { print s + 0 }' "/proc/$pid_jit/smaps" 2>/dev/null)
+if [ -s "$WORK/jit.ready" ] && [ "${jit_kb:-0}" -gt 0 ]; then
+	have_jit=true
+else
+	note "no anonymous huge pages for the JIT-like process ($(head -1 "$WORK/jit.out")): its checks are skipped"
+fi
+
 # ideal: whole chunks of align's file (phdr-dump; what aligning adds to orig).
 ideal=$(ideal_chunks "$WORK/align/mad-pie")
 ideal_lib=0
@@ -182,6 +211,22 @@ def smaps(pid):
             cur[3] += int(line.split()[1])
     return objs
 
+def touched(pid, maps):
+    """Whole chunks of MAPS with a page present or swapped in /proc/PID/pagemap."""
+    import struct
+    n = 0
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        for start, end, off, _ in maps:
+            if (start - off) % pmd:
+                continue
+            c = -(-start // pmd) * pmd
+            while c + pmd <= end:
+                f.seek(c // 4096 * 8)
+                ents = struct.unpack("<%dQ" % (pmd // 4096), f.read(pmd // 4096 * 8))
+                n += any(e >> 62 for e in ents)
+                c += pmd
+    return n
+
 def whole(maps):
     n = 0
     for start, end, off, _ in maps:
@@ -193,12 +238,14 @@ def whole(maps):
     return n
 
 schema_obj = {"path": str, "text_kb": int, "whole_chunks": int, "pmd_mapped_chunks": int,
-              "file_pmd_mapped_kb": int, "anon_huge_kb": int}
-schema_proc = {"pid": int, "comm": str, "anon_text_huge_kb": int, "objects": list}
+              "file_pmd_mapped_kb": int, "anon_huge_kb": int, "touched_chunks": int,
+              "small_chunks": int, "unused_chunks": int}
+schema_proc = {"pid": int, "comm": str, "anon_exec_huge_kb": int, "objects": list}
 schema_sum = {"kernel": str, "thp": str, "pmd_size": int, "processes": int, "unreadable": int,
               "gone": int, "objects": int, "whole_chunks": int, "pmd_mapped_chunks": int,
-              "file_pmd_mapped_kb": int, "anon_text_huge_kb": int, "with_stub": int,
-              "not_aligned": int, "gain_chunks": int}
+              "file_pmd_mapped_kb": int, "anon_text_huge_kb": int, "anon_exec_huge_kb": int,
+              "with_stub": int, "not_aligned": int, "gain_chunks": int, "small_chunks": int,
+              "unused_chunks": int, "unreadable_processes": list}
 try:
     docs = [json.loads(l) for l in lines]
     check(True, "every line of status --json is JSON (%d lines)" % len(docs))
@@ -238,6 +285,9 @@ if isinstance(summary, dict) and not bad:
             "pmd_mapped_chunks": sum(o["pmd_mapped_chunks"] for o in objs),
             "file_pmd_mapped_kb": sum(o["file_pmd_mapped_kb"] for o in objs),
             "with_stub": sum(1 for o in objs if o["stub"]),
+            "small_chunks": sum(o["small_chunks"] for o in objs),
+            "unused_chunks": sum(o["unused_chunks"] for o in objs),
+            "anon_exec_huge_kb": sum(d["anon_exec_huge_kb"] for d in docs[:-1]),
             "not_aligned": sum(1 for o in objs if o["aligned"] is False),
             "gain_chunks": sum(o["gain_chunks"] for o in objs if o["aligned"] is False)}
     diff = {k: (summary[k], v) for k, v in sums.items() if summary[k] != v}
@@ -265,6 +315,11 @@ for s in specs:
           "%s: FilePmdMapped %d kB = %d kB from smaps (%d chunks)" % (label, o["file_pmd_mapped_kb"], kb, kb * 1024 // pmd))
     check(o["text_kb"] == sum(m[1] - m[0] for m in maps) // 1024,
           "%s: text_kb %d = the executable mappings' size" % (label, o["text_kb"]))
+    t = touched(pid, maps)
+    check(o["touched_chunks"] == t and o["small_chunks"] == max(0, t - o["pmd_mapped_chunks"])
+          and o["unused_chunks"] == w - t,
+          "%s: touched %d = %d from pagemap, small %d, unused %d" % (label, o["touched_chunks"], t,
+          o["small_chunks"], o["unused_chunks"]))
     got = (str(o["aligned"]).lower(), str(o["stub"]).lower(), str(o.get("gain_chunks")))
     check(got == (aligned, stub, gain),
           "%s: aligned %s, stub %s, gain_chunks %s (expected %s %s %s)%s" % ((label,) + got + (aligned, stub, gain)
@@ -300,6 +355,31 @@ check "text row of mad says what the JSON says ($json_row; row: $row)" [ "$got_r
 row=$(awk -v p="$pid_orig" '$1 == p && $NF ~ /\/orig\/mad-pie$/' "$WORK/status.txt")
 check "text row of orig says not aligned, +$ideal chunks ($row)" [ "$(echo "$row" | awk '{ print $7 }')" = "no,+$ideal" ]
 check "text report ends with the summary line" grep -q "^elfpmd status: ${#pid_list[@]} processes, " "$WORK/status.txt"
+
+# The JIT-like process: its anonymous executable huge pages are JIT code,
+# not text: anon_exec_huge_kb, and nothing in the summary's text figures.
+if $have_jit; then
+	"$ELFPMD" status --json "$pid_jit" >"$WORK/jit.json" 2>&1
+	python3 - "$WORK/jit.json" "$pid_jit" "$jit_kb" >"$WORK/jit.cmp" 2>&1 <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+pid, kb = int(sys.argv[2]), int(sys.argv[3])
+p = [d for d in docs[:-1] if d.get("pid") == pid]
+s = docs[-1]["summary"]
+ok = (len(p) == 1 and p[0]["anon_exec_huge_kb"] >= kb and p[0]["objects"] == []
+      and s["anon_exec_huge_kb"] == p[0]["anon_exec_huge_kb"] and s["anon_text_huge_kb"] == 0
+      and s["whole_chunks"] == 0)
+print("ok" if ok else "bad: %s" % docs)
+PY
+	check "JIT memory ($jit_kb kB on huge pages) is anon_exec_huge_kb, not text ($(head -c 200 "$WORK/jit.cmp"))" \
+		grep -qx ok "$WORK/jit.cmp"
+	"$ELFPMD" status "$pid_jit" >"$WORK/jit.txt" 2>&1
+	check "the text report calls it JIT code, not text" grep -q "anonymous executable memory on huge pages (JIT code, not" "$WORK/jit.txt"
+	check "and the summary line does not count it as text" \
+		sh -c "! tail -1 '$WORK/jit.txt' | grep -q 'anonymous text'"
+else
+	skip "no anonymous huge pages here: the JIT checks"
+fi
 
 # Without PIDs: every process this user can read, ours among them.
 "$ELFPMD" status --json >"$WORK/all.json" 2>"$WORK/all.err"
@@ -337,6 +417,16 @@ if [ "$(id -u)" = 0 ] && have setpriv; then
 	holds "as nobody: exit 0 (got $rc), root's processes counted unreadable (${unreadable:-none})" \
 		'[ $rc = 0 ] && [ "${unreadable:-0}" -gt 0 ]'
 	check "as nobody: no line on stderr for the unreadable ones" [ ! -s "$WORK/nobody.err" ]
+	named=$(tail -1 "$WORK/nobody.json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["summary"]
+u = s["unreadable_processes"]
+print(len(u) == s["unreadable"] and any(x["pid"] == int(sys.argv[1]) and x["comm"] == "mad-pie" for x in u))' "$pid_mad" 2>&1)
+	check "as nobody: the unreadable processes are named, mad-pie ($pid_mad) among them ($named)" [ "$named" = True ]
+	"${as_nobody[@]}" "$ELFPMD" status >"$WORK/nobody.txt" 2>&1
+	check "as nobody: the text summary names unreadable processes" \
+		grep -Eq "unreadable, skipped: [0-9]+ [^ ]" "$WORK/nobody.txt"
+	"$ELFPMD" status "$pid_mad" >/dev/null 2>&1
 	"${as_nobody[@]}" "$ELFPMD" status "$pid_mad" >/dev/null 2>"$WORK/nobody1.err"
 	rc=$?
 	holds "as nobody, root's PID named: exit 1 (got $rc), one line naming it ($(cat "$WORK/nobody1.err"))" \

@@ -59,6 +59,12 @@ struct object_use
   uint64_t anon_kb;		/* their AnonHugePages */
   uint64_t copied_kb;		/* AnonHugePages of its text copied by elfpmd's stub */
   uint64_t map_start, map_end;	/* one of them, for /proc/PID/map_files */
+  /* Whole chunks with at least one page in the process's page tables
+     (/proc/PID/pagemap): run, or populated and kept, by the program; the
+     others it has not used (the stub lets go of chunks it only populated).
+     TOUCHED_KNOWN false: pagemap could not be read.  */
+  uint64_t touched;
+  bool touched_known;
   struct object_file *file;	/* NULL when the text is too small to matter */
 };
 
@@ -68,8 +74,17 @@ struct process
   char comm[64];
   struct object_use *objects;
   size_t nobjects;
-  uint64_t anon_text_kb;	/* AnonHugePages of anonymous executable mappings */
+  uint64_t anon_exec_kb;	/* AnonHugePages of anonymous executable mappings that
+				   are no copy of a file's text: JIT code */
   uint64_t largest;		/* text of its largest object listed */
+};
+
+/* A process that could not be read, named in the summary.  */
+struct unreadable
+{
+  long pid;
+  char comm[64];
+  int err;
 };
 
 struct status
@@ -82,6 +97,9 @@ struct status
   struct object_file **files;
   size_t nfiles, files_cap;
   uint64_t seen, unreadable, gone;
+  struct unreadable *unread;	/* the unreadable processes, NUNREAD of them */
+  uint64_t nunread;
+  unsigned char *pagemap_buf;	/* one chunk's pagemap entries */
 };
 
 /* Whole PMD chunks of the mapping [START, END) of file offset OFFSET: the
@@ -149,6 +167,34 @@ copied_text (const struct smaps_head *h)
   return h->path[0] == '\0' || strncmp (h->path, name, sizeof name - 1) == 0;
 }
 
+/* How many of the whole chunks of the mapping [START, END) of file offset
+   OFFSET have a page present or swapped in PAGEMAP (a process's
+   /proc/PID/pagemap: bits 63 and 62 of each page's entry); UINT64_MAX when
+   it cannot be read.  */
+static uint64_t
+touched_chunks (struct status *s, int pagemap, uint64_t start, uint64_t end, uint64_t offset)
+{
+  if (pagemap < 0 || ((start - offset) & (s->pmd - 1)) != 0)
+    return pagemap < 0 ? UINT64_MAX : 0;
+  size_t per = (size_t) (s->pmd / s->page), len = per * 8;
+  uint64_t n = 0;
+  for (uint64_t c = (start + s->pmd - 1) & ~(s->pmd - 1); c >= start && c + s->pmd <= end;
+       c += s->pmd)
+    {
+      if (pread (pagemap, s->pagemap_buf, len, (off_t) (c / s->page * 8)) != (ssize_t) len)
+	return UINT64_MAX;
+      bool any = false;
+      for (size_t k = 0; k < per && !any; k++)
+	{
+	  uint64_t e;
+	  memcpy (&e, s->pagemap_buf + k * 8, sizeof e);
+	  any = (e >> 62) != 0;	/* present (63) or swapped (62) */
+	}
+      n += any;
+    }
+  return n;
+}
+
 /* Read /proc/PID/smaps into P.  Return 0, or the errno that stopped it.  */
 static int
 read_smaps (struct status *s, struct process *p)
@@ -158,6 +204,10 @@ read_smaps (struct status *s, struct process *p)
   FILE *f = fopen (name, "re");
   if (f == NULL)
     return errno;
+  /* (the same process's pagemap: what it has touched; a process that
+     allows smaps allows this) */
+  snprintf (name, sizeof name, "%s/%ld/pagemap", s->opts->proc, p->pid);
+  int pagemap = s->pagemap_buf != NULL ? open (name, O_RDONLY | O_CLOEXEC) : -1;
   char *line = NULL;
   size_t cap = 0;
   int ret = 0;
@@ -188,9 +238,11 @@ read_smaps (struct status *s, struct process *p)
 		  ret = ENOMEM;
 		  break;
 		}
-	      /* Copies are whole chunks, at their own address and offset.  */
+	      /* Copies are whole chunks, at their own address and offset,
+		 populated whole.  */
 	      cur->text += h.end - h.start;
 	      cur->whole += whole_chunks (h.start, h.end, h.start, s->pmd);
+	      cur->touched += whole_chunks (h.start, h.end, h.start, s->pmd);
 	      copy = true;
 	      file.end = h.end;
 	      continue;
@@ -209,14 +261,22 @@ read_smaps (struct status *s, struct process *p)
 	      anon_exec = h.path[0] != '[' || strncmp (h.path, "[anon:", 6) == 0;
 	      continue;
 	    }
+	  size_t before = p->nobjects;
 	  cur = object_of (p, makedev (h.major, h.minor), (ino_t) h.inode, h.path);
 	  if (cur == NULL)
 	    {
 	      ret = ENOMEM;
 	      break;
 	    }
+	  if (p->nobjects != before)
+	    cur->touched_known = true;
 	  cur->text += h.end - h.start;
 	  cur->whole += whole_chunks (h.start, h.end, h.offset, s->pmd);
+	  uint64_t t = touched_chunks (s, pagemap, h.start, h.end, h.offset);
+	  if (t == UINT64_MAX)
+	    cur->touched_known = false;
+	  else
+	    cur->touched += t;
 	  if (cur->map_end - cur->map_start < h.end - h.start)
 	    {
 	      cur->map_start = h.start;
@@ -234,13 +294,15 @@ read_smaps (struct status *s, struct process *p)
 	  else if (cur != NULL)
 	    cur->anon_kb += kb;
 	  else if (anon_exec)
-	    p->anon_text_kb += kb;
+	    p->anon_exec_kb += kb;
 	}
     }
   if (ret == 0 && ferror (f))
     ret = errno != 0 ? errno : EIO;
   free (line);
   fclose (f);
+  if (pagemap >= 0)
+    close (pagemap);
   return ret;
 }
 
@@ -473,6 +535,15 @@ huge_chunks (const struct status *s, const struct object_use *o)
   return (o->pmd_kb + o->copied_kb) * 1024 / s->pmd;
 }
 
+/* Whole chunks of O the program has used that are not on huge pages: in
+   small pages (or some of their pages only), the chunks to look into.  */
+static uint64_t
+small_chunks (const struct status *s, const struct object_use *o)
+{
+  uint64_t huge = huge_chunks (s, o);
+  return o->touched > huge ? o->touched - huge : 0;
+}
+
 static void
 print_row (FILE *out, const struct status *s, const struct process *p, const struct object_use *o)
 {
@@ -508,7 +579,7 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
 {
   fprintf (out, "{\"pid\":%ld,\"comm\":", p->pid);
   json_string (out, p->comm);
-  fprintf (out, ",\"anon_text_huge_kb\":%" PRIu64 ",\"objects\":[", p->anon_text_kb);
+  fprintf (out, ",\"anon_exec_huge_kb\":%" PRIu64 ",\"objects\":[", p->anon_exec_kb);
   for (size_t i = 0; i < p->nobjects; i++)
     {
       const struct object_use *o = &p->objects[i];
@@ -519,6 +590,12 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
 	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
 	       ",\"anon_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64, o->text / 1024, o->whole,
 	       huge_chunks (s, o), o->pmd_kb, o->anon_kb, o->copied_kb);
+      if (o->touched_known)
+	fprintf (out, ",\"touched_chunks\":%" PRIu64 ",\"small_chunks\":%" PRIu64
+		 ",\"unused_chunks\":%" PRIu64, o->touched, small_chunks (s, o),
+		 o->whole - o->touched);
+      else
+	fputs (",\"touched_chunks\":null,\"small_chunks\":null,\"unused_chunks\":null", out);
       if (of != NULL && of->read)
 	fprintf (out, ",\"aligned\":%s,\"stub\":%s,\"chunks_once_aligned\":%" PRIu64
 		 ",\"gain_chunks\":%" PRIu64, of->aligned ? "true" : "false",
@@ -537,20 +614,29 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
 struct totals
 {
   uint64_t objects, whole, pmd_chunks, pmd_kb, anon_kb, copied_kb, not_aligned, gain, stubs;
+  uint64_t anon_exec_kb;	/* JIT code, not text */
+  uint64_t small, unused;	/* chunks used in small pages, chunks not used */
+  bool touched_known;		/* for every object */
 };
 
 static struct totals
 add_up (const struct status *s)
 {
-  struct totals t = { 0 };
+  struct totals t = { .touched_known = true };
   for (size_t i = 0; i < s->nprocs; i++)
     {
       const struct process *p = &s->procs[i];
-      t.anon_kb += p->anon_text_kb;
+      t.anon_exec_kb += p->anon_exec_kb;
       for (size_t k = 0; k < p->nobjects; k++)
 	{
 	  const struct object_use *o = &p->objects[k];
 	  t.objects++;
+	  t.touched_known &= o->touched_known;
+	  if (o->touched_known)
+	    {
+	      t.small += small_chunks (s, o);
+	      t.unused += o->whole - o->touched;
+	    }
 	  t.whole += o->whole;
 	  t.pmd_kb += o->pmd_kb;
 	  t.pmd_chunks += huge_chunks (s, o);
@@ -586,14 +672,39 @@ print_summary (FILE *out, const struct status *s)
 	       ",\"gone\":%" PRIu64 ",\"objects\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
 	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
 	       ",\"anon_text_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64
-	       ",\"with_stub\":%" PRIu64 ",\"not_aligned\":%" PRIu64 ",\"gain_chunks\":%" PRIu64 "}}\n",
+	       ",\"anon_exec_huge_kb\":%" PRIu64
+	       ",\"with_stub\":%" PRIu64 ",\"not_aligned\":%" PRIu64 ",\"gain_chunks\":%" PRIu64,
 	       s->pmd, s->seen, s->unreadable, s->gone, t.objects, t.whole, t.pmd_chunks, t.pmd_kb,
-	       t.anon_kb, t.copied_kb, t.stubs, t.not_aligned, t.gain);
+	       t.anon_kb, t.copied_kb, t.anon_exec_kb, t.stubs, t.not_aligned, t.gain);
+      if (t.touched_known)
+	fprintf (out, ",\"small_chunks\":%" PRIu64 ",\"unused_chunks\":%" PRIu64, t.small,
+		 t.unused);
+      else
+	fputs (",\"small_chunks\":null,\"unused_chunks\":null", out);
+      fputs (",\"unreadable_processes\":[", out);
+      for (uint64_t i = 0; i < s->nunread; i++)
+	{
+	  fprintf (out, "%s{\"pid\":%ld,\"comm\":", i == 0 ? "" : ",", s->unread[i].pid);
+	  json_string (out, s->unread[i].comm);
+	  fputs (",\"error\":", out);
+	  json_string (out, strerror (s->unread[i].err));
+	  fputc ('}', out);
+	}
+      fputs ("]}}\n", out);
       return;
     }
   fprintf (out, "elfpmd status: %" PRIu64 " process%s", s->seen, s->seen == 1 ? "" : "es");
   if (s->unreadable != 0)
-    fprintf (out, " (%" PRIu64 " unreadable, skipped)", s->unreadable);
+    {
+      /* (the first few by name: the JSON has them all) */
+      fprintf (out, " (%" PRIu64 " unreadable, skipped:", s->unreadable);
+      for (uint64_t i = 0; i < s->nunread && i < 8; i++)
+	{
+	  fprintf (out, "%s %ld ", i == 0 ? "" : ",", s->unread[i].pid);
+	  print_plain (out, s->unread[i].comm);
+	}
+      fputs (s->unreadable > 8 || s->nunread < s->unreadable ? ", ...)" : ")", out);
+    }
   fprintf (out, ", %" PRIu64 " object%s with whole chunks: %" PRIu64 " of %" PRIu64,
 	   t.objects, t.objects == 1 ? "" : "s", t.pmd_chunks, t.whole);
   if (t.copied_kb == 0)
@@ -601,8 +712,13 @@ print_summary (FILE *out, const struct status *s)
   else
     fprintf (out, " chunks on huge pages (%" PRIu64 " kB PMD-mapped from the page cache, %" PRIu64
 	     " kB copied into anonymous huge pages by --madvise=copy)", t.pmd_kb, t.copied_kb);
+  if (t.touched_known && (t.small != 0 || t.unused != 0))
+    fprintf (out, ", %" PRIu64 " used in small pages, %" PRIu64 " not used", t.small, t.unused);
   if (t.anon_kb != 0)
     fprintf (out, ", %" PRIu64 " kB of anonymous text on huge pages", t.anon_kb);
+  if (t.anon_exec_kb != 0)
+    fprintf (out, ", %" PRIu64 " kB of other anonymous executable memory on huge pages (JIT "
+	     "code, not counted as text)", t.anon_exec_kb);
   fprintf (out, "; %" PRIu64 " with the stub, %" PRIu64 " not aligned (aligning would add %"
 	   PRIu64 " chunk%s); kernel %s, THP %s, PMD %" PRIu64 " kB\n", t.stubs, t.not_aligned,
 	   t.gain, t.gain == 1 ? "" : "s", release, s->thp, s->pmd / 1024);
@@ -665,6 +781,7 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
   int status = 0;
   long *all = NULL;
   bool named = npids != 0;
+  s.pagemap_buf = malloc ((size_t) (s.pmd / s.page) * 8);	/* NULL: touched unknown */
   if (!named)
     {
       long n = list_pids (opts->proc, &all);
@@ -693,6 +810,21 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       else
 	{
 	  s.unreadable++;
+	  struct unreadable *grown = realloc (s.unread, (s.nunread + 1) * sizeof *grown);
+	  if (grown != NULL)
+	    {
+	      s.unread = grown;
+	      struct unreadable *u = &s.unread[s.nunread++];
+	      *u = (struct unreadable) { .pid = pids[i], .err = err };
+	      char name[64];
+	      snprintf (name, sizeof name, "%s/%ld/comm", opts->proc, pids[i]);
+	      int fd = open (name, O_RDONLY | O_CLOEXEC);
+	      ssize_t got = fd >= 0 ? read (fd, u->comm, sizeof u->comm - 1) : -1;
+	      if (fd >= 0)
+		close (fd);
+	      u->comm[got > 0 ? got : 0] = '\0';
+	      u->comm[strcspn (u->comm, "\n")] = '\0';
+	    }
 	  if (named)
 	    {
 	      fprintf (errors, "elfpmd: status: %ld: %s\n", pids[i], strerror (err));
@@ -713,17 +845,18 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
 	continue;
       if (opts->json)
 	{
-	  if (p->nobjects != 0 || p->anon_text_kb != 0)
+	  if (p->nobjects != 0 || p->anon_exec_kb != 0)
 	    print_json_process (out, &s, p);
 	  continue;
 	}
       for (size_t k = 0; k < p->nobjects; k++)
 	print_row (out, &s, p, &p->objects[k]);
-      if (p->anon_text_kb != 0)
+      if (p->anon_exec_kb != 0)
 	{
 	  fprintf (out, "%7ld ", p->pid);
 	  print_plain (out, p->comm);
-	  fprintf (out, ": %" PRIu64 " kB of anonymous text on huge pages\n", p->anon_text_kb);
+	  fprintf (out, ": %" PRIu64 " kB of anonymous executable memory on huge pages (JIT "
+		   "code, not text)\n", p->anon_exec_kb);
 	}
     }
   print_summary (out, &s);
@@ -735,6 +868,8 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       free (s.procs[i].objects);
     }
   free (s.procs);
+  free (s.unread);
+  free (s.pagemap_buf);
   for (size_t i = 0; i < s.nfiles; i++)
     free (s.files[i]);
   free (s.files);
@@ -761,10 +896,13 @@ static const char status_doc[] =
   "change nothing, else no and the whole chunks aligning would add (no,+N); "
   "STUB, whether the file carries elfpmd's startup stub; '?' when the file "
   "could not be read (the reason follows the path).  The PMD size is the "
-  "running kernel's.  Anonymous executable memory on huge pages (text copied "
-  "there, as remap libraries do) gets a line of its own per process.  "
-  "Processes that cannot be read (other users', without privilege) are "
-  "counted in the summary and skipped.\n\n"
+  "running kernel's.  Other anonymous executable memory on huge pages (JIT "
+  "code) gets a line of its own per process and is not counted as text.  The "
+  "summary line counts the whole chunks the programs used in small pages "
+  "(the ones that failed) apart from those they did not use (never run, or "
+  "let go by the stub), from /proc/PID/pagemap.  Processes that cannot be "
+  "read (other users', without privilege) are counted and named in the "
+  "summary and skipped.\n\n"
   "Exit status:\n"
   "  0   the report was printed\n"
   "  1   a PID named could not be read (no such process, no permission), or\n"
