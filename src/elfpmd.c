@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "manifest.h"
 #include "map.h"
 #include "prime.h"
 #include "rewrite.h"
@@ -29,6 +30,8 @@ main (int argc, char **argv)
     { "status", "elfpmd status", status_command },
     { "prime", "elfpmd prime", prime_command },
     { "map", "elfpmd map", map_command },
+    { "reapply", "elfpmd reapply", reapply_command },
+    { "revert", "elfpmd revert", revert_command },
   };
   for (size_t v = 0; argc >= 2 && v < sizeof verbs / sizeof verbs[0]; v++)
     if (strcmp (argv[1], verbs[v].name) == 0)

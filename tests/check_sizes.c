@@ -2,6 +2,9 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "sha256.h"
 #include "sizes.h"
 
 struct size_case
@@ -98,6 +101,47 @@ START_TEST (test_power_of_2)
 }
 END_TEST
 
+/* SHA-256 against FIPS 180-2's vectors (and a long one fed in pieces of
+   every length up to 130 bytes, across the block and padding edges).  */
+START_TEST (test_sha256)
+{
+  static const struct { const char *msg; size_t repeat; const char *hex; } v[] = {
+    { "", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+    { "abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+    { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+    { "a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0" },
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    {
+      struct sha256 s;
+      sha256_init (&s);
+      for (size_t r = 0; r < v[i].repeat; r++)
+	sha256_update (&s, v[i].msg, strlen (v[i].msg));
+      unsigned char d[32];
+      char hex[65];
+      sha256_final (&s, d);
+      sha256_hex (d, hex);
+      ck_assert_str_eq (hex, v[i].hex);
+    }
+  unsigned char buf[768];
+  for (size_t i = 0; i < sizeof buf; i++)
+    buf[i] = (unsigned char) i;
+  for (size_t piece = 1; piece <= 130; piece++)
+    {
+      struct sha256 s;
+      sha256_init (&s);
+      for (size_t at = 0; at < sizeof buf; at += piece)
+	sha256_update (&s, buf + at, piece < sizeof buf - at ? piece : sizeof buf - at);
+      unsigned char d[32];
+      char hex[65];
+      sha256_final (&s, d);
+      sha256_hex (d, hex);
+      ck_assert_str_eq (hex, "f3a25aa93aa2fbba28d79260535bbd6a5eb0fc1c24a8b0f04e12b484c1dfe363");
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -106,6 +150,7 @@ main (void)
   tcase_add_loop_test (tc, test_parse, 0, sizeof size_cases / sizeof size_cases[0]);
   tcase_add_test (tc, test_format);
   tcase_add_test (tc, test_power_of_2);
+  tcase_add_test (tc, test_sha256);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);

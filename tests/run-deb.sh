@@ -35,7 +35,9 @@
 #     every chunk in PMD-sized folios already (where file THP works here;
 #     skipped with elfpmd's reason otherwise).  The postinst by hand: no new
 #     list, nothing run; a list written anew is primed again; no elfpmd in
-#     PATH, exit 0.  Removing the package removes the list, primes nothing.
+#     PATH, exit 0.  A file of the package converted by hand with the root's
+#     manifest is converted again by the trigger (elfpmd reapply) when dpkg
+#     installs the package over it.  Removing the package removes the list, primes nothing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_slow "Debian packages built with debhelper"
 require_elfpmd
@@ -418,7 +420,7 @@ cp "$work/orig/$pkg" "$tree/usr/share/$pkg/.build-id/ab/cdef"
 cp "$work/orig/$pkg" "$tree/usr/lib/firmware/mips.elf"
 printf '\010\000' | dd of="$tree/usr/lib/firmware/mips.elf" bs=1 seek=18 conv=notrunc status=none
 "$ELFPMD" -n "$tree/usr/lib/firmware/mips.elf" > /dev/null 2>&1
-check "elfpmd itself fails on the MIPS copy (exit 1)" test $? -eq 1
+check "elfpmd itself refuses the MIPS copy named alone (exit 2: a machine without a PMD size)" test $? -eq 2
 mkfifo "$tree/usr/share/$pkg/fifo"
 cat >> "$src/debian/control" <<EOF
 
@@ -588,6 +590,27 @@ cp "$root/$list_path" "$root/$list_path.new" && mv "$root/$list_path.new" "$root
 (cd "$root" && env DPKG_ROOT="$root" PATH=/usr/bin:/bin sh "$debian_dist/elfpmd.postinst" \
 	triggered /usr/lib/elfpmd/prime.d) > "$work/noelfpmd.out" 2>&1
 check "no elfpmd in PATH: exit 0 ($(cat "$work/noelfpmd.out"))" test $? -eq 0
+# Reapply after an upgrade: a file of the installed package converted by
+# hand (--madvise) with the root's manifest; dpkg installs the package again
+# (its own bytes over the file); the trigger on /usr/bin runs elfpmd reapply,
+# which converts the file again: the stub is back, the manifest has a
+# second line for it.
+f=$(head -1 "$work/want-prime.list")
+manifest=$root/var/lib/elfpmd/manifest
+stub_in () { "$ELFPMD" -n --json --madvise "$root$f" 2>/dev/null | grep -q '"present":true'; }
+"$ELFPMD" -q --madvise --manifest="$manifest" "$root$f"
+check "converted by hand with the root's manifest: the stub in $f" stub_in
+prime_log_reset
+root_dpkg -i "$aligned_deb" > "$work/dpkg-again.out" 2>&1
+rc=$?
+check "dpkg --root -i the package again: exit 0, the trigger ran" \
+	test $rc -eq 0 -a "$(grep -c 'Processing triggers for elfpmd-hooktest' "$work/dpkg-again.out")" = 1
+check "the trigger ran elfpmd reapply -q on the root's manifest ($(tr '\n' ' ' < "$work/prime.args" 2>/dev/null))" \
+	grep -qx "reapply -q --manifest=$manifest" "$work/prime.args"
+check "after the upgrade, $f has the stub again" stub_in
+check "the manifest has a second line for it" test "$(grep -c '"action":"convert"' "$manifest")" -eq 2
+rm -f "$manifest"
+
 # The postinst never fails dpkg, whatever the disk's state: each state
 # under dash (set -e, as dpkg runs it), with a new list waiting.
 # postinst_in STATE ARG...: run the postinst by hand with dash, the list

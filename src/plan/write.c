@@ -26,6 +26,7 @@
 #endif
 
 #include "checker.h"
+#include "sha256.h"
 #include "ima.h"
 #include "write.h"
 
@@ -540,6 +541,83 @@ relink_name (const struct elf_file *file, const struct place *target, const stru
     add_warning (res, "%s (of hard link %s)", dir_err.msg, shown);
 }
 
+/* --keep-originals: a copy of the input FILE into the directory KEEPFD
+   under the name HEX (its SHA-256), made beside it and renamed, unless a
+   regular file of that name is there already (the same contents).  */
+static int
+keep_original (const struct elf_file *file, int keepfd, const char *hex, struct diag *err)
+{
+  struct stat st;
+  if (fstatat (keepfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode))
+    return 0;
+  char tmp[96];
+  snprintf (tmp, sizeof tmp, ".%s.%ld", hex, (long) getpid ());
+  int fd = openat (keepfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+  if (fd < 0)
+    return diag_set (err, "cannot keep the original (--keep-originals): %s", strerror (errno));
+  char buf[1 << 16];
+  off_t at = 0;
+  int ret = 0;
+  for (;;)
+    {
+      ssize_t got = pread (file->fd, buf, sizeof buf, at);
+      if (got < 0 && errno == EINTR)
+	continue;
+      if (got <= 0)
+	{
+	  if (got < 0)
+	    ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
+	  break;
+	}
+      for (ssize_t done = 0; done < got && ret == 0;)
+	{
+	  ssize_t put = write (fd, buf + done, (size_t) (got - done));
+	  if (put < 0 && errno == EINTR)
+	    continue;
+	  if (put <= 0)
+	    ret = diag_set (err, "cannot keep the original: %s", put < 0 ? strerror (errno) : "short write");
+	  else
+	    done += put;
+	}
+      if (ret != 0)
+	break;
+      at += got;
+    }
+  if (ret == 0 && fsync (fd) != 0)
+    ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
+  if (close (fd) != 0 && ret == 0)
+    ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
+  if (ret == 0 && renameat (keepfd, tmp, keepfd, hex) != 0)
+    ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
+  if (ret != 0)
+    unlinkat (keepfd, tmp, 0);
+  return ret;
+}
+
+/* --manifest: hash the input and the written temporary file TMPFD (what is
+   renamed in), and keep the input where asked.  */
+static int
+hash_both (const struct elf_file *file, int tmpfd, const struct write_options *opts,
+	   struct write_result *res, struct diag *err)
+{
+  struct stat a, b;
+  if (sha256_fd (file->fd, res->sha256_before) != 0 || fstat (file->fd, &a) != 0
+      || sha256_fd (tmpfd, res->sha256_after) != 0 || fstat (tmpfd, &b) != 0)
+    return diag_set (err, "cannot hash the input and the output (--manifest): %s",
+		     strerror (errno));
+  res->size_before = (uint64_t) a.st_size;
+  res->size_after = (uint64_t) b.st_size;
+  if (opts->keep)
+    {
+      char hex[65];
+      sha256_hex (res->sha256_before, hex);
+      if (keep_original (file, opts->keep_dirfd, hex, err) != 0)
+	return -1;
+      res->kept = true;
+    }
+  return 0;
+}
+
 int
 write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
 	    const struct place *target, const struct write_options *opts,
@@ -574,6 +652,8 @@ write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
     return diag_set (err, "cannot create a temporary file in its directory: %s",
 		     strerror (errno));
   if (write_to_temp (file, plan, &o, opts, res, err) != 0)
+    goto cleanup;
+  if (opts->hash && hash_both (file, o.fd, opts, res, err) != 0)
     goto cleanup;
   /* A write error that NFS reports only at close must not be renamed over
      the target.  */

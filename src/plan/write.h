@@ -19,6 +19,9 @@ struct write_options
   const struct place *links;	/* with IN_PLACE: other names of the input's inode, */
   const char *const *link_names;	/* (as the user gave them, for messages) */
   size_t nlinks;		/* to name the new file once it is in place */
+  bool hash;			/* --manifest: the SHA-256 of the input and the output */
+  bool keep;			/* --keep-originals: a copy of the input goes into */
+  int keep_dirfd;		/* this directory, named by its SHA-256 (needs HASH) */
 };
 
 /* What the write produced, for the report.  */
@@ -28,6 +31,10 @@ struct write_result
   uint64_t allocated_after;	/* disk space of the output */
   size_t relinked;		/* names of OPTS->links that now name the new file */
   char warning[512];		/* what went wrong after the file was replaced, or "" */
+  /* With OPTS->hash: the input's and the renamed output's contents.  */
+  unsigned char sha256_before[32], sha256_after[32];
+  uint64_t size_before, size_after;
+  bool kept;			/* with OPTS->keep_dirfd: the input's copy is there */
 };
 
 /* Write FILE transformed by PLAN to TARGET, atomically: the new contents go to

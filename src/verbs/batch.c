@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "manifest.h"
 #include "namelist.h"
 #include "place.h"
 
@@ -724,6 +725,8 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
 			 lr->out.status);
       if (json != NULL)
 	print_same_file (json, true, e[i].name, lead->name, lr->out.status);
+      if (ro->manifest_out != NULL && lr->out.written)
+	manifest_entry (ro->manifest_out, e[i].name, &lr->out, ro, ro->keep_dir);
       return;
     }
   const struct result *r = &results[e[i].unit];
@@ -738,6 +741,8 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
   fwrite (r->report, 1, r->report_len, report);
   if (json != NULL && r->json != NULL)
     fwrite (r->json, 1, r->json_len, json);
+  if (ro->manifest_out != NULL && r->out.written)
+    manifest_entry (ro->manifest_out, e[i].name, &r->out, ro, ro->keep_dir);
   fwrite (r->errors, 1, r->errors_len, errors);
   /* (unsupported: 2 unless something failed: 1 wins) */
   if (r->rc != 0 && r->out.unsupported)

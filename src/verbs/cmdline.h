@@ -27,6 +27,8 @@ enum
   OPT_HOT,
   OPT_MOVE_TABLE,
   OPT_MACHINE,
+  OPT_MANIFEST,
+  OPT_KEEP_ORIGINALS,
 };
 
 /* The base page sizes Linux has (4K almost everywhere, 8K sparc64, 16K and

@@ -132,6 +132,8 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   if (!opts->dry_run && (plan.changed || opts->output != NULL))
     {
       struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync,
+				  .hash = opts->manifest, .keep = opts->keep,
+				  .keep_dirfd = opts->keep_dirfd,
 				  .preserve_dates = opts->preserve_dates, .ima = &ima };
       /* -o: a symbolic link at OUTPUT is replaced, not followed.  */
       if (!wo.in_place && place_of (opts->output, -1, NULL, false, &out_at, &err) != 0)
@@ -221,6 +223,15 @@ done:
 		  : !opened && file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
       out->relinked = r.has_written ? r.written.relinked : 0;
       out->unsupported = unsupported;
+      out->written = r.has_written && opts->manifest;
+      if (out->written)
+	{
+	  memcpy (out->sha256_before, r.written.sha256_before, 32);
+	  memcpy (out->sha256_after, r.written.sha256_after, 32);
+	  out->size_before = r.written.size_before;
+	  out->size_after = r.written.size_after;
+	  out->kept = r.written.kept;
+	}
       out->stub = 0;
       out->stub_why[0] = '\0';
       if (planned && plan.stub.wanted && out->status != STATUS_ERROR

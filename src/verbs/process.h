@@ -32,6 +32,13 @@ struct run_options
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
   bool json_too;		/* --json=FILE: the JSON report too, to its own stream */
+  bool manifest;		/* --manifest: hash what is rewritten (file_outcome) */
+  bool keep;			/* --keep-originals: keep the input's contents in */
+  int keep_dirfd;		/* this directory */
+  /* The parent's: the manifest's stream and the originals' directory made
+     absolute, for manifest_entry (batch.c).  */
+  FILE *manifest_out;
+  const char *keep_dir;
   /* --machine: a batch run processes only files of these machines (e_machine
      and ELF class), skipping the others; none: every machine.  */
   size_t nmachines;
@@ -72,6 +79,12 @@ struct file_outcome
   size_t relinked;		/* names of JOB->links that now name the new file */
   bool unsupported;		/* failed for a machine without a known PMD size
 				   (outside a batch run, which skips it) */
+  /* With OPTS->manifest, for a file rewritten (not in a dry run): its
+     contents before and after, and whether the original was kept.  */
+  bool written;
+  unsigned char sha256_before[32], sha256_after[32];
+  uint64_t size_before, size_after;
+  bool kept;
   /* With --madvise, for a file planned: 1 the stub injected (or would be,
      in a dry run), 2 not, for STUB_WHY (truncated); 0 otherwise.  */
   int stub;

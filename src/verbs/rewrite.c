@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "cmdline.h"
@@ -26,6 +29,13 @@ static struct argp_option rewrite_options[] = {
 
   { "preserve-dates", 'p', NULL, 0,
     "The rewritten file keeps the input's access and modification times", 0 },
+
+  { "manifest", OPT_MANIFEST, "FILE", 0,
+    "Append to FILE a line for each file rewritten: its path, the SHA-256 of its contents "
+    "before and after, the options (for 'elfpmd reapply' and 'elfpmd revert')", 0 },
+  { "keep-originals", OPT_KEEP_ORIGINALS, "DIR", 0,
+    "With --manifest: keep a copy of each file rewritten in DIR, named by its SHA-256, for "
+    "'elfpmd revert'", 0 },
 
   { NULL, 0, NULL, 0, "Many files:", 2 },
   { "recursive", 'r', NULL, 0,
@@ -130,6 +140,8 @@ struct cmdline
   struct batch_options batch;
   bool verbose, quiet, json;
   const char *json_file;	/* --json=FILE */
+  const char *manifest;		/* --manifest=FILE */
+  const char *keep_dir;		/* --keep-originals=DIR */
   struct size_options sizes;
   bool seen_rule, seen_populate, seen_jobs;
   const char **excludes;
@@ -176,6 +188,16 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	if (c->run.stub.copy_max == 0)
 	  argp_error (state, "--copy-max: the size must be more than 0");
       }
+      break;
+    case OPT_MANIFEST:
+      if (*arg == '\0')
+	argp_error (state, "--manifest needs a FILE");
+      c->manifest = arg;
+      break;
+    case OPT_KEEP_ORIGINALS:
+      if (*arg == '\0')
+	argp_error (state, "--keep-originals needs a DIR");
+      c->keep_dir = arg;
       break;
     case OPT_MOVE_TABLE:
       c->run.stub.move_table = true;
@@ -313,6 +335,11 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--output and --dry-run exclude each other");
       if (c->seen_populate && !c->run.stub.wanted)
 	argp_error (state, "--populate-max needs --madvise");
+      if (c->keep_dir != NULL && c->manifest == NULL)
+	argp_error (state, "--keep-originals needs --manifest");
+      if (c->manifest != NULL && (c->run.output != NULL || c->run.dry_run))
+	argp_error (state, "--manifest records files rewritten in place: not with --output "
+		    "or --dry-run");
       if (c->run.stub.move_table && !c->run.stub.wanted)
 	argp_error (state, "--move-table needs --madvise");
       if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
@@ -378,10 +405,58 @@ rewrite_command (int argc, char **argv)
 	}
       c.run.json_too = true;
     }
+  /* --manifest, --keep-originals: opened before anything is processed; the
+     directory is made if missing (0700), and named absolutely in the
+     manifest.  */
+  FILE *manifest = NULL;
+  char *keep_abs = NULL;
+  if (c.manifest != NULL)
+    {
+      manifest = fopen (c.manifest, "ae");
+      if (manifest == NULL)
+	{
+	  fprintf (stderr, "elfpmd: %s: cannot append to the manifest: %s\n", c.manifest,
+		   strerror (errno));
+	  if (json != NULL)
+	    fclose (json);
+	  free (c.excludes);
+	  return 1;
+	}
+      c.run.manifest = true;
+      c.run.manifest_out = manifest;
+    }
+  if (c.keep_dir != NULL)
+    {
+      if (mkdir (c.keep_dir, 0700) != 0 && errno != EEXIST)
+	c.run.keep_dirfd = -1;
+      else
+	c.run.keep_dirfd = open (c.keep_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      keep_abs = c.run.keep_dirfd >= 0 ? realpath (c.keep_dir, NULL) : NULL;
+      if (keep_abs == NULL)
+	{
+	  fprintf (stderr, "elfpmd: %s: cannot keep originals there: %s\n", c.keep_dir,
+		   strerror (errno));
+	  if (json != NULL)
+	    fclose (json);
+	  fclose (manifest);
+	  free (c.excludes);
+	  return 1;
+	}
+      c.run.keep = true;
+      c.run.keep_dir = keep_abs;
+    }
   struct batch_counts counts;
   int status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
 			  stdout, json, stderr, &counts);
   free (c.excludes);
+  if (manifest != NULL && fclose (manifest) != 0)
+    {
+      fprintf (stderr, "elfpmd: %s: cannot write the manifest\n", c.manifest);
+      status = 1;
+    }
+  if (c.run.keep)
+    close (c.run.keep_dirfd);
+  free (keep_abs);
   if (json != NULL && (fflush (json) != 0 || ferror (json) || fclose (json) != 0))
     {
       fprintf (stderr, "elfpmd: %s: cannot write the JSON report\n", c.json_file);

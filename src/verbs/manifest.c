@@ -1,0 +1,754 @@
+/* The manifest of a conversion, and the verbs reapply and revert
+   (manifest.h).
+
+   One line per file rewritten, appended with one write(2) so that runs at
+   once do not interleave:
+     {"action":"convert","file":"/usr/bin/x","file_hex":"2f7573...",
+      "sha256_before":"...","sha256_after":"...","size_before":N,
+      "size_after":N,"options":["--madvise"],"originals_hex":"2f7661...",
+      "elfpmd":"VERSION"}
+   and, for a file revert put back,
+     {"action":"revert","file":...,"file_hex":...,"sha256":"..."}
+   The last line of a file (by file_hex, its name's bytes) is its state.
+   The readers here take only the keys they wrote, in that order.  */
+#include <config.h>
+
+#include <argp.h>
+#include <sysexits.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "manifest.h"
+#include "place.h"
+#include "report.h"
+#include "safe_open.h"
+#include "sha256.h"
+#include "stub_params.h"
+
+extern char **environ;
+
+/* NAME made absolute against the working directory (not resolved: the
+   name the run used), or NULL when out of memory.  */
+static char *
+absolute (const char *name)
+{
+  if (name[0] == '/')
+    return strdup (name);
+  char cwd[PATH_MAX];
+  if (getcwd (cwd, sizeof cwd) == NULL)
+    return strdup (name);
+  char *abs = NULL;
+  while (name[0] == '.' && name[1] == '/')
+    name += 2;
+  if (asprintf (&abs, "%s%s%s", cwd, strcmp (cwd, "/") == 0 ? "" : "/", name) < 0)
+    return NULL;
+  return abs;
+}
+
+static void
+put_hex (FILE *out, const char *key, const unsigned char *p, size_t n)
+{
+  fprintf (out, ",\"%s\":\"", key);
+  for (size_t i = 0; i < n; i++)
+    fprintf (out, "%02x", p[i]);
+  fputc ('"', out);
+}
+
+/* The options of RO that decide what a rewrite makes, as the command line
+   gives them, as a JSON array.  */
+static void
+options_json (FILE *out, const struct run_options *ro)
+{
+  fputs (",\"options\":[", out);
+  const char *sep = "";
+  if (ro->rule == ALIGN_RULE_KERNEL)
+    fprintf (out, "%s\"--rule=kernel\"", sep), sep = ",";
+  if (!ro->pad)
+    fprintf (out, "%s\"--no-pad\"", sep), sep = ",";
+  if (ro->pmd_size != 0)
+    fprintf (out, "%s\"--pmd-size=%" PRIu64 "\"", sep, ro->pmd_size), sep = ",";
+  if (ro->page_size != 0)
+    fprintf (out, "%s\"--page-size=%" PRIu64 "\"", sep, ro->page_size), sep = ",";
+  if (ro->stub.wanted)
+    {
+      fprintf (out, "%s\"--madvise%s\"", sep, ro->stub.copy ? "=copy" : ""), sep = ",";
+      if (ro->stub.populate_max != STUB_POPULATE_DEFAULT)
+	fprintf (out, ",\"--populate-max=%" PRIu64 "\"", ro->stub.populate_max);
+      if (ro->stub.copy_max != 0)
+	fprintf (out, ",\"--copy-max=%" PRIu64 "\"", ro->stub.copy_max);
+      if (ro->stub.move_table)
+	fputs (",\"--move-table\"", out);
+    }
+  if (ro->preserve_dates)
+    fprintf (out, "%s\"-p\"", sep), sep = ",";
+  if (!ro->sync)
+    fprintf (out, "%s\"--no-sync\"", sep);
+  fputc (']', out);
+}
+
+/* Append the line in BUF (LEN bytes) to the manifest M with one write.  */
+static void
+append_line (FILE *m, char *buf, size_t len)
+{
+  int fd = fileno (m);
+  for (size_t done = 0; done < len;)
+    {
+      ssize_t put = write (fd, buf + done, len - done);
+      if (put < 0 && errno == EINTR)
+	continue;
+      if (put <= 0)
+	{
+	  fprintf (stderr, "elfpmd: the manifest: %s\n", put < 0 ? strerror (errno) : "short write");
+	  return;
+	}
+      done += (size_t) put;
+    }
+}
+
+void
+manifest_entry (FILE *m, const char *name, const struct file_outcome *out,
+		const struct run_options *ro, const char *keep_dir)
+{
+  char *abs = absolute (name), *buf = NULL;
+  size_t len = 0;
+  FILE *line = open_memstream (&buf, &len);
+  if (abs == NULL || line == NULL)
+    {
+      fprintf (stderr, "elfpmd: %s: the manifest: out of memory\n", name);
+      free (abs);
+      if (line != NULL)
+	fclose (line);
+      free (buf);
+      return;
+    }
+  fputs ("{\"action\":\"convert\",", line);
+  json_name (line, "file", abs);
+  put_hex (line, "file_hex", (const unsigned char *) abs, strlen (abs));
+  put_hex (line, "sha256_before", out->sha256_before, 32);
+  put_hex (line, "sha256_after", out->sha256_after, 32);
+  fprintf (line, ",\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64, out->size_before,
+	   out->size_after);
+  options_json (line, ro);
+  if (out->kept && keep_dir != NULL)
+    put_hex (line, "originals_hex", (const unsigned char *) keep_dir, strlen (keep_dir));
+  fputs (",\"elfpmd\":\"" PACKAGE_VERSION "\"}\n", line);
+  fclose (line);
+  append_line (m, buf, len);
+  free (buf);
+  free (abs);
+}
+
+/* --- Reading it back.  */
+
+struct entry
+{
+  bool revert;
+  char *file;			/* from file_hex */
+  char before[65], after[65];	/* convert: the hashes; revert: after is the one restored */
+  char **options;
+  size_t noptions;
+  char *originals;		/* from originals_hex, or NULL */
+};
+
+/* The bytes of the hexadecimal string after "KEY":" in LINE, NUL ended,
+   or NULL (missing, malformed, or out of memory).  */
+static char *
+get_hex (const char *line, const char *key)
+{
+  char pat[64];
+  snprintf (pat, sizeof pat, "\"%s\":\"", key);
+  const char *p = strstr (line, pat);
+  if (p == NULL)
+    return NULL;
+  p += strlen (pat);
+  size_t n = strspn (p, "0123456789abcdef");
+  if (p[n] != '"' || n % 2 != 0 || n == 0)
+    return NULL;
+  char *s = malloc (n / 2 + 1);
+  if (s == NULL)
+    return NULL;
+  for (size_t i = 0; i < n / 2; i++)
+    {
+      unsigned v;
+      sscanf (p + 2 * i, "%2x", &v);
+      s[i] = (char) v;
+    }
+  s[n / 2] = '\0';
+  if (strlen (s) != n / 2)
+    {
+      free (s);
+      return NULL;		/* a NUL inside: no name */
+    }
+  return s;
+}
+
+/* The 64-digit hash after "KEY":" into OUT; false if missing.  */
+static bool
+get_hash (const char *line, const char *key, char out[65])
+{
+  char pat[64];
+  snprintf (pat, sizeof pat, "\"%s\":\"", key);
+  const char *p = strstr (line, pat);
+  if (p == NULL)
+    return false;
+  p += strlen (pat);
+  if (strspn (p, "0123456789abcdef") != 64 || p[64] != '"')
+    return false;
+  memcpy (out, p, 64);
+  out[64] = '\0';
+  return true;
+}
+
+/* The options array of LINE (strings without quotes or backslashes, as
+   options_json writes them) into E.  */
+static bool
+get_options (const char *line, struct entry *e)
+{
+  const char *p = strstr (line, "\"options\":[");
+  if (p == NULL)
+    return false;
+  p += strlen ("\"options\":[");
+  while (*p == '"')
+    {
+      const char *end = strchr (p + 1, '"');
+      if (end == NULL || memchr (p + 1, '\\', (size_t) (end - p - 1)) != NULL)
+	return false;
+      char **grown = realloc (e->options, (e->noptions + 1) * sizeof *grown);
+      if (grown == NULL)
+	return false;
+      e->options = grown;
+      e->options[e->noptions] = strndup (p + 1, (size_t) (end - p - 1));
+      if (e->options[e->noptions] == NULL || e->options[e->noptions][0] != '-')
+	{
+	  free (e->options[e->noptions]);
+	  return false;
+	}
+      e->noptions++;
+      p = end + 1;
+      if (*p == ',')
+	p++;
+    }
+  return *p == ']';
+}
+
+static void
+entry_free (struct entry *e)
+{
+  free (e->file);
+  for (size_t i = 0; i < e->noptions; i++)
+    free (e->options[i]);
+  free (e->options);
+  free (e->originals);
+}
+
+/* Read the manifest PATH: the last entry of each file, in the order of
+   their first lines, into *ENTRIES.  Return their number, or -1 (said on
+   stderr).  */
+static long
+read_manifest (const char *path, struct entry **entries)
+{
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    {
+      fprintf (stderr, "elfpmd: %s: %s\n", path, strerror (errno));
+      return -1;
+    }
+  struct entry *v = NULL;
+  size_t n = 0, lineno = 0;
+  char *line = NULL;
+  size_t cap = 0;
+  long ret = 0;
+  while (getline (&line, &cap, f) > 0)
+    {
+      lineno++;
+      struct entry e = { 0 };
+      e.revert = strncmp (line, "{\"action\":\"revert\"", 18) == 0;
+      bool ok = e.revert || strncmp (line, "{\"action\":\"convert\"", 19) == 0;
+      e.file = ok ? get_hex (line, "file_hex") : NULL;
+      if (e.revert)
+	ok = e.file != NULL && get_hash (line, "sha256", e.after);
+      else
+	ok = ok && e.file != NULL && get_hash (line, "sha256_before", e.before)
+	     && get_hash (line, "sha256_after", e.after) && get_options (line, &e);
+      if (ok && !e.revert && strstr (line, "\"originals_hex\":\"") != NULL)
+	ok = (e.originals = get_hex (line, "originals_hex")) != NULL;
+      if (!ok)
+	{
+	  fprintf (stderr, "elfpmd: %s: line %zu: not an entry elfpmd wrote\n", path, lineno);
+	  entry_free (&e);
+	  ret = -1;
+	  break;
+	}
+      size_t k = 0;
+      while (k < n && strcmp (v[k].file, e.file) != 0)
+	k++;
+      if (k < n)
+	{
+	  entry_free (&v[k]);
+	  v[k] = e;
+	  continue;
+	}
+      struct entry *grown = realloc (v, (n + 1) * sizeof *grown);
+      if (grown == NULL)
+	{
+	  entry_free (&e);
+	  fprintf (stderr, "elfpmd: %s: out of memory\n", path);
+	  ret = -1;
+	  break;
+	}
+      v = grown;
+      v[n++] = e;
+    }
+  free (line);
+  fclose (f);
+  if (ret < 0)
+    {
+      for (size_t k = 0; k < n; k++)
+	entry_free (&v[k]);
+      free (v);
+      return -1;
+    }
+  *entries = v;
+  return (long) n;
+}
+
+/* The file PATH as it is now: opened through a held directory without
+   following a symbolic link in its last component (PL keeps the place),
+   a regular file, its SHA-256 into HEX and its status into *ST.  Return
+   0, or -1 with the reason in *ERR (ENOENT in *GONE when it is not
+   there).  */
+static int
+current (const char *path, struct place *pl, struct stat *st, char hex[65], bool *gone,
+	 bool *elf, struct diag *err)
+{
+  *gone = false;
+  *elf = false;
+  place_init (pl);
+  if (place_resolve (pl, path, false, err) != 0)
+    {
+      *gone = errno == ENOENT;
+      return -1;
+    }
+  int fd = open_regular (pl->dirfd, pl->base, false, st, err);
+  if (fd < 0)
+    {
+      *gone = errno == ENOENT;
+      return -1;
+    }
+  unsigned char d[32], magic[4];
+  *elf = pread (fd, magic, 4, 0) == 4 && memcmp (magic, "\177ELF", 4) == 0;
+  int r = sha256_fd (fd, d);
+  int e = errno;
+  close (fd);
+  if (r != 0)
+    return diag_set (err, "cannot read it: %s", strerror (e));
+  sha256_hex (d, hex);
+  return 0;
+}
+
+/* --- The verbs.  */
+
+struct manifest_cmdline
+{
+  const char *manifest;
+  bool dry_run, quiet;
+  char **files;
+  int nfiles;
+};
+
+enum { OPT_MANIFEST_FILE = 0x200 };
+
+static const struct argp_option reapply_options[] = {
+  { "manifest", OPT_MANIFEST_FILE, "FILE", 0,
+    "The manifest to read (and append to; default " MANIFEST_DEFAULT ")", 0 },
+  { "dry-run", 'n', NULL, 0, "Say what would be done, do nothing", 0 },
+  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static error_t
+parse_manifest_opt (int key, char *arg, struct argp_state *state)
+{
+  struct manifest_cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_MANIFEST_FILE:
+      if (*arg == '\0')
+	argp_error (state, "--manifest needs a FILE");
+      c->manifest = arg;
+      break;
+    case 'n':
+      c->dry_run = true;
+      break;
+    case 'q':
+      c->quiet = true;
+      break;
+    case ARGP_KEY_ARGS:
+      c->files = state->argv + state->next;
+      c->nfiles = state->argc - state->next;
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+static const char reapply_doc[] =
+  "Convert again, with the options recorded, the files of the manifest "
+  "that something else replaced since elfpmd rewrote them (a package "
+  "upgrade), appending their new entries; leave the others alone."
+  "\v"
+  "A file is converted again when its contents are no longer those elfpmd "
+  "wrote (the SHA-256 in the manifest): it is then run through elfpmd with "
+  "the options of its last entry, --manifest and, where its original was "
+  "kept, --keep-originals into the same directory.  A file reverted (elfpmd "
+  "revert), gone, or not a regular file any more is left alone.  The "
+  "packaging hooks run 'elfpmd reapply -q' after every dpkg or rpm "
+  "transaction that touched the directories elfpmd converts in.\n\n"
+  "Exit status: 0 when every file is as the manifest wants it (or was left "
+  "alone with a reason); 1 when a conversion failed or the manifest cannot "
+  "be read; 64 for a usage error.";
+
+static const char revert_doc[] =
+  "Put back the originals of the files of the manifest (or of the FILEs "
+  "named) that are as elfpmd rewrote them, from the copies --keep-originals "
+  "made, and record that in the manifest."
+  "\v"
+  "A file is put back when its contents are those elfpmd wrote (the SHA-256 "
+  "in the manifest) and the kept copy has the recorded SHA-256 of the "
+  "original: a temporary file beside it gets the original's contents and "
+  "the current file's owner and mode, and is renamed over it.  A file whose "
+  "contents are the original's already, or changed since (an upgrade "
+  "replaced it), is left alone and said so.  A file whose original was not "
+  "kept cannot be put back: reinstall its package (dpkg -S FILE, rpm -qf "
+  "FILE).\n\n"
+  "Exit status: 0 when every file asked for is original now (or left alone "
+  "with a reason); 1 when one could not be put back (no kept original, an "
+  "I/O error) or the manifest cannot be read; 64 for a usage error.";
+
+/* Run elfpmd itself on E's file with its options.  Return its status.  */
+static int
+reconvert (const struct entry *e, const char *manifest, bool quiet)
+{
+  size_t n = 0;
+  const char **argv = calloc (e->noptions + 8, sizeof *argv);
+  char *mopt = NULL, *kopt = NULL;
+  if (argv == NULL || asprintf (&mopt, "--manifest=%s", manifest) < 0
+      || (e->originals != NULL && asprintf (&kopt, "--keep-originals=%s", e->originals) < 0))
+    {
+      free (argv);
+      free (mopt);
+      return 1;
+    }
+  argv[n++] = "elfpmd";
+  if (quiet)
+    argv[n++] = "-q";
+  for (size_t i = 0; i < e->noptions; i++)
+    argv[n++] = e->options[i];
+  argv[n++] = mopt;
+  if (kopt != NULL)
+    argv[n++] = kopt;
+  argv[n++] = "--";
+  argv[n++] = e->file;
+  argv[n] = NULL;
+  pid_t pid;
+  int st = 1;
+  if (posix_spawn (&pid, "/proc/self/exe", NULL, NULL, (char *const *) argv, environ) == 0)
+    {
+      while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+	;
+      st = WIFEXITED (st) ? WEXITSTATUS (st) : 1;
+    }
+  else
+    fprintf (stderr, "elfpmd: %s: cannot run elfpmd again: %s\n", e->file, strerror (errno));
+  free (argv);
+  free (mopt);
+  free (kopt);
+  return st;
+}
+
+int
+reapply_command (int argc, char **argv)
+{
+  struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT };
+  const struct argp argp = { reapply_options, parse_manifest_opt, "", reapply_doc, NULL, NULL,
+			     NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  if (c.nfiles != 0)
+    {
+      fprintf (stderr, "elfpmd reapply: takes no FILE (it reapplies the manifest)\n");
+      return EX_USAGE;
+    }
+  struct entry *v;
+  long n = read_manifest (c.manifest, &v);
+  if (n < 0)
+    return 1;
+  int status = 0;
+  unsigned long again = 0, same = 0, left = 0;
+  for (long i = 0; i < n; i++)
+    {
+      struct entry *e = &v[i];
+      if (e->revert)
+	{
+	  left++;
+	  continue;
+	}
+      struct place pl;
+      struct stat st;
+      char hex[65];
+      bool gone, elf;
+      struct diag err = { "" };
+      if (current (e->file, &pl, &st, hex, &gone, &elf, &err) != 0)
+	{
+	  place_close (&pl);
+	  if (!c.quiet)
+	    printf ("%s: left alone: %s\n", e->file, gone ? "gone" : err.msg);
+	  left++;
+	  continue;
+	}
+      place_close (&pl);
+      if (strcmp (hex, e->after) == 0)
+	{
+	  same++;
+	  continue;
+	}
+      if (!elf)
+	{
+	  if (!c.quiet)
+	    printf ("%s: left alone: no longer an ELF file\n", e->file);
+	  left++;
+	  continue;
+	}
+      again++;
+      if (c.dry_run)
+	{
+	  printf ("%s: would be converted again (contents %s since)\n", e->file,
+		  strcmp (hex, e->before) == 0 ? "back to the original" : "replaced");
+	  continue;
+	}
+      if (reconvert (e, c.manifest, c.quiet) != 0)
+	status = 1;
+    }
+  if (!c.quiet)
+    printf ("elfpmd reapply: %ld files in %s: %lu as converted, %lu %sconverted again, %lu "
+	    "left alone\n", n, c.manifest, same, again, c.dry_run ? "would be " : "", left);
+  for (long i = 0; i < n; i++)
+    entry_free (&v[i]);
+  free (v);
+  return status;
+}
+
+/* Put the kept original ORIG (an open regular file) at PL, with the owner
+   and mode of the file there now (ST).  */
+static int
+restore (struct place *pl, int orig, const struct stat *st, struct diag *err)
+{
+  char tmp[64];
+  snprintf (tmp, sizeof tmp, ".elfpmd-revert.%ld", (long) getpid ());
+  int fd = openat (pl->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
+  char buf[1 << 16];
+  off_t at = 0;
+  int ret = 0;
+  for (;;)
+    {
+      ssize_t got = pread (orig, buf, sizeof buf, at);
+      if (got < 0 && errno == EINTR)
+	continue;
+      if (got <= 0)
+	{
+	  if (got < 0)
+	    ret = diag_set (err, "cannot read the kept original: %s", strerror (errno));
+	  break;
+	}
+      for (ssize_t done = 0; done < got && ret == 0;)
+	{
+	  ssize_t put = write (fd, buf + done, (size_t) (got - done));
+	  if (put < 0 && errno == EINTR)
+	    continue;
+	  if (put <= 0)
+	    ret = diag_set (err, "cannot write: %s", put < 0 ? strerror (errno) : "short write");
+	  else
+	    done += put;
+	}
+      if (ret != 0)
+	break;
+      at += got;
+    }
+  if (ret == 0 && (fchown (fd, st->st_uid, st->st_gid) != 0
+		   || fchmod (fd, st->st_mode & 07777) != 0 || fsync (fd) != 0))
+    ret = diag_set (err, "cannot give it the file's owner and mode: %s", strerror (errno));
+  if (close (fd) != 0 && ret == 0)
+    ret = diag_set (err, "cannot write: %s", strerror (errno));
+  if (ret == 0 && renameat (pl->dirfd, tmp, pl->dirfd, pl->base) != 0)
+    ret = diag_set (err, "cannot replace it: %s", strerror (errno));
+  if (ret != 0)
+    unlinkat (pl->dirfd, tmp, 0);
+  else
+    fsync (pl->dirfd);
+  return ret;
+}
+
+/* Revert E: 0 done or left alone (said), 1 failed (said).  */
+static int
+revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c)
+{
+  struct place pl;
+  struct stat st;
+  char hex[65];
+  bool gone, elf;
+  struct diag err = { "" };
+  int ret = 0;
+  if (current (e->file, &pl, &st, hex, &gone, &elf, &err) != 0)
+    {
+      if (!c->quiet)
+	printf ("%s: left alone: %s\n", e->file, gone ? "gone" : err.msg);
+    }
+  else if (strcmp (hex, e->before) == 0)
+    {
+      if (!c->quiet)
+	printf ("%s: original already\n", e->file);
+    }
+  else if (strcmp (hex, e->after) != 0)
+    {
+      if (!c->quiet)
+	printf ("%s: left alone: changed since elfpmd rewrote it (an upgrade replaced it?)\n",
+		e->file);
+    }
+  else if (e->originals == NULL)
+    {
+      fprintf (stderr, "elfpmd: %s: the original was not kept (--keep-originals): reinstall its "
+	       "package (dpkg -S, rpm -qf name it)\n", e->file);
+      ret = 1;
+    }
+  else
+    {
+      /* The kept copy, checked against the recorded hash first.  */
+      struct place kp;
+      struct stat kst;
+      char khex[65];
+      bool kgone = false, kelf;
+      char *kept = NULL;
+      struct diag kerr = { "" };
+      if (asprintf (&kept, "%s/%s", e->originals, e->before) < 0)
+	kept = NULL;
+      if (kept == NULL || current (kept, &kp, &kst, khex, &kgone, &kelf, &kerr) != 0)
+	{
+	  fprintf (stderr, "elfpmd: %s: the kept original %s: %s\n", e->file,
+		   kept != NULL ? kept : "?", kgone ? "gone" : kerr.msg);
+	  ret = 1;
+	}
+      else if (strcmp (khex, e->before) != 0)
+	{
+	  fprintf (stderr, "elfpmd: %s: the kept original %s is not what elfpmd kept (SHA-256 %s)\n",
+		   e->file, kept, khex);
+	  ret = 1;
+	}
+      else if (c->dry_run)
+	printf ("%s: would be put back\n", e->file);
+      else
+	{
+	  int orig = open_regular (kp.dirfd, kp.base, false, &kst, &kerr);
+	  if (orig < 0 || restore (&pl, orig, &st, &kerr) != 0)
+	    {
+	      fprintf (stderr, "elfpmd: %s: %s\n", e->file, kerr.msg);
+	      ret = 1;
+	    }
+	  else
+	    {
+	      char *buf = NULL;
+	      size_t len = 0;
+	      FILE *line = open_memstream (&buf, &len);
+	      if (line != NULL)
+		{
+		  fputs ("{\"action\":\"revert\",", line);
+		  json_name (line, "file", e->file);
+		  put_hex (line, "file_hex", (const unsigned char *) e->file, strlen (e->file));
+		  fprintf (line, ",\"sha256\":\"%s\",\"elfpmd\":\"" PACKAGE_VERSION "\"}\n",
+			   e->before);
+		  fclose (line);
+		  append_line (m, buf, len);
+		  free (buf);
+		}
+	      if (!c->quiet)
+		printf ("%s: put back\n", e->file);
+	    }
+	  if (orig >= 0)
+	    close (orig);
+	}
+      place_close (&kp);
+      free (kept);
+    }
+  place_close (&pl);
+  return ret;
+}
+
+int
+revert_command (int argc, char **argv)
+{
+  struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT };
+  const struct argp argp = { reapply_options, parse_manifest_opt, "[FILE...]", revert_doc, NULL,
+			     NULL, NULL };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
+    return EX_USAGE;
+  struct entry *v;
+  long n = read_manifest (c.manifest, &v);
+  if (n < 0)
+    return 1;
+  FILE *m = c.dry_run ? NULL : fopen (c.manifest, "ae");
+  if (!c.dry_run && m == NULL)
+    {
+      fprintf (stderr, "elfpmd: %s: %s\n", c.manifest, strerror (errno));
+      for (long i = 0; i < n; i++)
+	entry_free (&v[i]);
+      free (v);
+      return 1;
+    }
+  int status = 0;
+  for (int k = 0; k < c.nfiles; k++)
+    {
+      char *abs = absolute (c.files[k]);
+      long i = 0;
+      while (abs != NULL && i < n && strcmp (v[i].file, abs) != 0)
+	i++;
+      if (abs == NULL || i == n)
+	{
+	  fprintf (stderr, "elfpmd: %s: not in %s\n", c.files[k], c.manifest);
+	  status = 1;
+	}
+      free (abs);
+    }
+  for (long i = 0; i < n; i++)
+    {
+      bool asked = c.nfiles == 0;
+      for (int k = 0; k < c.nfiles && !asked; k++)
+	{
+	  char *abs = absolute (c.files[k]);
+	  asked = abs != NULL && strcmp (abs, v[i].file) == 0;
+	  free (abs);
+	}
+      if (!asked || v[i].revert)
+	continue;
+      if (revert_one (&v[i], m, &c) != 0)
+	status = 1;
+    }
+  if (m != NULL && fclose (m) != 0)
+    status = 1;
+  for (long i = 0; i < n; i++)
+    entry_free (&v[i]);
+  free (v);
+  return status;
+}

@@ -1,0 +1,146 @@
+#!/bin/bash
+# run-manifest.sh: a conversion kept (--manifest, --keep-originals) and its
+# round trip: convert, an upgrade replaces a file (a new build, renamed over
+# it as dpkg does), elfpmd reapply converts it again with the same options,
+# elfpmd revert puts every original back, byte for byte.  The manifest's
+# lines are checked by Python's json and hashlib against copies this test
+# made itself (not elfpmd's code): every path, SHA-256 before and after,
+# size, option, kept original.  Also: a file replaced by a script is left
+# alone; a kept original that was altered is refused; an original not kept
+# is an error naming the package tools; a malformed manifest is refused
+# with its line; the usage errors.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+require_elfpmd
+[ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 assembly"
+have cc || skip_all "needs cc"
+have python3 || skip_all "needs python3"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+W=$work
+
+# prog VALUE: a PIE with 4 MiB of text beside main, exiting with VALUE.
+cat >"$W/big.S" <<'EOF'
+	.section .text.big, "ax", @progbits
+	.p2align 12
+	.globl big_text
+big_text:
+	.fill	4 << 20, 1, 0xc3
+	.section .note.GNU-stack, "", @progbits
+EOF
+build_prog () {
+	echo "int main (void) { return $1; }" >"$W/main$1.c"
+	cc -O2 -fPIE -pie -o "$2" "$W/main$1.c" "$W/big.S"
+}
+mkdir -p "$W/tree/bin" "$W/tree/lib" "$W/orig"
+build_prog 7 "$W/tree/bin/prog" || hard_error "cannot build the fixture"
+ln "$W/tree/bin/prog" "$W/tree/bin/prog-link"
+cc -shared -fPIC -o "$W/tree/lib/libbig.so" "$W/big.S" || hard_error "cannot build the library"
+cp "$W/tree/bin/prog" "$W/orig/prog"
+cp "$W/tree/lib/libbig.so" "$W/orig/libbig.so"
+M=$W/state/manifest K=$W/state/originals
+mkdir -p "$W/state"
+
+"$ELFPMD" -q --madvise --manifest="$M" --keep-originals="$K" -r "$W/tree"
+check "convert with --manifest and --keep-originals: exit 0" test $? -eq 0
+"$W/tree/bin/prog"
+check "the converted program runs as before (exit 7)" test $? -eq 7
+check "--keep-originals made its directory 0700" test "$(stat -c %a "$K")" = 700
+
+# The manifest against this test's own copies and hashes.
+verify () { # VERIFY-ARGS...: python3 reading $M, one PASS/FAIL line each
+	python3 - "$M" "$@" <<'PY'
+import hashlib, json, os, sys
+manifest, args = sys.argv[1], sys.argv[2:]
+lines = [json.loads(l) for l in open(manifest)]
+def sha(p):
+    return hashlib.sha256(open(p, "rb").read()).hexdigest()
+last = {}
+for d in lines:
+    last[d["file"]] = d
+out = []
+for a in args:
+    path, orig, kept = a.split(":")
+    d = last.get(path)
+    if d is None:
+        out.append("FAIL: %s: not in the manifest" % path); continue
+    ok = (d["action"] == "convert" and bytes.fromhex(d["file_hex"]).decode() == path
+          and d["sha256_before"] == sha(orig) and d["sha256_after"] == sha(path)
+          and d["size_before"] == os.path.getsize(orig) and d["size_after"] == os.path.getsize(path)
+          and d["options"] == ["--madvise"] and d["elfpmd"])
+    if kept != "-":
+        k = os.path.join(bytes.fromhex(d["originals_hex"]).decode(), d["sha256_before"])
+        ok = ok and os.path.realpath(os.path.dirname(k)) == os.path.realpath(kept) and sha(k) == d["sha256_before"] \
+             and open(k, "rb").read() == open(orig, "rb").read()
+    out.append(("PASS" if ok else "FAIL") + ": %s: its last entry says what the files are (%s...)" % (path, json.dumps(d)[:160]))
+print("\n".join(out))
+PY
+}
+report () {
+	while IFS= read -r line; do
+		case $line in PASS:*) pass "${line#PASS: }" ;; *) fail "${line#FAIL: }" ;; esac
+	done
+}
+verify "$W/tree/bin/prog:$W/orig/prog:$K" "$W/tree/bin/prog-link:$W/orig/prog:$K" \
+	"$W/tree/lib/libbig.so:$W/orig/libbig.so:$K" | report
+check "one line per name rewritten (3)" test "$(wc -l <"$M")" -eq 3
+
+# An upgrade: a new build of prog renamed over it, the library replaced by a
+# script; reapply converts the program again, leaves the script alone.
+build_prog 8 "$W/new-prog" && cp "$W/new-prog" "$W/orig/prog-v2"
+mv "$W/new-prog" "$W/tree/bin/prog"
+printf '#!/bin/sh\necho script\n' >"$W/script" && chmod 755 "$W/script" && mv "$W/script" "$W/tree/lib/libbig.so"
+"$ELFPMD" reapply -n --manifest="$M" >"$W/reapply-n.out" 2>&1
+holds "reapply -n: prog would be converted again, the script left alone, nothing written ($(tail -1 "$W/reapply-n.out"))" \
+	'grep -q "bin/prog: would be converted again" "$W/reapply-n.out" && grep -q "libbig.so: left alone: no longer an ELF file" "$W/reapply-n.out" && [ "$(wc -l <"$M")" -eq 3 ]'
+"$ELFPMD" reapply --manifest="$M" >"$W/reapply.out" 2>&1
+check "reapply: exit 0 ($(tail -1 "$W/reapply.out"))" test $? -eq 0
+"$W/tree/bin/prog"
+check "the new program, converted again, runs (exit 8)" test $? -eq 8
+"$ELFPMD" -n --json --madvise "$W/tree/bin/prog" >"$W/again.json" 2>&1
+check "it carries the stub again" grep -q '"present":true' "$W/again.json"
+verify "$W/tree/bin/prog:$W/orig/prog-v2:$K" | report
+"$ELFPMD" reapply --manifest="$M" >"$W/reapply2.out" 2>&1
+check "reapply again: nothing to do ($(tail -1 "$W/reapply2.out"))" grep -q ' 0 converted again' "$W/reapply2.out"
+
+# Revert: every file as elfpmd wrote it gets its original back.
+"$ELFPMD" revert --manifest="$M" >"$W/revert.out" 2>&1
+check "revert: exit 0" test $? -eq 0
+check "prog is the new build's original, byte for byte" cmp -s "$W/tree/bin/prog" "$W/orig/prog-v2"
+check "prog-link (a name of the first build) gets the first original" cmp -s "$W/tree/bin/prog-link" "$W/orig/prog"
+check "the script, changed since, is left alone and said so" \
+	grep -q "libbig.so: left alone: changed since" "$W/revert.out"
+check "mode kept (755)" test "$(stat -c %a "$W/tree/bin/prog")" = 755
+check "revert lines appended (2)" test "$(grep -c '"action":"revert"' "$M")" -eq 2
+"$ELFPMD" reapply --manifest="$M" >"$W/reapply3.out" 2>&1
+holds "reapply after revert: the reverted files stay original" \
+	'cmp -s "$W/tree/bin/prog" "$W/orig/prog-v2" && grep -q " 0 converted again" "$W/reapply3.out"'
+"$ELFPMD" revert --manifest="$M" "$W/tree/bin/prog" >"$W/revert2.out" 2>&1
+check "revert of a reverted file: nothing to do, exit 0" test $? -eq 0
+
+# Refusals.
+cp "$W/orig/prog" "$W/tree/bin/prog2"
+"$ELFPMD" -q --madvise --manifest="$W/M2" "$W/tree/bin/prog2"
+"$ELFPMD" revert --manifest="$W/M2" >/dev/null 2>"$W/nokeep.err"
+holds "revert without a kept original: exit 1, the reason names dpkg -S and rpm -qf" \
+	'[ $? -eq 1 ] && grep -q "prog2: the original was not kept.*dpkg -S, rpm -qf" "$W/nokeep.err"'
+cp "$W/orig/prog" "$W/tree/bin/prog3"
+"$ELFPMD" -q --madvise --manifest="$W/M3" --keep-originals="$W/K3" "$W/tree/bin/prog3"
+chmod u+w "$W/K3"/* && printf x >>"$W/K3"/*
+"$ELFPMD" revert --manifest="$W/M3" >/dev/null 2>"$W/altered.err"
+holds "an altered kept original: exit 1, refused, the file left converted" \
+	'[ $? -eq 1 ] && grep -q "is not what elfpmd kept" "$W/altered.err" && ! cmp -s "$W/tree/bin/prog3" "$W/orig/prog"'
+printf '{"action":"convert","file":"x"}\n' >>"$W/M3"
+"$ELFPMD" reapply --manifest="$W/M3" >/dev/null 2>"$W/bad.err"
+holds "a malformed manifest: exit 1, its line named" '[ $? -eq 1 ] && grep -q "M3: line 2: not an entry elfpmd wrote" "$W/bad.err"'
+"$ELFPMD" reapply --manifest="$W/nonexistent" >/dev/null 2>&1
+check "reapply of a missing manifest: exit 1" test $? -eq 1
+"$ELFPMD" -q --manifest="$W/nodir/M" "$W/tree/bin/prog2" 2>"$W/nom.err"
+holds "a manifest that cannot be opened: exit 1 before any file" \
+	'[ $? -eq 1 ] && grep -q "cannot append to the manifest" "$W/nom.err"'
+for args in "--keep-originals=$W/K $W/tree/bin/prog" "-n --manifest=$W/M4 $W/tree/bin/prog" \
+	"--manifest=$W/M4 -o $W/out $W/tree/bin/prog" "reapply $W/tree/bin/prog"; do
+	# shellcheck disable=SC2086  # the arguments are words
+	"$ELFPMD" $args >/dev/null 2>&1
+	check "usage error: $args" test $? -eq 64
+done
+finish
