@@ -153,3 +153,32 @@ open_beneath (int rootfd, const char *relpath, int flags, bool in_root, struct d
   free (copy);
   return dir;
 }
+
+int
+copy_contents (int from, int to, struct diag *err)
+{
+  char buf[1 << 16];
+  for (off_t at = 0;;)
+    {
+      ssize_t got = pread (from, buf, sizeof buf, at);
+      if (got < 0 && errno == EINTR)
+	continue;
+      if (got < 0)
+	return diag_set (err, "cannot read: %s", strerror (errno));
+      if (got == 0)
+	break;
+      for (ssize_t done = 0; done < got;)
+	{
+	  ssize_t put = write (to, buf + done, (size_t) (got - done));
+	  if (put < 0 && errno == EINTR)
+	    continue;
+	  if (put <= 0)
+	    return diag_set (err, "cannot write: %s", put < 0 ? strerror (errno) : "short write");
+	  done += put;
+	}
+      at += got;
+    }
+  if (fsync (to) != 0)
+    return diag_set (err, "cannot write: %s", strerror (errno));
+  return 0;
+}

@@ -26,6 +26,7 @@
 #endif
 
 #include "checker.h"
+#include "safe_open.h"
 #include "sha256.h"
 #include "ima.h"
 #include "write.h"
@@ -555,36 +556,10 @@ keep_original (const struct elf_file *file, int keepfd, const char *hex, struct 
   int fd = openat (keepfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
   if (fd < 0)
     return diag_set (err, "cannot keep the original (--keep-originals): %s", strerror (errno));
-  char buf[1 << 16];
-  off_t at = 0;
+  struct diag cerr = { "" };
   int ret = 0;
-  for (;;)
-    {
-      ssize_t got = pread (file->fd, buf, sizeof buf, at);
-      if (got < 0 && errno == EINTR)
-	continue;
-      if (got <= 0)
-	{
-	  if (got < 0)
-	    ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
-	  break;
-	}
-      for (ssize_t done = 0; done < got && ret == 0;)
-	{
-	  ssize_t put = write (fd, buf + done, (size_t) (got - done));
-	  if (put < 0 && errno == EINTR)
-	    continue;
-	  if (put <= 0)
-	    ret = diag_set (err, "cannot keep the original: %s", put < 0 ? strerror (errno) : "short write");
-	  else
-	    done += put;
-	}
-      if (ret != 0)
-	break;
-      at += got;
-    }
-  if (ret == 0 && fsync (fd) != 0)
-    ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
+  if (copy_contents (file->fd, fd, &cerr) != 0)
+    ret = diag_set (err, "cannot keep the original: %s", cerr.msg);
   if (close (fd) != 0 && ret == 0)
     ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
   if (ret == 0 && renameat (keepfd, tmp, keepfd, hex) != 0)

@@ -560,34 +560,10 @@ restore (struct place *pl, int orig, const struct stat *st, struct diag *err)
   int fd = openat (pl->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
-  char buf[1 << 16];
-  off_t at = 0;
+  struct diag cerr = { "" };
   int ret = 0;
-  for (;;)
-    {
-      ssize_t got = pread (orig, buf, sizeof buf, at);
-      if (got < 0 && errno == EINTR)
-	continue;
-      if (got <= 0)
-	{
-	  if (got < 0)
-	    ret = diag_set (err, "cannot read the kept original: %s", strerror (errno));
-	  break;
-	}
-      for (ssize_t done = 0; done < got && ret == 0;)
-	{
-	  ssize_t put = write (fd, buf + done, (size_t) (got - done));
-	  if (put < 0 && errno == EINTR)
-	    continue;
-	  if (put <= 0)
-	    ret = diag_set (err, "cannot write: %s", put < 0 ? strerror (errno) : "short write");
-	  else
-	    done += put;
-	}
-      if (ret != 0)
-	break;
-      at += got;
-    }
+  if (copy_contents (orig, fd, &cerr) != 0)
+    ret = diag_set (err, "%s", cerr.msg);
   if (ret == 0 && (fchown (fd, st->st_uid, st->st_gid) != 0
 		   || fchmod (fd, st->st_mode & 07777) != 0 || fsync (fd) != 0))
     ret = diag_set (err, "cannot give it the file's owner and mode: %s", strerror (errno));

@@ -373,6 +373,7 @@ rewrite_command (int argc, char **argv)
 {
   madvise_doc ();
   struct cmdline c = { .run = { .rule = ALIGN_RULE_RELAXED, .sync = true, .pad = true,
+				  .keep_dirfd = -1,
 				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { rewrite_options, parse_rewrite_opt,
@@ -389,67 +390,51 @@ rewrite_command (int argc, char **argv)
   c.batch.excludes = c.excludes;
   c.batch.nexcludes = c.nexcludes;
 
-  /* --json=FILE: a file of the user's, written as a shell redirection would
-     (created or truncated, a symbolic link followed), before anything is
-     processed.  */
-  FILE *json = NULL;
-  if (c.json_file != NULL)
-    {
-      json = fopen (c.json_file, "we");
-      if (json == NULL)
-	{
-	  fprintf (stderr, "elfpmd: %s: cannot write the JSON report: %s\n", c.json_file,
-		   strerror (errno));
-	  free (c.excludes);
-	  return 1;
-	}
-      c.run.json_too = true;
-    }
-  /* --manifest, --keep-originals: opened before anything is processed; the
-     directory is made if missing (0700), and named absolutely in the
-     manifest.  */
-  FILE *manifest = NULL;
+  /* --json=FILE, --manifest, --keep-originals: opened before anything is
+     processed, or the run ends at once.  The JSON report is a file of the
+     user's, written as a shell redirection would (created or truncated, a
+     symbolic link followed); the originals' directory is made if missing
+     (0700) and named absolutely in the manifest.  */
+  int status = 1;
+  FILE *json = NULL, *manifest = NULL;
   char *keep_abs = NULL;
-  if (c.manifest != NULL)
+  bool ran = false;
+  if (c.json_file != NULL && (json = fopen (c.json_file, "we")) == NULL)
     {
-      manifest = fopen (c.manifest, "ae");
-      if (manifest == NULL)
-	{
-	  fprintf (stderr, "elfpmd: %s: cannot append to the manifest: %s\n", c.manifest,
-		   strerror (errno));
-	  if (json != NULL)
-	    fclose (json);
-	  free (c.excludes);
-	  return 1;
-	}
-      c.run.manifest = true;
-      c.run.manifest_out = manifest;
+      fprintf (stderr, "elfpmd: %s: cannot write the JSON report: %s\n", c.json_file,
+	       strerror (errno));
+      goto done;
     }
+  c.run.json_too = json != NULL;
+  if (c.manifest != NULL && (manifest = fopen (c.manifest, "ae")) == NULL)
+    {
+      fprintf (stderr, "elfpmd: %s: cannot append to the manifest: %s\n", c.manifest,
+	       strerror (errno));
+      goto done;
+    }
+  c.run.manifest = manifest != NULL;
+  c.run.manifest_out = manifest;
   if (c.keep_dir != NULL)
     {
-      if (mkdir (c.keep_dir, 0700) != 0 && errno != EEXIST)
-	c.run.keep_dirfd = -1;
-      else
+      if (mkdir (c.keep_dir, 0700) == 0 || errno == EEXIST)
 	c.run.keep_dirfd = open (c.keep_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      keep_abs = c.run.keep_dirfd >= 0 ? realpath (c.keep_dir, NULL) : NULL;
-      if (keep_abs == NULL)
+      c.run.keep = c.run.keep_dirfd >= 0;
+      if (!c.run.keep || (keep_abs = realpath (c.keep_dir, NULL)) == NULL)
 	{
 	  fprintf (stderr, "elfpmd: %s: cannot keep originals there: %s\n", c.keep_dir,
 		   strerror (errno));
-	  if (json != NULL)
-	    fclose (json);
-	  fclose (manifest);
-	  free (c.excludes);
-	  return 1;
+	  goto done;
 	}
-      c.run.keep = true;
       c.run.keep_dir = keep_abs;
     }
   struct batch_counts counts;
-  int status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
-			  stdout, json, stderr, &counts);
+  status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
+		      stdout, json, stderr, &counts);
+  ran = true;
+
+done:
   free (c.excludes);
-  if (manifest != NULL && fclose (manifest) != 0)
+  if (manifest != NULL && fclose (manifest) != 0 && ran)
     {
       fprintf (stderr, "elfpmd: %s: cannot write the manifest\n", c.manifest);
       status = 1;
@@ -457,11 +442,10 @@ rewrite_command (int argc, char **argv)
   if (c.run.keep)
     close (c.run.keep_dirfd);
   free (keep_abs);
-  if (json != NULL && (fflush (json) != 0 || ferror (json) || fclose (json) != 0))
+  if (json != NULL && (fflush (json) != 0 || ferror (json) || fclose (json) != 0) && ran)
     {
       fprintf (stderr, "elfpmd: %s: cannot write the JSON report\n", c.json_file);
-      if (status == 0 || status == 2)
-	status = 1;
+      status = 1;
     }
   return report_flushed (status);
 }
