@@ -85,7 +85,7 @@ say "copies of /usr and /etc: $((SECONDS - t0)) s, $(du -sh "$W/conv/usr" | cut 
 
 # 2. The conversion.
 t0=$SECONDS
-"$ELFPMD" -r --madvise --machine=host --machine=i386 -j"$JOBS" --json="$W/convert.json" \
+"$ELFPMD" -r --madvise --machine=host --machine=i386 -j"$JOBS" --times --json="$W/convert.json" \
 	--manifest="$W/manifest" "$W/conv/usr" >"$W/convert.txt" 2>"$W/convert.err"
 st=$?
 say "conversion: exit $st in $((SECONDS - t0)) s; $(tail -1 "$W/convert.txt")"

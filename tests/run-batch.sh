@@ -213,6 +213,16 @@ st=$?
 holds "--json=FILE that cannot be written: exit 1 before any file, one line naming it" \
 	'[ $st -eq 1 ] && [ "$(wc -l < "$work/j-err")" -eq 1 ] && grep -q "x: cannot write the JSON report" "$work/j-err"'
 
+# --times: the run time ends the summary line and is "seconds" in the JSON
+# summary; the rest is the bytes of a run without it.
+"$ELFPMD" -r -n --times --json="$work/times.json" "$work/orig" >"$work/times.txt" 2>/dev/null
+"$ELFPMD" -r -n "$work/orig" >"$work/notimes.txt" 2>/dev/null
+holds "--times: the summary line ends 'in N s', the JSON summary has seconds ($(tail -1 "$work/times.txt" | grep -o ' in [0-9.]* s$'))" \
+	'tail -1 "$work/times.txt" | grep -Eq ", 0 failed in [0-9]+\.[0-9] s$" && tail -1 "$work/times.json" | grep -Eq "\"seconds\":[0-9]+\.[0-9]{3}\}\}$"'
+check "--times: otherwise the same report" \
+	cmp -s <(sed '$s/ in [0-9.]* s$//' "$work/times.txt") "$work/notimes.txt"
+check "without --times, no time" sh -c "! tail -1 '$work/notimes.txt' | grep -q ' s\$'"
+
 # --madvise: the stub's summary, text and JSON, adds up to the per-file
 # reports (a dry run over the original tree).
 "$ELFPMD" -r -n -j2 --madvise --json "$work/orig" >"$work/out-stub.json" 2>/dev/null
@@ -336,7 +346,7 @@ check "with --pmd-size: exit 0" test $? -eq 0
 for args in "--null $tree" "--exclude=x $tree/usr/bin/prog" "-j0 -r $tree" "-j x -r $tree" \
 	"-r -o $work/x $tree" "--no-default-excludes $tree/usr/bin/prog" "-r" "-j1 -j2 -r $tree" \
 	"--machine=host $tree/usr/bin/prog" "--machine=vax -r $tree" "--json --json=x -r $tree" \
-	"--json= -r $tree"; do
+	"--json= -r $tree" "--times $tree/usr/bin/prog"; do
 	# shellcheck disable=SC2086  # the arguments are words
 	"$ELFPMD" $args > /dev/null 2>&1
 	check "usage error: $args" test $? -eq 64

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -812,6 +813,8 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
       fputc ('}', out);
       if (ro->stub.wanted)
 	print_stub_summary (out, c, true);
+      if (ro->times)
+	fprintf (out, ",\"seconds\":%.3f", c->seconds);
       fputs ("}}\n", out);
       return;
     }
@@ -841,7 +844,10 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
 	fprintf (out, "%s%" PRIu64 " %s", sep, c->skipped[k], skip_kind_words (k));
 	sep = ", ";
       }
-  fprintf (out, "%s, %" PRIu64 " failed\n", *sep == ',' ? ")" : "", c->status[STATUS_ERROR]);
+  fprintf (out, "%s, %" PRIu64 " failed", *sep == ',' ? ")" : "", c->status[STATUS_ERROR]);
+  if (ro->times)
+    fprintf (out, " in %.1f s", c->seconds);
+  fputc ('\n', out);
 }
 
 int
@@ -856,6 +862,8 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
   struct job_name *links = NULL;
   size_t njobs = 0, nfollow = 0;
   memset (counts, 0, sizeof *counts);
+  struct timespec t0, t1;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
 
   for (size_t i = 0; i < nargs; i++)
     {
@@ -939,6 +947,8 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
       for (size_t i = 0; i < g.n; i++)
 	count_and_print (g.e, i, results, ro, report, json, errors, counts, &status);
     }
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  counts->seconds = (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9;
   if (ro->batch)
     {
       print_summary (report, counts, ro, ro->format);

@@ -33,6 +33,7 @@ struct batch_counts
   uint64_t status[STATUS_KINDS];	/* by outcome; STATUS_ERROR counts failures */
   uint64_t skipped[SKIP_KINDS];		/* STATUS_SKIPPED by reason */
   uint64_t hard_links;			/* further names of a file counted above */
+  double seconds;			/* the run's wall time, for --times */
   /* With --madvise: files the stub went into, and those it did not, by
      reason (the first BATCH_STUB_WHYS reasons met; the rest together).  */
   uint64_t stub_injected, stub_refused;

@@ -29,6 +29,7 @@ enum
   OPT_MACHINE,
   OPT_MANIFEST,
   OPT_KEEP_ORIGINALS,
+  OPT_TIMES,
 };
 
 /* The base page sizes Linux has (4K almost everywhere, 8K sparc64, 16K and

@@ -32,6 +32,7 @@ struct run_options
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
   bool json_too;		/* --json=FILE: the JSON report too, to its own stream */
+  bool times;			/* --times: the run time in the batch summary */
   bool manifest;		/* --manifest: hash what is rewritten (file_outcome) */
   bool keep;			/* --keep-originals: keep the input's contents in */
   int keep_dirfd;		/* this directory */
