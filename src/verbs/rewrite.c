@@ -117,7 +117,9 @@ static const char rewrite_doc[] =
   "running programs have their text on PMD pages; 'elfpmd prime FILE...' "
   "reads aligned text into the page cache as PMD-sized folios without "
   "running it; 'elfpmd map FILE' shows which functions lie in whole PMD "
-  "chunks.  A file named like a verb is ./status.\n\n"
+  "chunks; 'elfpmd reapply' converts again the files of a --manifest that "
+  "an upgrade replaced, 'elfpmd revert' puts their kept originals back.  A "
+  "file named like a verb is ./status.\n\n"
   "SIZE is a number (decimal, 0x hexadecimal; a leading 0 is still decimal) "
   "optionally followed by K, M, G, T (powers of 1024), e.g. 4K, 64K, 2M, "
   "0x200000.\n\n"
@@ -385,7 +387,7 @@ rewrite_command (int argc, char **argv)
 				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { rewrite_options, parse_rewrite_opt,
-			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE", rewrite_doc,
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE\nreapply [--manifest=FILE]\nrevert [--manifest=FILE] [FILE...]", rewrite_doc,
 			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
