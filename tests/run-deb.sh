@@ -22,7 +22,7 @@
 #     usr/lib/debug, .build-id, another machine's ELF file, a FIFO,
 #     Architecture: all and udeb packages.
 #  4. Install-time priming: the aligned build's package carries the prime
-#     list usr/lib/elfpmd/prime.d/PACKAGE.list naming exactly its regular ELF
+#     list usr/lib/elfpmd/prime.d/PACKAGE:ARCH.list naming exactly its regular ELF
 #     files with whole PMD chunks of text (found in dpkg-deb -c and counted
 #     by phdr-dump, not by elfpmd), the noelfpmd build none; dh_elfpmd
 #     --no-prime-list writes none.  Then, with dpkg --root into a scratch root
@@ -37,7 +37,11 @@
 #     list, nothing run; a list written anew is primed again; no elfpmd in
 #     PATH, exit 0.  A file of the package converted by hand with the root's
 #     manifest is converted again by the trigger (elfpmd reapply) when dpkg
-#     installs the package over it.  Removing the package removes the list, primes nothing.
+#     installs the package over it.
+#  5. Multi-Arch: same: a library package built for amd64 and for i386
+#     (gcc -m32), each aligned by dh_elfpmd for its architecture, installs
+#     side by side with dpkg --root (two per-architecture prime lists); the
+#     same pair with one shared list name, as before, is refused by dpkg.  Removing the package removes the list, primes nothing.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_slow "Debian packages built with debhelper"
 require_elfpmd
@@ -470,7 +474,7 @@ check "the library (aligned with the stub before) is not rewritten again" test "
 # ---------------------------------------------------------------------------
 # 4. Install-time priming.
 
-list_path=usr/lib/elfpmd/prime.d/$pkg.list
+list_path=usr/lib/elfpmd/prime.d/$pkg:$(dpkg --print-architecture).list
 # The regular ELF files of the .deb (hard links after the first name are 'h'
 # entries) with at least one whole PMD chunk of text, by phdr-dump.
 awk '$1 ~ /^-/ { print $NF }' "$A/contents" | sed 's|^\./||' | sort | while read -r f; do
@@ -610,6 +614,65 @@ check "the trigger ran elfpmd reapply -q on the root's manifest ($(tr '\n' ' ' <
 check "after the upgrade, $f has the stub again" stub_in
 check "the manifest has a second line for it" test "$(grep -c '"action":"convert"' "$manifest")" -eq 2
 rm -f "$manifest"
+
+# 5. Multi-Arch: same.  libsynth1 for amd64 and i386 from bigtext.S, each
+# tree aligned by dh_elfpmd for its architecture (DEB_HOST_*), and
+# packed by dpkg-deb.
+ma=$work/multiarch
+# synth_deb ARCH VERSION [LISTNAME]: debian/libsynth1 of a source tree of
+# its own for ARCH, dh_elfpmd over it, the .deb; with LISTNAME the list is
+# renamed to it (the old, shared name) before packing.
+synth_deb () {
+	local arch=$1 version=$2 rename=${3:-} s=$ma/src-$1-$2 m triplet
+	case $arch in amd64) m=-m64 triplet=x86_64-linux-gnu ;; i386) m=-m32 triplet=i386-linux-gnu ;; esac
+	mkdir -p "$s/debian/libsynth1/usr/lib/$triplet"
+	printf '%s\n' 'Source: libsynth' 'Maintainer: elfpmd tests <elfpmd-tests@localhost>' \
+		'Build-Depends: debhelper-compat (= 13)' '' 'Package: libsynth1' 'Architecture: any' \
+		'Multi-Arch: same' 'Description: a library with 4.5 MiB of text' ' For tests/run-deb.sh.' \
+		> "$s/debian/control"
+	cc $m -shared -DNAME=synth_text -o "$s/debian/libsynth1/usr/lib/$triplet/libsynth.so.1" \
+		"$upstream/bigtext.S" || return 1
+	# (the DEB_HOST_* variables dpkg-buildpackage -aARCH sets)
+	local archenv
+	mapfile -t archenv < <(dpkg-architecture -a"$arch" 2> /dev/null | grep '^DEB_HOST_')
+	(cd "$s" && pkg_env "${archenv[@]}" timeout 120 dh_elfpmd -plibsynth1) > "$s.dh.out" 2>&1 || return 1
+	local d=$s/debian/libsynth1/usr/lib/elfpmd/prime.d
+	[ -z "$rename" ] || mv "$d/libsynth1:$arch.list" "$d/$rename" || return 1
+	mkdir -p "$s/debian/libsynth1/DEBIAN"
+	printf '%s\n' 'Package: libsynth1' "Version: $version" "Architecture: $arch" 'Multi-Arch: same' \
+		'Maintainer: elfpmd tests <elfpmd-tests@localhost>' 'Description: a library with 4.5 MiB of text' \
+		' For tests/run-deb.sh.' > "$s/debian/libsynth1/DEBIAN/control"
+	dpkg-deb --root-owner-group -b "$s/debian/libsynth1" "$ma/libsynth1_${version}_$arch.deb" > "$s.deb.out" 2>&1
+}
+mkdir -p "$ma"
+if [ "$(dpkg --print-architecture)" != amd64 ] || ! echo 'int x;' | cc -m32 -c -x c -o "$ma/m32.o" - 2> /dev/null; then
+	skip "Multi-Arch: not an amd64 host with gcc -m32 (Debian: gcc-multilib)"
+elif ! synth_deb amd64 1.0 || ! synth_deb i386 1.0; then
+	fail "Multi-Arch: building libsynth1: $(cat "$ma"/src-*.dh.out "$ma"/src-*.deb.out 2>/dev/null | head -5)"
+else
+	for arch in amd64 i386; do
+		check "dh_elfpmd for $arch: the list is libsynth1:$arch.list, naming the library" \
+			grep -q "^/usr/lib/.*/libsynth.so.1$" "$ma/src-$arch-1.0/debian/libsynth1/usr/lib/elfpmd/prime.d/libsynth1:$arch.list"
+	done
+	root_dpkg --add-architecture i386 > "$work/ma-arch.out" 2>&1
+	root_dpkg -i "$ma/libsynth1_1.0_amd64.deb" "$ma/libsynth1_1.0_i386.deb" > "$work/ma-install.out" 2>&1
+	rc=$?
+	check "dpkg --root -i libsynth1:amd64 and libsynth1:i386 together: exit 0 ($(tail -1 "$work/ma-install.out"))" test $rc -eq 0
+	check "both are installed, each with its list" \
+		test -s "$root/usr/lib/elfpmd/prime.d/libsynth1:amd64.list" -a -s "$root/usr/lib/elfpmd/prime.d/libsynth1:i386.list"
+	root_dpkg -r libsynth1:amd64 libsynth1:i386 > "$work/ma-remove.out" 2>&1
+	# The same pair with one list name for both (the naming before): dpkg
+	# refuses the second, the check that the names matter.
+	if synth_deb amd64 0.9 libsynth1.list && synth_deb i386 0.9 libsynth1.list; then
+		root_dpkg -i "$ma/libsynth1_0.9_amd64.deb" "$ma/libsynth1_0.9_i386.deb" > "$work/ma-old.out" 2>&1
+		rc=$?
+		check "one shared list name: dpkg refuses the pair (exit $rc: $(grep -o 'trying to overwrite shared [^,]*' "$work/ma-old.out" | head -1))" \
+			grep -q "trying to overwrite shared '/usr/lib/elfpmd/prime.d/libsynth1.list'" "$work/ma-old.out"
+		root_dpkg -r libsynth1:amd64 libsynth1:i386 > /dev/null 2>&1
+	else
+		fail "Multi-Arch: building the old-style pair failed"
+	fi
+fi
 
 # The postinst never fails dpkg, whatever the disk's state: each state
 # under dash (set -e, as dpkg runs it), with a new list waiting.
