@@ -137,6 +137,28 @@ check "reapply of a missing manifest: exit 1" test $? -eq 1
 "$ELFPMD" -q --manifest="$W/nodir/M" "$W/tree/bin/prog2" 2>"$W/nom.err"
 holds "a manifest that cannot be opened: exit 1 before any file" \
 	'[ $? -eq 1 ] && grep -q "cannot append to the manifest" "$W/nom.err"'
+# As root, in a directory another user owns: a symbolic link of that user's
+# at the manifest's, the JSON report's or the originals' name is not
+# followed (the file it points to is left as it was).
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir -p "$W/theirs" && chown nobody "$W/theirs" && chmod 755 "$W"
+	echo precious >"$W/target" && mkdir -p "$W/target-dir"
+	for what in "--manifest=$W/theirs/m" "--json=$W/theirs/m" \
+		"--manifest=$W/M5 --keep-originals=$W/theirs/m"; do
+		rm -f "$W/theirs/m"
+		case $what in *keep*) setpriv --reuid=nobody -- ln -s "$W/target-dir" "$W/theirs/m" ;;
+		*) setpriv --reuid=nobody -- ln -s "$W/target" "$W/theirs/m" ;; esac
+		cp "$W/orig/prog" "$W/tree/bin/prog5"
+		# shellcheck disable=SC2086  # the arguments are words
+		"$ELFPMD" -q --madvise $what "$W/tree/bin/prog5" >/dev/null 2>"$W/link.err"
+		st=$?
+		holds "another user's symbolic link at $what: exit 1, not followed ($(head -1 "$W/link.err"))" \
+			'[ $st -eq 1 ] && [ "$(cat "$W/target")" = precious ] && [ -z "$(ls -A "$W/target-dir")" ]'
+	done
+else
+	skip "not root (or no user nobody): the symbolic-link checks"
+fi
+
 for args in "--keep-originals=$W/K $W/tree/bin/prog" "-n --manifest=$W/M4 $W/tree/bin/prog" \
 	"--manifest=$W/M4 -o $W/out $W/tree/bin/prog" "reapply $W/tree/bin/prog"; do
 	# shellcheck disable=SC2086  # the arguments are words

@@ -2,9 +2,14 @@
 #include <config.h>
 
 #include <stdbool.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cmdline.h"
+#include "place.h"
 #include "sizes.h"
 
 /* ARG of OPTION as a power of two from MIN to MAX (0: no maximum), or a usage
@@ -80,3 +85,16 @@ report_flushed (int status)
   return status;
 }
 
+
+FILE *
+open_output (const char *path, int flags, const char *mode, struct diag *err)
+{
+  int fd = place_open (path, O_WRONLY | O_CREAT | flags, 0666, err);
+  FILE *f = fd >= 0 ? fdopen (fd, mode) : NULL;
+  if (fd >= 0 && f == NULL)
+    {
+      diag_set (err, "%s", strerror (errno));
+      close (fd);
+    }
+  return f;
+}

@@ -8,6 +8,9 @@
 #include <argp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
 
 /* The keys of long-only options, one set for every verb (argp keys above
    the characters).  */
@@ -59,5 +62,11 @@ void files_from_argument (struct argp_state *state, const char **list, const cha
 /* STATUS, or 1 when the report on standard output could not be written
    (a full disk, a closed pipe): said on standard error.  */
 int report_flushed (int status);
+
+/* The output file PATH a user named (--json=FILE, --manifest), opened
+   O_WRONLY | O_CREAT | FLAGS as place_open opens it (a symbolic link
+   followed only when root's or the running user's), as a stream of MODE
+   ("w", "a"); NULL with the reason in *ERR.  */
+FILE *open_output (const char *path, int flags, const char *mode, struct diag *err);
 
 #endif

@@ -684,10 +684,11 @@ revert_command (int argc, char **argv)
   long n = read_manifest (c.manifest, &v);
   if (n < 0)
     return 1;
-  FILE *m = c.dry_run ? NULL : fopen (c.manifest, "ae");
+  struct diag merr = { "" };
+  FILE *m = c.dry_run ? NULL : open_output (c.manifest, O_APPEND, "a", &merr);
   if (!c.dry_run && m == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: %s\n", c.manifest, strerror (errno));
+      fprintf (stderr, "elfpmd: %s: %s\n", c.manifest, merr.msg);
       for (long i = 0; i < n; i++)
 	entry_free (&v[i]);
       free (v);

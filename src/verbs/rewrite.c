@@ -15,6 +15,7 @@
 #include "batch.h"
 #include "cmdline.h"
 #include "arch.h"
+#include "place.h"
 #include "process.h"
 #include "rewrite.h"
 #include "sizes.h"
@@ -401,38 +402,44 @@ rewrite_command (int argc, char **argv)
   c.batch.nexcludes = c.nexcludes;
 
   /* --json=FILE, --manifest, --keep-originals: opened before anything is
-     processed, or the run ends at once.  The JSON report is a file of the
-     user's, written as a shell redirection would (created or truncated, a
-     symbolic link followed); the originals' directory is made if missing
-     (0700) and named absolutely in the manifest.  */
+     processed, or the run ends at once; resolved as -o is (a symbolic link
+     followed only when root's or the running user's).  The originals'
+     directory is made if missing (0700) and named in the manifest by what
+     was opened.  */
   int status = 1;
   FILE *json = NULL, *manifest = NULL;
   char *keep_abs = NULL;
   bool ran = false;
-  if (c.json_file != NULL && (json = fopen (c.json_file, "we")) == NULL)
+  struct diag err = { "" };
+  if (c.json_file != NULL
+      && (json = open_output (c.json_file, O_TRUNC, "w", &err)) == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: cannot write the JSON report: %s\n", c.json_file,
-	       strerror (errno));
+      fprintf (stderr, "elfpmd: %s: cannot write the JSON report: %s\n", c.json_file, err.msg);
       goto done;
     }
   c.run.json_too = json != NULL;
-  if (c.manifest != NULL && (manifest = fopen (c.manifest, "ae")) == NULL)
+  if (c.manifest != NULL
+      && (manifest = open_output (c.manifest, O_APPEND, "a", &err)) == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: cannot append to the manifest: %s\n", c.manifest,
-	       strerror (errno));
+      fprintf (stderr, "elfpmd: %s: cannot append to the manifest: %s\n", c.manifest, err.msg);
       goto done;
     }
   c.run.manifest = manifest != NULL;
   c.run.manifest_out = manifest;
   if (c.keep_dir != NULL)
     {
-      if (mkdir (c.keep_dir, 0700) == 0 || errno == EEXIST)
-	c.run.keep_dirfd = open (c.keep_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      char fdname[64];
+      c.run.keep_dirfd = place_open_dir (c.keep_dir, 0700, &err);
       c.run.keep = c.run.keep_dirfd >= 0;
-      if (!c.run.keep || (keep_abs = realpath (c.keep_dir, NULL)) == NULL)
+      if (c.run.keep)
 	{
-	  fprintf (stderr, "elfpmd: %s: cannot keep originals there: %s\n", c.keep_dir,
-		   strerror (errno));
+	  snprintf (fdname, sizeof fdname, "/proc/self/fd/%d", c.run.keep_dirfd);
+	  if ((keep_abs = realpath (fdname, NULL)) == NULL)
+	    diag_set (&err, "%s", strerror (errno));
+	}
+      if (keep_abs == NULL)
+	{
+	  fprintf (stderr, "elfpmd: %s: cannot keep originals there: %s\n", c.keep_dir, err.msg);
 	  goto done;
 	}
       c.run.keep_dir = keep_abs;
