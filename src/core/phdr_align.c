@@ -201,44 +201,12 @@ machine_by_name (const char *name, unsigned *e_machine, int *elfclass)
   };
   if (strcmp (name, "host") == 0)
     {
-      /* (the class and machine of this program's own ELF header) */
-#if defined __x86_64__ && defined __ILP32__
-      name = "x32";
-#elif defined __x86_64__
-      name = "x86-64";
-#elif defined __i386__
-      name = "i386";
-#elif defined __aarch64__ && defined __ILP32__
-      name = "aarch64-ilp32";
-#elif defined __aarch64__
-      name = "aarch64";
-#elif defined __arm__
-      name = "arm";
-#elif defined __riscv && __riscv_xlen == 64
-      name = "riscv64";
-#elif defined __riscv
-      name = "riscv32";
-#elif defined __powerpc64__
-      name = "ppc64";
-#elif defined __powerpc__
-      name = "ppc";
-#elif defined __s390x__
-      name = "s390x";
-#elif defined __s390__
-      name = "s390";
-#elif defined __loongarch64
-      name = "loongarch64";
-#elif defined __mips__
-      name = "mips";
-#elif defined __sparc__ && defined __arch64__
-      name = "sparcv9";
-#elif defined __sparc__
-      name = "sparc";
-#elif defined __ia64__
-      name = "ia64";
-#else
-      return false;
-#endif
+      /* The machine and class of this program's own ELF header.  */
+      extern const unsigned char __ehdr_start[] __attribute__ ((visibility ("hidden")));
+      const Elf32_Ehdr *self = (const Elf32_Ehdr *) (const void *) __ehdr_start;
+      *e_machine = self->e_machine;	/* (at the same place in ELF64) */
+      *elfclass = self->e_ident[EI_CLASS];
+      return true;
     }
   for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
     for (int cls = ELFCLASS32; cls <= ELFCLASS64; cls++)

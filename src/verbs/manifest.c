@@ -159,12 +159,14 @@ struct entry
   char **options;
   size_t noptions;
   char *originals;		/* from originals_hex, or NULL */
+  bool asked;			/* revert: named on the command line */
 };
 
-/* The bytes of the hexadecimal string after "KEY":" in LINE, NUL ended,
-   or NULL (missing, malformed, or out of memory).  */
-static char *
-get_hex (const char *line, const char *key)
+/* The lowercase hexadecimal string value of KEY in LINE ("KEY":"..."):
+   where it starts, its length into *LEN; NULL when KEY is missing or its
+   value is not such a string.  */
+static const char *
+hex_value (const char *line, const char *key, size_t *len)
 {
   char pat[64];
   snprintf (pat, sizeof pat, "\"%s\":\"", key);
@@ -172,8 +174,18 @@ get_hex (const char *line, const char *key)
   if (p == NULL)
     return NULL;
   p += strlen (pat);
-  size_t n = strspn (p, "0123456789abcdef");
-  if (p[n] != '"' || n % 2 != 0 || n == 0)
+  *len = strspn (p, "0123456789abcdef");
+  return p[*len] == '"' ? p : NULL;
+}
+
+/* The bytes of the hexadecimal string value of KEY in LINE, NUL ended,
+   or NULL (missing, malformed, or out of memory).  */
+static char *
+get_hex (const char *line, const char *key)
+{
+  size_t n;
+  const char *p = hex_value (line, key, &n);
+  if (p == NULL || n % 2 != 0 || n == 0)
     return NULL;
   char *s = malloc (n / 2 + 1);
   if (s == NULL)
@@ -197,13 +209,9 @@ get_hex (const char *line, const char *key)
 static bool
 get_hash (const char *line, const char *key, char out[65])
 {
-  char pat[64];
-  snprintf (pat, sizeof pat, "\"%s\":\"", key);
-  const char *p = strstr (line, pat);
-  if (p == NULL)
-    return false;
-  p += strlen (pat);
-  if (strspn (p, "0123456789abcdef") != 64 || p[64] != '"')
+  size_t n;
+  const char *p = hex_value (line, key, &n);
+  if (p == NULL || n != 64)
     return false;
   memcpy (out, p, 64);
   out[64] = '\0';
@@ -695,6 +703,8 @@ revert_command (int argc, char **argv)
       return 1;
     }
   int status = 0;
+  for (long i = 0; i < n; i++)
+    v[i].asked = c.nfiles == 0;
   for (int k = 0; k < c.nfiles; k++)
     {
       char *abs = absolute (c.files[k]);
@@ -706,18 +716,13 @@ revert_command (int argc, char **argv)
 	  fprintf (stderr, "elfpmd: %s: not in %s\n", c.files[k], c.manifest);
 	  status = 1;
 	}
+      else
+	v[i].asked = true;
       free (abs);
     }
   for (long i = 0; i < n; i++)
     {
-      bool asked = c.nfiles == 0;
-      for (int k = 0; k < c.nfiles && !asked; k++)
-	{
-	  char *abs = absolute (c.files[k]);
-	  asked = abs != NULL && strcmp (abs, v[i].file) == 0;
-	  free (abs);
-	}
-      if (!asked || v[i].revert)
+      if (!v[i].asked || v[i].revert)
 	continue;
       if (revert_one (&v[i], m, &c) != 0)
 	status = 1;

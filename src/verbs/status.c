@@ -240,9 +240,10 @@ read_smaps (struct status *s, struct process *p)
 		}
 	      /* Copies are whole chunks, at their own address and offset,
 		 populated whole.  */
+	      uint64_t chunks = whole_chunks (h.start, h.end, h.start, s->pmd);
 	      cur->text += h.end - h.start;
-	      cur->whole += whole_chunks (h.start, h.end, h.start, s->pmd);
-	      cur->touched += whole_chunks (h.start, h.end, h.start, s->pmd);
+	      cur->whole += chunks;
+	      cur->touched += chunks;
 	      copy = true;
 	      file.end = h.end;
 	      continue;
@@ -423,21 +424,32 @@ read_object (struct status *s, long pid, const struct object_use *o, struct obje
     }
 }
 
+/* The command name of process PID (/proc/PID/comm) into COMM, "" when
+   unreadable.  Return 0, or -1 with errno set when it cannot be opened.  */
+static int
+read_comm (const char *proc, long pid, char comm[64])
+{
+  char name[64];
+  snprintf (name, sizeof name, "%s/%ld/comm", proc, pid);
+  int fd = open (name, O_RDONLY | O_CLOEXEC);
+  comm[0] = '\0';
+  if (fd < 0)
+    return -1;
+  ssize_t got = read (fd, comm, 63);
+  close (fd);
+  comm[got > 0 ? got : 0] = '\0';
+  comm[strcspn (comm, "\n")] = '\0';
+  return 0;
+}
+
 /* Read process PID: its command name, its objects, their files.  Return 0,
    or the errno that stopped it (then P holds nothing to free).  */
 static int
 read_process (struct status *s, long pid, struct process *p)
 {
   *p = (struct process) { .pid = pid };
-  char name[64];
-  snprintf (name, sizeof name, "%s/%ld/comm", s->opts->proc, pid);
-  int fd = open (name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (read_comm (s->opts->proc, pid, p->comm) != 0)
     return errno;
-  ssize_t got = read (fd, p->comm, sizeof p->comm - 1);
-  close (fd);
-  p->comm[got > 0 ? got : 0] = '\0';
-  p->comm[strcspn (p->comm, "\n")] = '\0';
   int err = read_smaps (s, p);
   if (err != 0)
     {
@@ -816,14 +828,7 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
 	      s.unread = grown;
 	      struct unreadable *u = &s.unread[s.nunread++];
 	      *u = (struct unreadable) { .pid = pids[i], .err = err };
-	      char name[64];
-	      snprintf (name, sizeof name, "%s/%ld/comm", opts->proc, pids[i]);
-	      int fd = open (name, O_RDONLY | O_CLOEXEC);
-	      ssize_t got = fd >= 0 ? read (fd, u->comm, sizeof u->comm - 1) : -1;
-	      if (fd >= 0)
-		close (fd);
-	      u->comm[got > 0 ? got : 0] = '\0';
-	      u->comm[strcspn (u->comm, "\n")] = '\0';
+	      read_comm (opts->proc, pids[i], u->comm);
 	    }
 	  if (named)
 	    {
