@@ -5,8 +5,9 @@
 # ELFPMD at a wrapper that logs its arguments and the names it reads, then
 # runs the built elfpmd.  Nothing needs to be installed.
 #
-#  1. The add-on puts dh_elfpmd right after dh_strip (dh --no-act), also
-#     through DH_EXTRA_ADDONS; --without takes it out.
+#  1. The add-on puts dh_elfpmd between dh_dwz and dh_strip, and
+#     dh_elfpmd_buildtree / dh_elfpmd_buildtree_restore around dh_auto_test
+#     (dh --no-act), also through DH_EXTRA_ADDONS; --without takes it out.
 #  2. dpkg-buildpackage builds tests/pkg/upstream (a PIE and a shared library
 #     with 4.5 MiB of text each, a hard link, a symlink, a script) twice in
 #     the same directory: with the add-on (DEB_BUILD_OPTIONS=parallel=2) and
@@ -15,10 +16,16 @@
 #     bytes are the second build's with holes), the second's are not;
 #     eu-elflint; the program runs and prints the same; hard link, symlinks,
 #     script, modes (set-user-ID) and md5sums kept; the -dbgsym package's
-#     build-id files match the rewritten binaries.
+#     build-id files match the rewritten binaries.  The package's own test
+#     (make check) ran the rewritten files (copies it kept); the source's
+#     prebuilt ELF files (old, or tracked by git) are left alone.
 #  3. dh_elfpmd by hand in the second build's tree: --no-act, -X (one name of
 #     a hard link), -- --madvise, parallel=N, nostrip, noelfpmd, a file
-#     elfpmd fails on, an elfpmd that cannot run, and what is left alone:
+#     elfpmd fails on (a warning; --strict and elfpmd=strict fail), a stub
+#     refused (TEXTREL: a warning with the reason), elfpmd=... options in
+#     DEB_BUILD_OPTIONS (one not passed on is an error), the warning for
+#     DH_EXTRA_ADDONS without elfpmd in DEB_BUILD_OPTIONS, an elfpmd that
+#     cannot run, and what is left alone:
 #     usr/lib/debug, .build-id, another machine's ELF file, a FIFO,
 #     Architecture: all and udeb packages.
 #  4. Install-time priming: the aligned build's package carries the prime
@@ -42,6 +49,13 @@
 #     (gcc -m32), each aligned by dh_elfpmd for its architecture, installs
 #     side by side with dpkg --root (two per-architecture prime lists); the
 #     same pair with one shared list name, as before, is refused by dpkg.  Removing the package removes the list, primes nothing.
+#  6. A distribution's switch (DH_EXTRA_ADDONS=elfpmd, DEB_BUILD_OPTIONS
+#     elfpmd=madvise) on a CMake package (tests/pkg/upstream/CMakeLists.txt:
+#     out of the tree, ctest, an RPATH cmake's install edits): the
+#     .buildinfo records the options, ctest ran the stubbed files, the build
+#     tree is as built again, the .deb's files are aligned with the stub and
+#     run as the noelfpmd build's; the -dbgsym debug files have the stub's
+#     section: eu-unstrip joins them, gdb loads them without a warning.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_slow "Debian packages built with debhelper"
 require_elfpmd
@@ -66,6 +80,7 @@ require_phdr_dump "$work/tools"
 # The in-tree add-on, where dh and PERL5LIB find it.
 mkdir -p "$work/bin" "$work/perl5/Debian/Debhelper/Sequence" \
 	&& cp "$dist/dh_elfpmd" "$work/bin/dh_elfpmd" && chmod 755 "$work/bin/dh_elfpmd" \
+	&& ln -s dh_elfpmd "$work/bin/dh_elfpmd_buildtree" && ln -s dh_elfpmd "$work/bin/dh_elfpmd_buildtree_restore" \
 	&& cp "$dist/elfpmd.pm" "$work/perl5/Debian/Debhelper/Sequence/elfpmd.pm" \
 	|| hard_error "cannot copy $dist/dh_elfpmd and elfpmd.pm"
 cat > "$work/bin/elfpmd-logged" <<'EOF'
@@ -97,9 +112,22 @@ logged_names () { [ -f "$work/elfpmd.list" ] && tr '\0' '\n' < "$work/elfpmd.lis
 # The source package: the upstream tree plus a debian/ directory.
 pkg=elfpmd-pkgtest
 src=$work/build/$pkg-1.0
+# make_source [cmake]: the Makefile build (in the source tree, dh ... --with
+# elfpmd), or with cmake the CMake build (out of the tree, in obj-TRIPLET,
+# tested by ctest) that turns the add-on on only through DH_EXTRA_ADDONS,
+# as a distribution does.  The source has prebuilt ELF files of its own,
+# which dh_elfpmd_buildtree must leave alone: testdata/old.so, as old as
+# a tarball's file, and testdata/tracked.so, new but tracked by git.
 make_source () {
 	rm -rf "$work/build"
-	mkdir -p "$src/debian/source" && cp "$upstream"/* "$src/" && chmod -R u+w "$src" || return 1
+	mkdir -p "$src/debian/source" "$src/testdata" && cp "$upstream"/* "$src/" && chmod -R u+w "$src" || return 1
+	[ "${1:-}" = cmake ] || rm "$src/CMakeLists.txt"
+	cc -shared -DNAME=prebuilt_text -o "$src/testdata/old.so" "$upstream/bigtext.S" \
+		&& touch -d '2020-01-01 00:00:00' "$src/testdata/old.so" || return 1
+	if have git; then
+		cp "$src/testdata/old.so" "$src/testdata/tracked.so" \
+			&& (cd "$src" && git init -q && git add testdata/tracked.so) || return 1
+	fi
 	echo '3.0 (native)' > "$src/debian/source/format"
 	cat > "$src/debian/control" <<EOF
 Source: $pkg
@@ -125,6 +153,11 @@ $pkg (1.0) unstable; urgency=medium
 EOF
 	# An unusual mode (set-user-ID, not executable by others) that both the
 	# rewrite and the hard link must keep.
+	if [ "${1:-}" = cmake ]; then
+		printf '%s\n' '#!/usr/bin/make -f' '%:' '	dh $@ --buildsystem=cmake' > "$src/debian/rules"
+		chmod 755 "$src/debian/rules"
+		return
+	fi
 	cat > "$src/debian/rules" <<'EOF'
 #!/usr/bin/make -f
 %:
@@ -150,11 +183,14 @@ make_source || hard_error "cannot create the source package in $src"
 # command lines of dh output FILE.
 next_after () { awk -v c="$1" '$1 ~ /^dh_/ { if (prev == c) { print $1; exit } prev = $1 }' "$2"; }
 (cd "$src" && pkg_env dh binary --no-act --with elfpmd) > "$work/seq.out" 2>&1
-check "dh binary --with elfpmd: dh_elfpmd right after dh_strip" test "$(next_after dh_strip "$work/seq.out")" = dh_elfpmd
-check "dh binary --with elfpmd: dh_dwz before dh_strip" test "$(next_after dh_dwz "$work/seq.out")" = dh_strip
-check "dh binary --with elfpmd: dh_makeshlibs right after dh_elfpmd" test "$(next_after dh_elfpmd "$work/seq.out")" = dh_makeshlibs
+check "dh binary --with elfpmd: dh_elfpmd right after dh_dwz" test "$(next_after dh_dwz "$work/seq.out")" = dh_elfpmd
+check "dh binary --with elfpmd: dh_strip right after dh_elfpmd" test "$(next_after dh_elfpmd "$work/seq.out")" = dh_strip
+check "dh binary --with elfpmd: dh_makeshlibs right after dh_strip" test "$(next_after dh_strip "$work/seq.out")" = dh_makeshlibs
+check "dh binary --with elfpmd: dh_elfpmd_buildtree right after dh_auto_build, before dh_auto_test" \
+	test "$(next_after dh_auto_build "$work/seq.out") $(next_after dh_elfpmd_buildtree "$work/seq.out")" = "dh_elfpmd_buildtree dh_auto_test"
 (cd "$src" && pkg_env DH_EXTRA_ADDONS=elfpmd dh binary --no-act) > "$work/seq-extra.out" 2>&1
-check "DH_EXTRA_ADDONS=elfpmd: dh_elfpmd right after dh_strip" test "$(next_after dh_strip "$work/seq-extra.out")" = dh_elfpmd
+check "DH_EXTRA_ADDONS=elfpmd: dh_elfpmd right before dh_strip, dh_elfpmd_buildtree before dh_auto_test" \
+	test "$(next_after dh_elfpmd "$work/seq-extra.out") $(next_after dh_elfpmd_buildtree "$work/seq-extra.out")" = "dh_strip dh_auto_test"
 (cd "$src" && pkg_env DH_EXTRA_ADDONS=elfpmd dh binary --no-act --without elfpmd) > "$work/seq-without.out" 2>&1
 (cd "$src" && pkg_env dh binary --no-act) > "$work/seq-plain.out" 2>&1
 if grep -q '^ *dh_strip' "$work/seq-without.out" && ! grep -q dh_elfpmd "$work/seq-without.out" \
@@ -168,25 +204,35 @@ fi
 # ---------------------------------------------------------------------------
 # 2. Two package builds, with and without elfpmd.
 
-# build_package NAME DEB_BUILD_OPTIONS: build the package in $src into
+# build_package NAME DEB_BUILD_OPTIONS [cmake [VAR=VALUE...]]: build the package in $src into
 # $work/NAME (.debs, NAME.log, the logged elfpmd runs), unpack it into
 # $work/NAME/x (the package), $work/NAME/dbg (the -dbgsym package) and
 # $work/NAME/control, and list it into $work/NAME/contents.  The source tree
 # stays for part 3.
 build_package () {
-	local name=$1 out=$work/$1 deb dbg start
-	make_source || return 1
+	local name=$1 out=$work/$1 opts=$2 deb dbg start
+	shift 2
+	make_source "${1:-}" || return 1
+	[ $# -gt 0 ] && shift
+	sig_old=$(file_signature "$src/testdata/old.so")
+	sig_tracked=$(file_signature "$src/testdata/tracked.so" 2>/dev/null)
 	reset_log
 	mkdir -p "$out"
 	start=$(date +%s)
-	if ! (cd "$src" && pkg_env DEB_BUILD_OPTIONS="$2" DH_VERBOSE=1 dpkg-buildpackage -b -uc -us) > "$out.log" 2>&1; then
-		fail "$name: dpkg-buildpackage failed (DEB_BUILD_OPTIONS=$2)"
+	if ! (cd "$src" && pkg_env DEB_BUILD_OPTIONS="$opts" DH_VERBOSE=1 "$@" dpkg-buildpackage -b -uc -us) > "$out.log" 2>&1; then
+		fail "$name: dpkg-buildpackage failed (DEB_BUILD_OPTIONS=$opts)"
 		tail -15 "$out.log" | sed 's/^/      /'
 		return 1
 	fi
-	pass "$name: dpkg-buildpackage -b with DEB_BUILD_OPTIONS=$2 ($(( $(date +%s) - start )) s)"
-	mv "$work/build/"*.deb "$out/" && { mv "$work/build/"*.ddeb "$out/" 2>/dev/null; true; } \
+	pass "$name: dpkg-buildpackage -b with DEB_BUILD_OPTIONS=$opts $* ($(( $(date +%s) - start )) s)"
+	mv "$work/build/"*.deb "$out/" && { mv "$work/build/"*.ddeb "$work/build/"*.buildinfo "$out/" 2>/dev/null; true; } \
 		&& cp -p "$work/elfpmd.args" "$work/elfpmd.list" "$out/" 2>/dev/null
+	# What the package's tests ran (the upstream check target's copies).
+	[ -d "$src/tested" ] && cp -pr "$src/tested" "$out/tested"
+	for t in "$src"/obj-*/tested; do [ -d "$t" ] && cp -pr "$t" "$out/tested"; done
+	check "$name: the source's prebuilt testdata/old.so left alone" test "$sig_old" = "$(file_signature "$src/testdata/old.so")"
+	[ -z "$sig_tracked" ] || check "$name: the source's prebuilt testdata/tracked.so (new, tracked by git) left alone" \
+		test "$sig_tracked" = "$(file_signature "$src/testdata/tracked.so")"
 	deb=$(ls "$out/${pkg}_"*.deb 2>/dev/null | head -1)
 	dbg=$(ls "$out/$pkg-dbgsym_"*.deb "$out/$pkg-dbgsym_"*.ddeb 2>/dev/null | head -1)
 	[ -n "$deb" ] || { fail "$name: no ${pkg}_*.deb built: $(ls "$out")"; return 1; }
@@ -196,6 +242,18 @@ build_package () {
 		dpkg-deb -x "$dbg" "$out/dbg" && dpkg-deb -f "$dbg" Build-Ids > "$out/build-ids" \
 			|| fail "$name: cannot unpack $dbg"
 	fi
+}
+
+# no_crc FILE NAME: a copy of FILE (its name printed) with the CRC of its
+# .gnu_debuglink zeroed: the debug file dh_strip makes of a rewritten file
+# describes its layout, so it is another file than the noelfpmd build's,
+# with another CRC.
+no_crc () {
+	local out=$work/nocrc.$2 off size
+	cp "$1" "$out" || return 1
+	read -r off size < <(readelf -SW "$out" | awk '$2 == ".gnu_debuglink" { print $5, $6; exit }')
+	[ -n "$off" ] && printf '\0\0\0\0' | dd of="$out" bs=1 seek=$(( 0x$off + 0x$size - 4 )) conv=notrunc status=none
+	echo "$out"
 }
 
 # text_load FILE: "ALIGN OFFSET VADDR" (decimal) of FILE's largest executable
@@ -242,19 +300,33 @@ if ! $built; then
 	finish
 fi
 
-# What dh_elfpmd ran: one elfpmd for the package, with the options, on all
-# names of the ELF files (symlinks, the script, debug files left out).
-check "aligned: one elfpmd run with --json --files-from=- -0 -j 2" test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "--json --files-from=- -0 -j 2"
-printf '%s\n' "debian/$pkg/usr/bin/$pkg" "debian/$pkg/usr/bin/$pkg-link" "debian/$pkg/usr/lib/lib$pkg.so.1" > "$work/want.list"
-if [ -f "$A/elfpmd.list" ] && tr '\0' '\n' < "$A/elfpmd.list" | cmp -s - "$work/want.list"; then
-	pass "aligned: elfpmd was given the three names of the two ELF files, sorted, NUL-terminated"
+# What dh_elfpmd_buildtree and dh_elfpmd ran: one elfpmd for the build
+# tree (before the tests), one for the package, with the options, on all
+# names of the ELF files (symlinks, the script, debug files, the objects
+# and the source's own files left out).
+elfpmd_args="--json --no-sync --files-from=- -0"
+check "aligned: two elfpmd runs (build tree with -p, package) with $elfpmd_args -j 2" \
+	test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "$elfpmd_args -j 2 -p"$'\n'"$elfpmd_args -j 2"
+printf '%s\n' "./$pkg" "./lib$pkg.so.1" "debian/$pkg/usr/bin/$pkg" "debian/$pkg/usr/bin/$pkg-link" "debian/$pkg/usr/lib/lib$pkg.so.1" > "$work/want-build.list"
+if [ -f "$A/elfpmd.list" ] && tr '\0' '\n' < "$A/elfpmd.list" | cmp -s - "$work/want-build.list"; then
+	pass "aligned: elfpmd was given the build tree's two ELF files, then the package's three names of two, sorted, NUL-terminated"
 else
 	fail "aligned: elfpmd was given: $( [ -f "$A/elfpmd.list" ] && tr '\0' ' ' < "$A/elfpmd.list")"
 fi
-grep -qF -- "| $work/bin/elfpmd-logged --json --files-from=- -0 -j 2" "$A.log" \
+grep -v '^\./' "$work/want-build.list" > "$work/want.list"
+grep -qF -- "| $work/bin/elfpmd-logged $elfpmd_args -j 2" "$A.log" \
 	&& pass "aligned: DH_VERBOSE shows the elfpmd command" || fail "aligned: no elfpmd command line in $A.log"
 grep -E '^   dh_[a-z_]+( |$)' "$A.log" > "$work/ran"
-check "aligned: dh_elfpmd ran right after dh_strip" test "$(next_after dh_strip "$work/ran")" = dh_elfpmd
+check "aligned: dh_elfpmd ran right before dh_strip" test "$(next_after dh_elfpmd "$work/ran")" = dh_strip
+check "aligned: dh_elfpmd_buildtree ran right before dh_auto_test, dh_elfpmd_buildtree_restore right after" \
+	test "$(next_after dh_elfpmd_buildtree "$work/ran") $(next_after dh_auto_test "$work/ran")" = "dh_auto_test dh_elfpmd_buildtree_restore"
+for f in $pkg lib$pkg.so.1; do
+	if text_aligned "$A/tested/$f" && ! text_aligned "$B/tested/$f"; then
+		pass "aligned: the package's tests ran $f aligned ($(describe_text "$A/tested/$f")), the noelfpmd build's not"
+	else
+		fail "aligned: the tests ran $f: $(describe_text "$A/tested/$f"); noelfpmd: $(describe_text "$B/tested/$f")"
+	fi
+done
 check "noelfpmd: dh_elfpmd ran" grep -qE '^   dh_elfpmd( |$)' "$B.log"
 check "noelfpmd: dh_elfpmd did not run elfpmd" test ! -e "$B/elfpmd.args"
 
@@ -272,7 +344,7 @@ for f in $elfs; do
 	else
 		pass "noelfpmd: $f: text not aligned: $(describe_text "$B/x/$f")"
 	fi
-	if "$PHDR_DUMP" --bytemap "$B/x/$f" "$A/x/$f" > "$work/bytemap.out" 2>&1; then
+	if "$PHDR_DUMP" --bytemap "$(no_crc "$B/x/$f" b)" "$(no_crc "$A/x/$f" a)" > "$work/bytemap.out" 2>&1; then
 		pass "aligned: $f is the noelfpmd build's with holes: $(head -1 "$work/bytemap.out")"
 	else
 		fail "aligned: $f is not the noelfpmd build's with holes"
@@ -372,7 +444,7 @@ sig_link=$(file_signature "$tree/usr/bin/$pkg-link")
 sig_lib=$(file_signature "$tree/usr/lib/lib$pkg.so.1")
 
 dh_elfpmd_run noact -- --no-act -v -- --madvise
-if [ "$rc" -eq 0 ] && grep -qF -- "| $work/bin/elfpmd-logged --json --files-from=- -0 -j 1 --madvise" "$work/noact.out"; then
+if [ "$rc" -eq 0 ] && grep -qF -- "| $work/bin/elfpmd-logged $elfpmd_args -j 1 --madvise" "$work/noact.out"; then
 	pass "--no-act -v -- --madvise: prints the command, -j 1 without parallel=, --madvise last"
 else
 	fail "--no-act -v -- --madvise: exit $rc: $(cat "$work/noact.out")"
@@ -383,7 +455,7 @@ check "--no-act: files untouched" test "$sig_prog $sig_lib" = "$(file_signature 
 # -X one name of the hard-linked program, --madvise, parallel=3.
 dh_elfpmd_run exclude DEB_BUILD_OPTIONS=parallel=3 -- -X"$pkg-link" -- --madvise
 check "-X$pkg-link -- --madvise: exit 0" test "$rc" -eq 0
-check "-X$pkg-link -- --madvise: elfpmd run with -j 3 --madvise" test "$(logged_args)" = "--json --files-from=- -0 -j 3 --madvise"
+check "-X$pkg-link -- --madvise: elfpmd run with -j 3 --madvise" test "$(logged_args)" = "$elfpmd_args -j 3 --madvise"
 check "-X$pkg-link: only the library given (the hard link stays whole)" test "$(logged_names)" = "debian/$pkg/usr/lib/lib$pkg.so.1"
 check "-X$pkg-link: $pkg untouched" test "$sig_prog" = "$(file_signature "$tree/usr/bin/$pkg")"
 check "-X$pkg-link: $pkg-link untouched" test "$sig_link" = "$(file_signature "$tree/usr/bin/$pkg-link")"
@@ -397,19 +469,70 @@ fi
 	|| fail "-- --madvise: bytemap: $(head -3 "$work/bytemap.out")"
 sig_lib_stub=$(file_signature "$tree/usr/lib/lib$pkg.so.1")
 
-# A file elfpmd fails on: noelfpmd does nothing, otherwise the build fails
-# and says which file.
+# A file elfpmd fails on: noelfpmd does nothing; otherwise a warning names
+# it and its reason, the file is left as it was and the others are
+# rewritten; with strictness asked for (dh_elfpmd --strict, or strict in
+# DEB_BUILD_OPTIONS's elfpmd=) the build fails.
 head -c 8192 "$work/orig/lib$pkg.so.1" > "$tree/usr/lib/libbroken.so.1"
+sig_broken=$(file_signature "$tree/usr/lib/libbroken.so.1")
 dh_elfpmd_run noelfpmd DEB_BUILD_OPTIONS="parallel=2 noelfpmd" --
 check "noelfpmd: exit 0 with a broken file" test "$rc" -eq 0
 check "noelfpmd: elfpmd not run" test ! -e "$work/elfpmd.args"
 dh_elfpmd_run broken --
-if [ "$rc" -ne 0 ] && grep -q "libbroken.so.1" "$work/broken.out" && grep -q 'dh_elfpmd: error: .*elfpmd.* returned exit code 1' "$work/broken.out"; then
-	pass "a truncated library fails dh_elfpmd (exit $rc), named: $(grep libbroken "$work/broken.out" | head -1)"
+if [ "$rc" -eq 0 ] && grep -q "dh_elfpmd: warning: debian/$pkg/usr/lib/libbroken.so.1: elfpmd failed: .*; left as it was" "$work/broken.out"; then
+	pass "a truncated library: a warning naming it and its reason, exit 0: $(grep 'warning: .*libbroken' "$work/broken.out")"
 else
 	fail "a truncated library: exit $rc: $(head -5 "$work/broken.out")"
 fi
+check "a truncated library: left as it was" test "$sig_broken" = "$(file_signature "$tree/usr/lib/libbroken.so.1")"
+check "a truncated library: the program rewritten all the same" text_aligned "$tree/usr/bin/$pkg"
+for how in "--strict" "DEB_BUILD_OPTIONS=elfpmd=strict"; do
+	case $how in --*) dh_elfpmd_run strict -- "$how" ;; *) dh_elfpmd_run strict "$how" -- ;; esac
+	if [ "$rc" -ne 0 ] && grep -q "warning: .*libbroken.so.1: elfpmd failed" "$work/strict.out" \
+		&& grep -q "dh_elfpmd: error: 1 file(s) not aligned as asked (strict" "$work/strict.out"; then
+		pass "a truncated library with $how: the build fails (exit $rc), the file named"
+	else
+		fail "a truncated library with $how: exit $rc: $(head -5 "$work/strict.out")"
+	fi
+done
 rm -f "$tree/usr/lib/libbroken.so.1"
+
+# A refusal: a library with text relocations gets no stub; the warning
+# gives elfpmd's reason (and strict would fail).
+(cd "$work" && cc -O2 -fno-pic -mcmodel=large -c "$upstream/lib.c" -o textrel.o \
+	&& cc -g -DNAME=lib_text -c "$upstream/bigtext.S" -o textrel-text.o \
+	&& cc -shared -Wl,-z,notext -o "$tree/usr/lib/libtextrel.so.1" textrel.o textrel-text.o) > "$work/textrel.cc" 2>&1
+if [ -f "$tree/usr/lib/libtextrel.so.1" ]; then
+	dh_elfpmd_run textrel -- -- --madvise
+	if [ "$rc" -eq 0 ] && grep -q "dh_elfpmd: warning: debian/$pkg/usr/lib/libtextrel.so.1: no startup stub: the object has text relocations" "$work/textrel.out"; then
+		pass "-- --madvise on a TEXTREL library: exit 0, the refusal in the log: $(grep 'libtextrel' "$work/textrel.out" | head -1)"
+	else
+		fail "-- --madvise on a TEXTREL library: exit $rc: $(head -5 "$work/textrel.out")"
+	fi
+	check "-- --madvise on a TEXTREL library: aligned all the same" text_aligned "$tree/usr/lib/libtextrel.so.1"
+	rm -f "$tree/usr/lib/libtextrel.so.1"
+else
+	skip "no TEXTREL library could be linked: $(head -2 "$work/textrel.cc")"
+fi
+
+# Options archive-wide: elfpmd=WORD,... in DEB_BUILD_OPTIONS, each passed
+# on as --WORD after dh_elfpmd's own; an option dh_elfpmd does not pass on
+# is an error naming it; the switch through DH_EXTRA_ADDONS without elfpmd
+# in DEB_BUILD_OPTIONS (which .buildinfo records) is warned about.
+dh_elfpmd_run buildopts DEB_BUILD_OPTIONS="parallel=2 elfpmd=madvise,rule=kernel,no-pad" -- --no-act -v
+check "DEB_BUILD_OPTIONS elfpmd=madvise,rule=kernel,no-pad: passed on as --madvise --rule=kernel --no-pad" \
+	grep -qF -- "| $work/bin/elfpmd-logged $elfpmd_args -j 2 --madvise --rule=kernel --no-pad" "$work/buildopts.out"
+dh_elfpmd_run badopt DEB_BUILD_OPTIONS="elfpmd=madvise,output=/tmp/x" -- --no-act
+if [ "$rc" -ne 0 ] && grep -q 'dh_elfpmd: error: DEB_BUILD_OPTIONS elfpmd=...: "output=/tmp/x" is not an elfpmd option' "$work/badopt.out"; then
+	pass "DEB_BUILD_OPTIONS elfpmd=output=...: refused, named (exit $rc)"
+else
+	fail "DEB_BUILD_OPTIONS elfpmd=output=...: exit $rc: $(head -3 "$work/badopt.out")"
+fi
+dh_elfpmd_run extra DH_EXTRA_ADDONS=elfpmd -- --no-act
+check "DH_EXTRA_ADDONS=elfpmd without elfpmd in DEB_BUILD_OPTIONS: warned" \
+	grep -q 'warning: enabled by DH_EXTRA_ADDONS, which .buildinfo does not record' "$work/extra.out"
+dh_elfpmd_run extra2 DH_EXTRA_ADDONS=elfpmd DEB_BUILD_OPTIONS=elfpmd -- --no-act
+check "DH_EXTRA_ADDONS=elfpmd with elfpmd in DEB_BUILD_OPTIONS: no warning" test "$rc.$(grep -c warning "$work/extra2.out")" = 0.0
 (cd "$src" && pkg_env ELFPMD="$work/no-such-elfpmd" timeout 120 dh_elfpmd) > "$work/missing.out" 2>&1
 rc=$?
 [ "$rc" -ne 0 ] && grep -q "cannot run $work/no-such-elfpmd" "$work/missing.out" \
@@ -451,7 +574,7 @@ sigs_before=$(for f in $left_alone; do file_signature "$f"; done)
 dh_elfpmd_run all DEB_BUILD_OPTIONS=nostrip --
 check "nostrip, with debug files, another machine's file, a FIFO, two more packages: exit 0" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || sed 's/^/      /' "$work/all.out" | head -10
-check "nostrip: elfpmd run once, -j 1" test "$(logged_args)" = "--json --files-from=- -0 -j 1"
+check "nostrip: elfpmd run once, -j 1" test "$(logged_args)" = "$elfpmd_args -j 1"
 if logged_names | cmp -s - "$work/want.list"; then
 	pass "only the package's three names given"
 else
@@ -720,5 +843,95 @@ prime_log_reset
 root_dpkg -r "$pkg" > "$work/dpkg-remove.out" 2>&1
 check "dpkg --root -r the package: exit 0, list gone, elfpmd not run" \
 	test $? -eq 0 -a ! -e "$root/$list_path" -a ! -e "$work/prime.args"
+
+# ---------------------------------------------------------------------------
+# 6. The distribution's switch on a package of the shape of x265 and
+# cppcheck: CMake out of the source tree, a shared library and a program
+# linked with it (an RPATH to the build tree that cmake's install removes,
+# editing the rewritten file), tested with ctest; debian/rules a plain
+# "dh $@ --buildsystem=cmake".  Turned on the way a distribution does:
+# DH_EXTRA_ADDONS=elfpmd, options in DEB_BUILD_OPTIONS (elfpmd=madvise).
+# The .buildinfo records them; the tests ran the rewritten files; the
+# .deb's files are aligned with the stub, run as the noelfpmd build's do;
+# the -dbgsym package's debug files describe the stub's section, so that
+# eu-unstrip joins each file with its debug file and gdb loads them without
+# a warning.
+S=$work/switch
+SB=$work/switch-noelfpmd
+if ! have cmake; then
+	skip "the switch build: cmake not found (Debian: package cmake)"
+elif build_package switch "parallel=2 elfpmd=madvise" cmake DH_EXTRA_ADDONS=elfpmd \
+	&& build_package switch-noelfpmd "parallel=2 noelfpmd" cmake DH_EXTRA_ADDONS=elfpmd; then
+	bi=$(ls "$S"/*.buildinfo 2>/dev/null | head -1)
+	if [ -n "$bi" ] && grep -qx ' DEB_BUILD_OPTIONS="parallel=2 elfpmd=madvise"' "$bi"; then
+		pass "switch: the .buildinfo records the options: $(grep -x ' DEB_BUILD_OPTIONS=.*' "$bi")"
+	else
+		fail "switch: the .buildinfo ($bi) does not record DEB_BUILD_OPTIONS=\"parallel=2 elfpmd=madvise\""
+	fi
+	check "switch: no warning about the switch" test "$(grep -c 'which .buildinfo does not record' "$S.log")" -eq 0
+	grep -E '^   dh_[a-z_]+( |$)' "$S.log" > "$work/ran-switch"
+	check "switch: dh_elfpmd_buildtree ran before dh_auto_test, dh_elfpmd before dh_strip" \
+		test "$(next_after dh_elfpmd_buildtree "$work/ran-switch") $(next_after dh_elfpmd "$work/ran-switch")" = "dh_auto_test dh_strip"
+	b=$(ls -d "$src"/obj-*/ | head -1)
+	if [ -n "$b" ] && ! text_aligned "$b/$pkg" && ! text_aligned "$b/lib$pkg.so.1" && [ ! -e "$src/debian/.debhelper/elfpmd/buildtree" ]; then
+		pass "switch: after the tests the build tree's files are as built again, the stash gone"
+	else
+		fail "switch: after the tests: $b/$pkg $(describe_text "$b/$pkg"); $(ls "$src/debian/.debhelper/elfpmd" 2>&1)"
+	fi
+	lib=$(cd "$S/x" && ls usr/lib/*/lib$pkg.so.1 2>/dev/null | head -1)
+	for f in usr/bin/$pkg "$lib"; do
+		b=$(basename "$f")
+		if text_aligned "$S/tested/$b" && "$ELFPMD" -n --json --madvise "$S/tested/$b" | grep -q '"present":true'; then
+			pass "switch: ctest ran $b aligned, with the stub ($(describe_text "$S/tested/$b"))"
+		else
+			fail "switch: ctest ran $b: $(describe_text "$S/tested/$b"), stub: $("$ELFPMD" -n --json --madvise "$S/tested/$b" 2>&1 | grep -o '"stub":{[^}]*}')"
+		fi
+		check "switch-noelfpmd: ctest ran $b unaligned" eval '! text_aligned "$SB/tested/$b"'
+		if text_aligned "$S/x/$f" && "$ELFPMD" -n --json --madvise "$S/x/$f" | grep -q '"present":true'; then
+			pass "switch: $f in the .deb aligned, with the stub"
+		else
+			fail "switch: $f in the .deb: $(describe_text "$S/x/$f")"
+		fi
+		id=$(build_id "$S/x/$f")
+		d=$S/dbg/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+		if [ -z "$id" ] || [ ! -f "$d" ]; then
+			fail "switch: $f: no debug file for build-id '$id' in the -dbgsym package"
+			continue
+		fi
+		check "switch: $f: its debug file has the stub's section (NOBITS)" \
+			eval "readelf -SW '$d' | grep -q '\.elfpmd\.stub *NOBITS'"
+		if have eu-unstrip; then
+			if eu-unstrip -o "$work/unstripped" "$S/x/$f" "$d" > "$work/unstrip.out" 2>&1; then
+				pass "switch: eu-unstrip joins $f and its debug file"
+			else
+				fail "switch: eu-unstrip $f: $(head -2 "$work/unstrip.out")"
+			fi
+		fi
+	done
+	LD_LIBRARY_PATH=$(dirname "$S/x/$lib") timeout 60 "$S/x/usr/bin/$pkg" > "$work/s.run" 2>&1; echo "exit status $?" >> "$work/s.run"
+	LD_LIBRARY_PATH=$(dirname "$SB/x/$lib") timeout 60 "$SB/x/usr/bin/$pkg" > "$work/sb.run" 2>&1; echo "exit status $?" >> "$work/sb.run"
+	if grep -qE "^$pkg: ok [0-9]+\$" "$work/sb.run" && cmp -s "$work/s.run" "$work/sb.run"; then
+		pass "switch: the program prints what the noelfpmd build's prints: $(head -1 "$work/s.run")"
+	else
+		fail "switch: the program: $(tr '\n' ' ' < "$work/s.run"); noelfpmd: $(tr '\n' ' ' < "$work/sb.run")"
+	fi
+	if have gdb; then
+		# (The frames of the program itself are nameless in both builds:
+		# its debug file's DWARF is in the dwz file under /usr/lib/debug/.dwz,
+		# which is not installed here.)
+		for d in "$S" "$SB"; do
+			LD_LIBRARY_PATH=$(dirname "$d/x/$lib") timeout 120 gdb -nx -batch \
+				-ex "set debug-file-directory $d/dbg/usr/lib/debug" -ex 'break pkgtest_lib' -ex run -ex bt \
+				"$d/x/usr/bin/$pkg" > "$d.gdb" 2>&1
+			grep -E '^#|warning' "$d.gdb" | sed 's/0x[0-9a-f]*//g' > "$d.gdb.bt"
+		done
+		if grep -q 'pkgtest_lib (n=3) at .*lib.c' "$S.gdb.bt" && ! grep -qi 'warning' "$S.gdb.bt" \
+			&& cmp -s "$S.gdb.bt" "$SB.gdb.bt"; then
+			pass "switch: gdb loads the debug files without a warning, its backtrace in pkgtest_lib is the noelfpmd build's"
+		else
+			fail "switch: gdb: $(head -4 "$S.gdb.bt" | tr '\n' ' '); noelfpmd: $(head -4 "$SB.gdb.bt" | tr '\n' ' ')"
+		fi
+	fi
+fi
 
 finish
