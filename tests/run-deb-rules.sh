@@ -309,7 +309,7 @@ check_variant () {
 	fi
 
 	# Where elfpmd ran.
-	local log=$A.log elfpmd_re="\| $work/bin/elfpmd-logged --json --files-from=- -0 -j 2\$"
+	local log=$A.log elfpmd_re="\| $work/bin/elfpmd-logged --json --no-sync --files-from=- -0 -j 2\$"
 	case $v in
 	cdbs|divert)
 		check "$v: the package's post-install hook, dh_elfpmd, elfpmd, dh_strip, in that order" \
