@@ -40,22 +40,24 @@ sys_fadvise (int fd, long offset, long len, int advice)
 
 /* The running kernel's base page size (4, 16 or 64 KiB), 0 if unknown,
    without a file or a look at the auxiliary vector (which a DT_INIT
-   cannot find): mincore(2) checks that its address is page-aligned before
-   anything else (EINVAL), and an address with nothing mapped there fails
-   after that check (ENOMEM).  0x1000 is aligned only to 4 KiB pages,
-   0x4000 to 16 KiB ones.  Any other answer (a seccomp filter's errno, a
-   page mapped at that low address) leaves the size unknown, unless the
-   call succeeded, which also needs an aligned address.  */
+   cannot find): msync(2) checks that its address is page-aligned before
+   anything else (EINVAL), and with MS_ASYNC alone an address with nothing
+   mapped there fails after that check (ENOMEM), while a mapped page
+   succeeds and is left as it is (MS_ASYNC does nothing since Linux
+   2.6.19).  0x1000 is aligned only to 4 KiB pages, 0x4000 to 16 KiB ones.
+   Any other answer (a seccomp filter's errno) leaves the size unknown.
+   msync is in systemd's @system-service (@sync), the allow-list services
+   run under, where mincore, which answers the same, is not.  */
 #define STUB_EINVAL 22
 #define STUB_ENOMEM 12
+#define STUB_MS_ASYNC 1
 
 /* Whether the page size is at most the alignment of ADDR (4 or 16 KiB):
    1, 0 (it is larger), or -1 (unknown).  */
 static inline int
 stub_page_fits (unsigned long addr)
 {
-  unsigned char v;
-  long err = syscall6 (SYS_mincore, (long) addr, 1, (long) &v, 0, 0, 0);
+  long err = syscall6 (SYS_msync, (long) addr, 1, STUB_MS_ASYNC, 0, 0, 0);
   if (err == 0 || err == -STUB_ENOMEM)
     return 1;
   return err == -STUB_EINVAL ? 0 : -1;

@@ -86,13 +86,15 @@ copy_name (struct stub *st, char *name)
 
 /* Put the file mapping of [TARGET, TARGET + LEN) (file offset OFFSET)
    back where a failed mremap left the range unmapped: mremap unmaps the
-   target before it moves the source, and can fail after that.  */
+   target before it moves the source, and can fail after that.  A page is
+   unmapped where msync(MS_ASYNC), which does nothing to a mapped page
+   (since Linux 2.6.19), fails with ENOMEM; msync is in systemd's
+   @system-service (@sync), where mincore is not.  */
 static void
 restore_text (struct stub *st, uintptr_t target, uint64_t len, uint64_t offset, long prot)
 {
-  unsigned char v;
   for (uint64_t at = 0; at < len; at += st->page)
-    if (syscall6 (SYS_mincore, (long) (target + at), (long) st->page, (long) &v, 0, 0, 0)
+    if (syscall6 (SYS_msync, (long) (target + at), (long) st->page, MS_ASYNC, 0, 0, 0)
 	== -ENOMEM)
       {
 	syscall6 (SYS_mmap, (long) target, (long) len, prot, MAP_PRIVATE | MAP_FIXED, st->file,

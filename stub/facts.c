@@ -101,6 +101,29 @@ secure (struct stub *st)
   return st->secure;
 }
 
+/* Whether a seccomp filter is on in this process (PR_GET_SECCOMP says 2;
+   or it fails otherwise than with EINVAL, which only a kernel without
+   seccomp answers: a filter refused the prctl), read once per run of the
+   stub.  Then the stub makes no system call that systemd's
+   SystemCallFilter=@system-service leaves out, the allow-list most
+   services run under, whose other calls kill the process: mincore (only in
+   @known in systemd 252) and cachestat (unknown to it), the two looks at
+   the page cache (probe.c), are not made, and the stub goes on as where
+   the page cache cannot be seen.  No filter tells a process what it
+   allows.  prctl itself is safe to ask: the stub has asked it
+   PR_GET_THP_DISABLE before (choose_mode), and it is in @system-service
+   (@process).  */
+int
+filtered (struct stub *st)
+{
+  if (st->filtered < 0)
+    {
+      long mode = syscall6 (SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0);
+      st->filtered = mode != 0 && mode != -EINVAL;
+    }
+  return st->filtered;
+}
+
 /* How many chunks at each end of a range the page cache may get in small
    folios from faults outside it: faults in the rest of the object's file
    mappings (the text's head and tail, read-only data, data) read around

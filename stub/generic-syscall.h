@@ -27,6 +27,7 @@
 #define SYS_mmap 222
 #define SYS_fadvise64 223
 #define SYS_mprotect 226
+#define SYS_msync 227
 #define SYS_mincore 232
 #define SYS_madvise 233
 #define SYS_cachestat 451

@@ -18,6 +18,11 @@
    - Elsewhere, whatever another process does (holding the file's lock,
      faking progress, keeping pages mapped), it delays a start by at most
      WAIT_MAX_MS of time that passes (lock.c).
+   - Under a seccomp filter (a service's SystemCallFilter=@system-service,
+     which kills on any call not on the list), the stub makes only calls
+     that list allows: the page cache is not looked at (mincore, cachestat:
+     probe.c, facts.c filtered), and what cannot be told then is taken the
+     cautious way (populate.c, repair.c).
    - The stub runs on whatever stack its caller has (a library's
      initialiser on a 16 KiB thread stack): buffers live in one anonymous
      mapping (libc.c, scratch), and the deepest call path needs at most
@@ -86,7 +91,8 @@ stub_main (uintptr_t self, const struct stub_params *p)
 {
   struct stub st = {
     .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
-    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .secure = -1, .guarded = -1,
+    .scan = -1, .file = -2, .exe = -2, .cachestat = -1, .filtered = -1, .secure = -1,
+    .guarded = -1,
 #ifdef STUB_PROT_BTI
     .guard = -2,
 #endif

@@ -18,7 +18,12 @@
       mappings are advised first so that their faults read no small folios
       into the text (guard.c); only where that fails are the uncached
       chunks there populated.  A chunk that another process is evicting is
-      not touched (touch_harmless);
+      not touched (touch_harmless).  Where the page cache cannot be seen
+      (a seccomp filter: probe.c), neither can be told, and every chunk
+      chosen is touched: an uncached one is read as one PMD folio ahead of
+      the program (a cold start reads the text it samples, not only what
+      the program runs), and one another process is evicting may be read
+      in small folios, which the repair then finds;
    3. check each chunk right after its touch, and stop mapping it at
       once: one that is PMD-mapped, so that the program's resident set
       counts only the chunks it runs (touch_pmd: its own fault maps the

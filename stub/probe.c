@@ -1,6 +1,10 @@
 /* elfpmd startup stub: what the page cache holds of a chunk (mincore,
    cachestat) and how this process maps it (/proc/self/pagemap,
-   PAGEMAP_SCAN).  */
+   PAGEMAP_SCAN).  Under a seccomp filter (filtered ()) the page cache is
+   not looked at: mincore and cachestat are not on the allow-lists services
+   run under (systemd's @system-service), which kill the process on them,
+   so cached_pages, chunk_uncached and page_cached answer "cannot be told"
+   without a call, as they do where the calls fail.  */
 #include "runtime.h"
 
 #define PAGEMAP_SCAN 0xc0606610UL	/* _IOWR('f', 16, struct pm_scan_arg) */
@@ -64,7 +68,7 @@ long
 cached_pages (struct stub *st, uintptr_t chunk)
 {
   struct scratch *s = scratch (st);
-  if (s == NULL)
+  if (s == NULL || filtered (st))
     return -1;
   unsigned char *vec = s->vec;
   long count = 0;
@@ -102,10 +106,14 @@ cache_file (struct stub *st)
    With cachestat (Linux 6.5+) one look at the file's cache, which costs
    the same whatever the chunk size; else mincore page by page (about
    25 us for a 2 MiB chunk nothing of which is cached, at every start of
-   a program that never reaches it).  */
+   a program that never reaches it).  No when it cannot be told (a seccomp
+   filter: then the chunk is touched, and a fault reads it as one PMD
+   folio, as the program's would).  */
 int
 chunk_uncached (struct stub *st, uintptr_t chunk, uint64_t offset)
 {
+  if (filtered (st))
+    return 0;
   if (st->cachestat != 0)
     {
       int fd = cache_file (st);
@@ -131,6 +139,8 @@ int
 page_cached (struct stub *st, uintptr_t addr)
 {
   unsigned char v = 0;
+  if (filtered (st))
+    return -1;
   if (syscall6 (SYS_mincore, (long) addr, (long) st->page, (long) &v, 0, 0, 0) != 0)
     return -1;
   return v & 1;

@@ -82,6 +82,27 @@ refault (struct stub *st, uintptr_t chunk, uint64_t offset, int fallback)
   return touch_pmd (st, chunk);
 }
 
+/* CHUNK (file offset OFFSET) was just evicted, as far as the page cache,
+   which cannot be seen (a seccomp filter, or mincore failing), let it go:
+   another process may map some of its pages.  Once this start has seen a
+   PMD folio of the file, a chunk away from the range's ends (LEAVE) is
+   left to the program, as one seen evicted whole is; any other is read
+   back at once.  Not PMD-mapped then, the stub cannot tell why (pages
+   another process kept, or a file system that cannot): it repairs nothing
+   more (ST->stop), and does not count the file as one without PMD folios
+   (the copy fallback is not made on a guess).  So a start reads back one
+   chunk at most in vain, as a file system that cannot costs elsewhere.
+   Return 1: done with the chunk.  */
+static int
+evicted_unseen (struct stub *st, uintptr_t chunk, uint64_t offset, int leave)
+{
+  if (leave && st->pmd_folios_seen)
+    return leave_to_program (st, chunk, offset);
+  if (!refault (st, chunk, offset, 1))
+    st->stop = 1;
+  return 1;
+}
+
 /* Evict chunk I of the range at START (file offset FILE_OFFSET),
    which this process does not map any more, and leave it to the program
    (leave_to_program) or, while this start has not seen a PMD folio of the
@@ -136,10 +157,7 @@ repair_chunk (struct stub *st, uintptr_t start, uint64_t i, uint64_t n, uint64_t
       sys_fadvise (st->file, (long) offset, (long) pmd, POSIX_FADV_DONTNEED);
       long cached = cached_pages (st, chunk);
       if (cached < 0)
-	{
-	  st->stop = 1;
-	  return 1;
-	}
+	return evicted_unseen (st, chunk, offset, leave);
       if (cached != 0)
 	{
 	  if (!wait)
@@ -286,7 +304,10 @@ repair_range (struct stub *st, uintptr_t start, uint64_t n, uint64_t file_offset
   struct scratch *s = scratch (st);
   if (s != NULL)
     memset (s->evicted, 0, sizeof s->evicted);
-  int locked = lock_following (st, s != NULL ? &w : 0);
+  /* The holder's work is followed through the page cache (mincore),
+     which a seccomp filter keeps the stub from looking at: then the lock
+     is only waited for.  */
+  int locked = lock_following (st, s != NULL && !filtered (st) ? &w : 0);
   /* Chunks with pages another process maps are left for a second round,
      by when the programs starting meanwhile have let them go.  */
   for (int wait = 0; wait <= 1; wait++)

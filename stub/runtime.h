@@ -23,6 +23,7 @@
 #define MADV_COLLAPSE 25
 #define POSIX_FADV_DONTNEED 4
 #define PR_GET_DUMPABLE 3
+#define PR_GET_SECCOMP 21
 #define PR_GET_THP_DISABLE 42
 #define PROT_READ 1
 #define PROT_WRITE 2
@@ -56,6 +57,7 @@
 #define SYNC_FILE_RANGE_WAIT_BEFORE 1
 #define SYNC_FILE_RANGE_WRITE 2
 #define SYNC_FILE_RANGE_WAIT_AFTER 4
+#define MS_ASYNC 1
 #define EINVAL 22
 #define EWOULDBLOCK 11
 #define LOCK_EX 2
@@ -192,6 +194,7 @@ struct stub
   int file;			/* the object's file; -1 none, -2 not looked for yet */
   int exe;			/* /proc/self/exe for cachestat (cache_file); -2 not opened yet */
   int cachestat;		/* cachestat works: 1, does not: 0, not known yet: -1 */
+  int filtered;			/* filtered (): 1 or 0; -1 not known yet */
   int stop;			/* no more repairs: the kernel cannot, or may not */
   int table_stays;		/* MADV_DONTNEED keeps page tables (before 6.14) */
   uint64_t waited;		/* nanoseconds waited for other processes */
@@ -313,6 +316,7 @@ HIDDEN unsigned kernel_version (void);
 HIDDEN int thp_never (void);
 HIDDEN uint64_t file_system (struct stub *st);
 HIDDEN int secure (struct stub *st);
+HIDDEN int filtered (struct stub *st);
 HIDDEN uint64_t edge_chunks (struct stub *st);
 HIDDEN int open_object_file (struct stub *st);
 HIDDEN long text_prot (struct stub *st, uintptr_t addr);

@@ -13,6 +13,7 @@
 #define SYS_ioctl 16
 #define SYS_pread64 17
 #define SYS_mremap 25
+#define SYS_msync 26
 #define SYS_mincore 27
 #define SYS_madvise 28
 #define SYS_getpid 39

@@ -63,6 +63,10 @@
 #      ENOSYS, for a static PIE and a PIE, order-0: the rewrite does what
 #      the original does under the same filter; and a filter that kills the
 #      process on a call the stub must never make (open, nanosleep, fdatasync).
+#      Under systemd 252's @system-service allow-list (kill on anything
+#      else, mincore and cachestat included), cold, order-0 and warm: the
+#      same output, and the coverage without the filter (>= 95% where that
+#      has it).
 #  11. The FilePmdMapped of the runs of 1 to 3 (a page of mid's chunk is
 #      anonymous there, so at most the other chunks): noted, not asserted.
 #  12. A second thread forks as soon as /proc/locks shows a lock on the
@@ -908,6 +912,39 @@ else
 			done
 			[ ${#ok[@]} -gt 0 ] && pass "seccomp $mode, $fx, order-0: the rewrite does what the original does with ${#ok[@]} call(s) failing: ${ok[*]}"
 			[ ${#orig_fails[@]} -gt 0 ] && note "seccomp $mode, $fx: the original itself fails with: ${orig_fails[*]}"
+		done
+		# An allow-list: systemd 252's SystemCallFilter=@system-service
+		# (fixtures/invseccomp.c system-service; a real unit needs systemd
+		# as PID 1, which this machine need not have), which kills the
+		# process on any other call, mincore and cachestat among them.
+		# Cold, order-0 and warm: the same output and exit status as the
+		# original; and the FilePmdMapped of the rewrite under the filter
+		# at least MIN_PERCENT of the ideal wherever it is so without the
+		# filter, from the same state.
+		for s in cold order-0 warm; do
+			w=$WORK/seccomp.$fx.service.$s
+			run_logged "$w.orig" "$O/invseccomp" system-service "$o" "${ARGS[@]}"
+			state $s "$m"
+			rm -f "$w.smaps" "$w.free.smaps"
+			FIXTURE_SMAPS=$w.smaps run_logged "$w.mad" "$O/invseccomp" system-service "$m" "${ARGS[@]}"
+			if [ "$(tail -1 "$w.orig")" != "exit status 42" ]; then
+				fail "seccomp system-service, $fx, $s: the original $(tail -1 "$w.orig"): $(head -1 "$w.orig.err")"
+			elif cmp -s "$w.orig" "$w.mad"; then
+				pass "seccomp system-service, $fx, $s: the rewrite does what the original does under systemd 252's @system-service allow-list"
+			else
+				fail "seccomp system-service, $fx, $s: the rewrite $(tail -1 "$w.mad"), the original $(tail -1 "$w.orig")"
+				diff "$w.orig" "$w.mad" | head -4 | sed 's/^/      /'
+				continue
+			fi
+			state $s "$m"
+			FIXTURE_SMAPS=$w.free.smaps run_logged "$w.free" "$m" "${ARGS[@]}"
+			read -r kb want _ <<<"$(coverage_figures "$w.free.smaps" "$m")"
+			read -r fkb _ _ <<<"$(coverage_figures "$w.smaps" "$m")"
+			if [ "${want:-0}" -gt 0 ] && [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+				check_coverage "seccomp system-service, $fx, $s (without the filter $kb kB)" "$w.smaps" "$m"
+			else
+				note "seccomp system-service, $fx, $s: FilePmdMapped ${fkb:-?} kB under the filter, ${kb:-?} kB without, of ${want:-?} kB ideal"
+			fi
 		done
 	done
 fi

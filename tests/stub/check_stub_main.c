@@ -1,8 +1,9 @@
 /* Unit tests of stub_main as a whole against the fake kernel: what it does
    in a process the user who started it may not influence (AT_SECURE, not
    dumpable, an auxiliary vector that cannot be read), what it costs where
-   the kernel cannot help, and the copy fallback refused by a security
-   module (mprotect(PROT_EXEC) of anonymous memory: SELinux's execmem).  */
+   the kernel cannot help, the copy fallback refused by a security
+   module (mprotect(PROT_EXEC) of anonymous memory: SELinux's execmem),
+   and what it asks of the kernel under a seccomp filter.  */
 /* Before the system headers, whose definitions of the same constants win
    quietly.  */
 #include "runtime.h"
@@ -33,6 +34,7 @@ static struct fake_file *auxv_file;
    anonymous memory made by the copy is huge, mprotect as the row says.  */
 static long collapse_result;
 static long mprotect_result;
+static long mremap_result;	/* 0: mremap moves the copy */
 static int text_huge;		/* the text is PMD-mapped once touched */
 
 static int
@@ -75,7 +77,11 @@ kernel (const struct fake_call *c, long *ret)
       *ret = mprotect_result;
       return 1;
     case SYS_mremap:
-      *ret = c->e;
+      *ret = mremap_result != 0 ? mremap_result : c->e;
+      return 1;
+    case SYS_msync:
+      /* A failed mremap unmapped the text (restore_text looks).  */
+      *ret = -ENOMEM;
       return 1;
     }
   return 0;
@@ -91,6 +97,7 @@ set_up (const char *release, uint64_t fs_magic, uint64_t flags)
   fake.release = release;
   collapse_result = -EINVAL;
   mprotect_result = 0;
+  mremap_result = 0;
   text_huge = 0;
   params = (struct stub_params) {
     .pmd = PMD, .flags = STUB_FLAG_EXE | flags, .nranges = 1, .populate_max = 64,
@@ -255,6 +262,70 @@ START_TEST (test_copy_refused)
 }
 END_TEST
 
+/* How many times prctl was asked PR_OPTION.  */
+static long
+prctl_calls (long option)
+{
+  long n = 0;
+  for (int i = 0; i < fake.ncalls; i++)
+    n += fake.calls[i].n == SYS_prctl && fake.calls[i].a == option;
+  return n;
+}
+
+/* A seccomp filter (PR_GET_SECCOMP 2, or a filter refusing that prctl
+   with EPERM; systemd's SystemCallFilter=@system-service kills the process
+   on mincore and cachestat): the stub asks once, and looks at the page
+   cache with neither, whether the text is cached as PMD folios (touched
+   and let go), or in small folios (dropped, one chunk evicted and read
+   back, which shows nothing more can be told: no more repairs).  Without
+   a filter (and with a kernel without seccomp, EINVAL) it does look.  */
+static const long seccomp_modes[] = { 0, -EINVAL, 2, -EPERM };
+
+START_TEST (test_seccomp)
+{
+  long mode = seccomp_modes[_i];
+  int filter = mode != 0 && mode != -EINVAL;
+  for (int huge = 0; huge <= 1; huge++)
+    {
+      set_up ("6.18.0-1-amd64", EXT4_SUPER_MAGIC, 0);
+      fake.seccomp = mode;
+      text_huge = huge;
+      stub_main (SELF, &params);
+      long looks = fake_calls (SYS_mincore) + fake_calls (SYS_cachestat);
+      ck_assert_msg (filter ? looks == 0 : looks > 0,
+		     "PR_GET_SECCOMP %ld, text %s: %ld mincore, %ld cachestat", mode,
+		     huge ? "huge" : "small", fake_calls (SYS_mincore), fake_calls (SYS_cachestat));
+      ck_assert_int_eq (prctl_calls (PR_GET_SECCOMP), 1);
+      ck_assert_msg (advised (MADV_HUGEPAGE) && fake.ntouched >= TEXT_CHUNKS,
+		     "PR_GET_SECCOMP %ld: the text was not advised and touched", mode);
+      if (huge)
+	ck_assert_int_eq (fake_calls (SYS_fadvise64), 0);
+      else if (filter)
+	ck_assert_msg (fake_calls (SYS_fadvise64) == 1 && fake_calls (SYS_flock) > 0,
+		       "PR_GET_SECCOMP %ld: %ld chunks evicted, %ld flock", mode,
+		       fake_calls (SYS_fadvise64), fake_calls (SYS_flock));
+      ck_assert_int_eq (fake.anon_bytes, 0);
+      ck_assert_int_eq (fake_open_fds (), 0);
+    }
+  /* The copy fallback whose mremap fails after unmapping the text: the
+     text is mapped back (restore_text finds the hole with msync, not
+     mincore), filter or not; the copy path never asks about seccomp.  */
+  set_up ("6.1.0-18-amd64", EXT4_SUPER_MAGIC, STUB_FLAG_COPY);
+  fake.seccomp = mode;
+  mremap_result = -ENOMEM;
+  stub_main (SELF, &params);
+  ck_assert_int_eq (fake_calls (SYS_mremap), 1);
+  ck_assert_int_eq (fake_calls (SYS_mincore), 0);
+  ck_assert_int_eq (fake_calls (SYS_msync), 1);
+  int restored = 0;
+  for (int i = 0; i < fake.ncalls; i++)
+    restored += fake.calls[i].n == SYS_mmap && fake.calls[i].a == (long) SELF
+		&& (fake.calls[i].d & MAP_FIXED) && fake.calls[i].b == (long) (TEXT_CHUNKS * PMD);
+  ck_assert_int_eq (restored, 1);
+  ck_assert_int_eq (fake.anon_bytes, 0);
+}
+END_TEST
+
 static Suite *
 main_suite (void)
 {
@@ -265,6 +336,7 @@ main_suite (void)
   tcase_add_loop_test (tc, test_secure_copy, USER, NO_AUXV + 1);
   tcase_add_test (tc, test_cheap_program);
   tcase_add_test (tc, test_copy_refused);
+  tcase_add_loop_test (tc, test_seccomp, 0, (int) (sizeof seccomp_modes / sizeof seccomp_modes[0]));
   suite_add_tcase (s, tc);
   return s;
 }

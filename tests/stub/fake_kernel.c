@@ -243,6 +243,8 @@ syscall6 (long n, long a, long b, long c, long d, long e, long f)
 	return fake.thp_disable;
       if (a == 3)		/* PR_GET_DUMPABLE */
 	return fake.dumpable;
+      if (a == 21)		/* PR_GET_SECCOMP */
+	return fake.seccomp;
       return -EINVAL;
     case SYS_clock_gettime:
       {

@@ -2,7 +2,7 @@
    (stub/host-syscall.h) makes every system call through syscall6, which
    this answers from a model the test sets up: files by path (contents,
    how much one read returns, statfs type, device and inode), uname's
-   release, prctl's answers, a clock that sleeping advances, and a log of
+   release, prctl's answers (seccomp's among them), a clock that sleeping advances, and a log of
    every call.  What a test needs beyond that (locks, the page cache, the
    page table) it answers in fake.hook.  */
 #ifndef FAKE_KERNEL_H
@@ -44,6 +44,7 @@ struct fake_state
   const char *release;		/* uname's release; NULL: uname fails */
   long thp_disable;		/* PR_GET_THP_DISABLE */
   long dumpable;		/* PR_GET_DUMPABLE */
+  long seccomp;			/* PR_GET_SECCOMP: 0 none, 2 a filter; < 0 its error */
   uint64_t page;		/* stub_page_size () */
   uint64_t now_ns;		/* advanced by clock_nanosleep */
   uint64_t slept_ns;		/* the sleeps asked for */
