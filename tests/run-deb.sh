@@ -55,7 +55,8 @@
 #     .buildinfo records the options, ctest ran the stubbed files, the build
 #     tree is as built again, the .deb's files are aligned with the stub and
 #     run as the noelfpmd build's; the -dbgsym debug files have the stub's
-#     section: eu-unstrip joins them, gdb loads them without a warning.
+#     section: eu-unstrip joins them, gdb loads them without a warning; the
+#     stubbed program runs under systemd 252's @system-service allow-list.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_slow "Debian packages built with debhelper"
 require_elfpmd
@@ -914,6 +915,23 @@ elif build_package switch "parallel=2 elfpmd=madvise" cmake DH_EXTRA_ADDONS=elfp
 		pass "switch: the program prints what the noelfpmd build's prints: $(head -1 "$work/s.run")"
 	else
 		fail "switch: the program: $(tr '\n' ' ' < "$work/s.run"); noelfpmd: $(tr '\n' ' ' < "$work/sb.run")"
+	fi
+	# Under systemd 252's @system-service allow-list (tests/fixtures/
+	# invseccomp.c: every other call kills the process, as a unit's
+	# SystemCallFilter= does), the stubbed program and library run as the
+	# noelfpmd build's do (the stub made mincore calls, which killed them).
+	if [ "$(uname -m)" = x86_64 ] && cc -O2 -o "$work/invseccomp" "$TESTS_SRCDIR/fixtures/invseccomp.c" 2> "$work/invseccomp.cc"; then
+		for d in "$S" "$SB"; do
+			LD_LIBRARY_PATH=$(dirname "$d/x/$lib") timeout 60 "$work/invseccomp" system-service "$d/x/usr/bin/$pkg" > "$d.service" 2>&1
+			echo "exit status $?" >> "$d.service"
+		done
+		if grep -qE "^$pkg: ok [0-9]+\$" "$work/switch-noelfpmd.service" && cmp -s "$work/switch.service" "$work/switch-noelfpmd.service"; then
+			pass "switch: under the @system-service allow-list the stubbed program prints what the noelfpmd build's does: $(tr '\n' ' ' < "$work/switch.service")"
+		else
+			fail "switch: under the @system-service allow-list: $(tr '\n' ' ' < "$work/switch.service"); noelfpmd: $(tr '\n' ' ' < "$work/switch-noelfpmd.service")"
+		fi
+	else
+		skip "switch: no @system-service filter here (x86-64 only; $(head -1 "$work/invseccomp.cc" 2>/dev/null))"
 	fi
 	if have gdb; then
 		# (The frames of the program itself are nameless in both builds:
