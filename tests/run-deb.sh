@@ -490,7 +490,7 @@ check "a truncated library: the program rewritten all the same" text_aligned "$t
 for how in "--strict" "DEB_BUILD_OPTIONS=elfpmd=strict"; do
 	case $how in --*) dh_elfpmd_run strict -- "$how" ;; *) dh_elfpmd_run strict "$how" -- ;; esac
 	if [ "$rc" -ne 0 ] && grep -q "warning: .*libbroken.so.1: elfpmd failed" "$work/strict.out" \
-		&& grep -q "dh_elfpmd: error: 1 file(s) not aligned as asked (strict" "$work/strict.out"; then
+		&& grep -q "dh_elfpmd: error: 1 file(s) not rewritten as asked (strict" "$work/strict.out"; then
 		pass "a truncated library with $how: the build fails (exit $rc), the file named"
 	else
 		fail "a truncated library with $how: exit $rc: $(head -5 "$work/strict.out")"
@@ -534,6 +534,44 @@ check "DH_EXTRA_ADDONS=elfpmd without elfpmd in DEB_BUILD_OPTIONS: warned" \
 	grep -q 'warning: enabled by DH_EXTRA_ADDONS, which .buildinfo does not record' "$work/extra.out"
 dh_elfpmd_run extra2 DH_EXTRA_ADDONS=elfpmd DEB_BUILD_OPTIONS=elfpmd -- --no-act
 check "DH_EXTRA_ADDONS=elfpmd with elfpmd in DEB_BUILD_OPTIONS: no warning" test "$rc.$(grep -c warning "$work/extra2.out")" = 0.0
+
+# dh_elfpmd_buildtree and dh_elfpmd_buildtree_restore by hand, in the same
+# source tree (the noelfpmd build's products are there): nocheck does
+# nothing; a run rewrites the two files the build made and keeps them as
+# built; a second run (as after tests that failed) puts them back first
+# and keeps one stash; the restore puts back the very files (the same
+# bytes, times and inodes), also with noelfpmd; without a stash it does
+# nothing.
+stash=$src/debian/.debhelper/elfpmd/buildtree
+rm -rf "$src/tested"    # (the copies the build's make check made)
+built_sig () { for f in "$src/$pkg" "$src/lib$pkg.so.1"; do stat -c '%i %s %Y' "$f"; md5sum < "$f"; done; }
+sig_built=$(built_sig)
+(cd "$src" && pkg_env DEB_BUILD_OPTIONS=nocheck timeout 120 dh_elfpmd_buildtree) > "$work/tree-nocheck.out" 2>&1
+check "dh_elfpmd_buildtree with nocheck: exit 0, nothing run, no stash" \
+	test "$?.$(logged_args)" = 0. -a ! -e "$stash.list"
+reset_log
+(cd "$src" && pkg_env timeout 120 dh_elfpmd_buildtree) > "$work/tree1.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(logged_names | tr '\n' ' ')" = "./$pkg ./lib$pkg.so.1 " ] && text_aligned "$src/$pkg" && text_aligned "$src/lib$pkg.so.1"; then
+	pass "dh_elfpmd_buildtree: the build's program and library rewritten (not testdata/*.so, not debian/)"
+else
+	fail "dh_elfpmd_buildtree: exit $rc, given: $(logged_names | tr '\n' ' '): $(head -3 "$work/tree1.out")"
+fi
+check "dh_elfpmd_buildtree: elfpmd -p kept the files' modification times" \
+	test "$(stat -c %Y "$src/$pkg" "$src/lib$pkg.so.1")" = "$(printf '%s\n' "$sig_built" | awk 'NR % 2 == 1 { print $3 }')"
+check "dh_elfpmd_buildtree: the stash lists two files" test "$(tr -cd '\0' < "$stash.list" | wc -c)" -eq 4
+(cd "$src" && pkg_env timeout 120 dh_elfpmd_buildtree) > "$work/tree2.out" 2>&1
+check "dh_elfpmd_buildtree again: exit 0, one stash of two files, still aligned" \
+	test "$?.$(ls "$stash" | wc -l).$(text_aligned "$src/$pkg" && echo aligned)" = 0.2.aligned
+(cd "$src" && pkg_env DEB_BUILD_OPTIONS=noelfpmd timeout 120 dh_elfpmd_buildtree_restore) > "$work/tree-restore.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(built_sig)" = "$sig_built" ] && [ ! -e "$stash" ] && [ ! -e "$stash.list" ]; then
+	pass "dh_elfpmd_buildtree_restore (with noelfpmd): the files as built are back (inodes, sizes, times, bytes), the stash gone"
+else
+	fail "dh_elfpmd_buildtree_restore: exit $rc: $(built_sig | tr '\n' ' ') vs $(printf '%s' "$sig_built" | tr '\n' ' '); $(head -3 "$work/tree-restore.out")"
+fi
+(cd "$src" && pkg_env timeout 120 dh_elfpmd_buildtree_restore) > "$work/tree-restore2.out" 2>&1
+check "dh_elfpmd_buildtree_restore without a stash: exit 0, nothing changed" test "$?.$(built_sig)" = "0.$sig_built"
 (cd "$src" && pkg_env ELFPMD="$work/no-such-elfpmd" timeout 120 dh_elfpmd) > "$work/missing.out" 2>&1
 rc=$?
 [ "$rc" -ne 0 ] && grep -q "cannot run $work/no-such-elfpmd" "$work/missing.out" \
