@@ -55,29 +55,11 @@ trap '[ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
 require_phdr_dump "$work/tools"
 
 # The in-tree dh_elfpmd and cdbs rule file, and the logging elfpmd.
-mkdir -p "$work/bin" "$work/cdbs" "$work/divert" \
-	&& cp "$top/dist/debhelper/dh_elfpmd" "$work/bin/dh_elfpmd" && chmod 755 "$work/bin/dh_elfpmd" \
-	&& cp "$top/dist/cdbs/elfpmd.mk" "$work/cdbs/elfpmd.mk" \
-	|| hard_error "cannot copy dist/debhelper/dh_elfpmd and dist/cdbs/elfpmd.mk"
-cat > "$work/bin/elfpmd-logged" <<'EOS'
-#!/bin/sh
-# Log the arguments (one line per run) and the names read from standard
-# input, then run the real elfpmd on them.
-printf '%s\n' "$*" >> "$ELFPMD_LOG.args"
-tee -a "$ELFPMD_LOG.list" | "$ELFPMD_REAL" "$@"
-EOS
-chmod 755 "$work/bin/elfpmd-logged"
-
-# pkg_env [VAR=VALUE...] COMMAND...: COMMAND with dh_elfpmd found, the
-# logging elfpmd, and none of the caller's settings that would change a
-# package build (make check's MAKEFLAGS, compiler flags, dh variables).
-pkg_env () {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS \
-		-u DEB_BUILD_OPTIONS -u DEB_BUILD_PROFILES -u DH_EXTRA_ADDONS -u DH_ALWAYS_EXCLUDE \
-		-u DH_OPTIONS -u DH_VERBOSE -u DH_QUIET -u DH_INTERNAL_OPTIONS \
-		PATH="$work/bin:$PATH" \
-		ELFPMD="$work/bin/elfpmd-logged" ELFPMD_REAL="$ELFPMD" ELFPMD_LOG="$work/elfpmd" "$@"
-}
+# shellcheck source=tests/deb-lib.sh
+. "$TESTS_SRCDIR/deb-lib.sh"
+deb_tools
+mkdir -p "$work/cdbs" "$work/divert" && cp "$top/dist/cdbs/elfpmd.mk" "$work/cdbs/elfpmd.mk" \
+	|| hard_error "cannot copy dist/cdbs/elfpmd.mk"
 
 # doc_block MARKER: the fenced block after the line "<!-- MARKER -->" of
 # doc/integration.md, without the fences.
@@ -146,28 +128,7 @@ make_source () {
 	debhelper) bdep="debhelper-compat (= 13)" ;;
 	plain) bdep="binutils" ;;
 	esac
-	cat > "$src/debian/control" <<EOS
-Source: $pkg
-Section: misc
-Priority: optional
-Maintainer: elfpmd tests <elfpmd-tests@localhost>
-Build-Depends: $bdep
-Standards-Version: 4.6.2
-Rules-Requires-Root: no
-
-Package: $pkg
-Architecture: any
-Depends: \${shlibs:Depends}, \${misc:Depends}
-Description: elfpmd packaging test
- A program and a library with 4.5 MiB of text each.
-EOS
-	cat > "$src/debian/changelog" <<EOS
-$pkg (1.0) unstable; urgency=medium
-
-  * Test package of elfpmd's tests/run-deb-rules.sh.
-
- -- elfpmd tests <elfpmd-tests@localhost>  Mon, 01 Jan 2024 00:00:00 +0000
-EOS
+	deb_control "$src" "$bdep" run-deb-rules.sh
 	case $v in
 	cdbs)
 		# The doc's rules with the copy of elfpmd.mk, and a hook of the

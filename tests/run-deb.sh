@@ -69,7 +69,6 @@ have dh || skip_all "dh not found (Debian: package debhelper)"
 have make || skip_all "make not found"
 have cc || skip_all "no C compiler (cc)"
 
-dist=$TESTS_SRCDIR/../dist/debhelper
 upstream=$TESTS_SRCDIR/pkg/upstream
 work=$TESTS_BUILDDIR/deb-work
 rm -rf "$work"
@@ -78,31 +77,9 @@ mkdir -p "$work" || hard_error "cannot create $work"
 trap 'umount -l "$work/root/var/lib/elfpmd" 2>/dev/null; [ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
 require_phdr_dump "$work/tools"
 
-# The in-tree add-on, where dh and PERL5LIB find it.
-mkdir -p "$work/bin" "$work/perl5/Debian/Debhelper/Sequence" \
-	&& cp "$dist/dh_elfpmd" "$work/bin/dh_elfpmd" && chmod 755 "$work/bin/dh_elfpmd" \
-	&& ln -s dh_elfpmd "$work/bin/dh_elfpmd_buildtree" && ln -s dh_elfpmd "$work/bin/dh_elfpmd_buildtree_restore" \
-	&& cp "$dist/elfpmd.pm" "$work/perl5/Debian/Debhelper/Sequence/elfpmd.pm" \
-	|| hard_error "cannot copy $dist/dh_elfpmd and elfpmd.pm"
-cat > "$work/bin/elfpmd-logged" <<'EOF'
-#!/bin/sh
-# Log the arguments (one line per run) and the names read from standard
-# input, then run the real elfpmd on them.
-printf '%s\n' "$*" >> "$ELFPMD_LOG.args"
-tee -a "$ELFPMD_LOG.list" | "$ELFPMD_REAL" "$@"
-EOF
-chmod 755 "$work/bin/elfpmd-logged"
-
-# pkg_env [VAR=VALUE...] COMMAND...: COMMAND with the add-on found, the
-# logging elfpmd, and none of the caller's settings that would change a
-# package build (make check's MAKEFLAGS, compiler flags, dh variables).
-pkg_env () {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS \
-		-u DEB_BUILD_OPTIONS -u DEB_BUILD_PROFILES -u DH_EXTRA_ADDONS -u DH_ALWAYS_EXCLUDE \
-		-u DH_OPTIONS -u DH_VERBOSE -u DH_QUIET -u DH_INTERNAL_OPTIONS \
-		PATH="$work/bin:$PATH" PERL5LIB="$work/perl5${PERL5LIB:+:$PERL5LIB}" \
-		ELFPMD="$work/bin/elfpmd-logged" ELFPMD_REAL="$ELFPMD" ELFPMD_LOG="$work/elfpmd" "$@"
-}
+# shellcheck source=tests/deb-lib.sh
+. "$TESTS_SRCDIR/deb-lib.sh"
+deb_tools
 
 # logged_args / logged_names: what the logging elfpmd was given since the
 # last reset_log (arguments one run a line; names one a line, as given).
@@ -130,28 +107,7 @@ make_source () {
 			&& (cd "$src" && git init -q && git add testdata/tracked.so) || return 1
 	fi
 	echo '3.0 (native)' > "$src/debian/source/format"
-	cat > "$src/debian/control" <<EOF
-Source: $pkg
-Section: misc
-Priority: optional
-Maintainer: elfpmd tests <elfpmd-tests@localhost>
-Build-Depends: debhelper-compat (= 13)
-Standards-Version: 4.6.2
-Rules-Requires-Root: no
-
-Package: $pkg
-Architecture: any
-Depends: \${shlibs:Depends}, \${misc:Depends}
-Description: elfpmd packaging test
- A program and a library with 4.5 MiB of text each.
-EOF
-	cat > "$src/debian/changelog" <<EOF
-$pkg (1.0) unstable; urgency=medium
-
-  * Test package of elfpmd's tests/run-deb.sh.
-
- -- elfpmd tests <elfpmd-tests@localhost>  Mon, 01 Jan 2024 00:00:00 +0000
-EOF
+	deb_control "$src" "debhelper-compat (= 13)" run-deb.sh
 	# An unusual mode (set-user-ID, not executable by others) that both the
 	# rewrite and the hard link must keep.
 	if [ "${1:-}" = cmake ]; then

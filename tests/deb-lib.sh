@@ -1,0 +1,65 @@
+# deb-lib.sh: what the Debian packaging tests (run-deb.sh, run-deb-rules.sh)
+# share, sourced after lib.sh with $work set: the in-tree debhelper
+# integration where a package build finds it, a logging elfpmd, the
+# environment of a package build, and the test package's control files.
+
+# deb_tools: copies of dist/debhelper/dh_elfpmd (and its two other names)
+# in $work/bin and of the add-on elfpmd.pm under $work/perl5, and
+# $work/bin/elfpmd-logged, which logs its arguments (one line per run, in
+# $work/elfpmd.args) and the names it reads ($work/elfpmd.list), then runs
+# the real elfpmd on them.
+deb_tools () {
+	local dist=$TESTS_SRCDIR/../dist/debhelper
+	mkdir -p "$work/bin" "$work/perl5/Debian/Debhelper/Sequence" \
+		&& cp "$dist/dh_elfpmd" "$work/bin/dh_elfpmd" && chmod 755 "$work/bin/dh_elfpmd" \
+		&& ln -s dh_elfpmd "$work/bin/dh_elfpmd_buildtree" \
+		&& ln -s dh_elfpmd "$work/bin/dh_elfpmd_buildtree_restore" \
+		&& cp "$dist/elfpmd.pm" "$work/perl5/Debian/Debhelper/Sequence/elfpmd.pm" \
+		|| hard_error "cannot copy $dist/dh_elfpmd and elfpmd.pm"
+	cat > "$work/bin/elfpmd-logged" <<'EOS'
+#!/bin/sh
+# Log the arguments (one line per run) and the names read from standard
+# input, then run the real elfpmd on them.
+printf '%s\n' "$*" >> "$ELFPMD_LOG.args"
+tee -a "$ELFPMD_LOG.list" | "$ELFPMD_REAL" "$@"
+EOS
+	chmod 755 "$work/bin/elfpmd-logged"
+}
+
+# pkg_env [VAR=VALUE...] COMMAND...: COMMAND with the add-on found, the
+# logging elfpmd, and none of the caller's settings that would change a
+# package build (make check's MAKEFLAGS, compiler flags, dh variables).
+pkg_env () {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS \
+		-u DEB_BUILD_OPTIONS -u DEB_BUILD_PROFILES -u DH_EXTRA_ADDONS -u DH_ALWAYS_EXCLUDE \
+		-u DH_OPTIONS -u DH_VERBOSE -u DH_QUIET -u DH_INTERNAL_OPTIONS \
+		PATH="$work/bin:$PATH" PERL5LIB="$work/perl5${PERL5LIB:+:$PERL5LIB}" \
+		ELFPMD="$work/bin/elfpmd-logged" ELFPMD_REAL="$ELFPMD" ELFPMD_LOG="$work/elfpmd" "$@"
+}
+
+# deb_control SRC BUILD-DEPENDS TEST: debian/control and debian/changelog
+# of the test package $pkg (tests/pkg/upstream) in SRC, built by TEST.
+deb_control () {
+	cat > "$1/debian/control" <<EOS
+Source: $pkg
+Section: misc
+Priority: optional
+Maintainer: elfpmd tests <elfpmd-tests@localhost>
+Build-Depends: $2
+Standards-Version: 4.6.2
+Rules-Requires-Root: no
+
+Package: $pkg
+Architecture: any
+Depends: \${shlibs:Depends}, \${misc:Depends}
+Description: elfpmd packaging test
+ A program and a library with 4.5 MiB of text each.
+EOS
+	cat > "$1/debian/changelog" <<EOS
+$pkg (1.0) unstable; urgency=medium
+
+  * Test package of elfpmd's tests/$3.
+
+ -- elfpmd tests <elfpmd-tests@localhost>  Mon, 01 Jan 2024 00:00:00 +0000
+EOS
+}
