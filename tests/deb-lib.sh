@@ -1,7 +1,8 @@
 # deb-lib.sh: what the Debian packaging tests (run-deb.sh, run-deb-rules.sh)
 # share, sourced after lib.sh with $work set: the in-tree debhelper
 # integration where a package build finds it, a logging elfpmd, the
-# environment of a package build, and the test package's control files.
+# environment of a package build, the test package's control files, and
+# readings of its files (text alignment by phdr-dump, build-id, a run).
 
 # deb_tools: copies of dist/debhelper/dh_elfpmd (and its two other names)
 # in $work/bin and of the add-on elfpmd.pm under $work/perl5, and
@@ -62,4 +63,34 @@ $pkg (1.0) unstable; urgency=medium
 
  -- elfpmd tests <elfpmd-tests@localhost>  Mon, 01 Jan 2024 00:00:00 +0000
 EOS
+}
+
+# text_load FILE: "ALIGN OFFSET VADDR" (decimal) of FILE's largest executable
+# PT_LOAD, the text, as phdr-dump reads it.
+text_load () { exec_loads "$1" | sort -n -k4 | tail -1 | cut -d' ' -f1-3; }
+# text_aligned FILE: the text PT_LOAD has p_align 2 MiB and p_offset
+# congruent with p_vaddr modulo 2 MiB.
+text_aligned () {
+	local a o v
+	read -r a o v < <(text_load "$1")
+	[ -n "$a" ] && [ "$a" -eq 2097152 ] && [ $(( (v - o) % 2097152 )) -eq 0 ]
+}
+# describe_text FILE: the text PT_LOAD in words, for the PASS/FAIL lines.
+describe_text () {
+	local a o v
+	read -r a o v < <(text_load "$1")
+	printf 'p_align 0x%x, p_offset 0x%x, p_vaddr 0x%x' "$a" "$o" "$v"
+}
+
+# build_id FILE: FILE's build-id, from its note.
+build_id () {
+	if have readelf; then readelf -n "$1"; else eu-readelf -n "$1"; fi 2>/dev/null \
+		| awk '/Build ID:/ { print $NF; exit }'
+}
+
+# run_prog DIR: run the unpacked program of DIR with its library; prints its
+# output and exit status.
+run_prog () {
+	LD_LIBRARY_PATH=$1/usr/lib timeout 60 "$1/usr/bin/$pkg" 2>&1
+	echo "exit status $?"
 }

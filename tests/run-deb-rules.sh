@@ -219,24 +219,6 @@ build_package () {
 	fi
 }
 
-# text_load FILE: "ALIGN OFFSET VADDR" (decimal) of FILE's largest executable
-# PT_LOAD, the text, as phdr-dump reads it.
-text_load () { exec_loads "$1" | sort -n -k4 | tail -1 | cut -d' ' -f1-3; }
-text_aligned () {
-	local a o v
-	read -r a o v < <(text_load "$1")
-	[ -n "$a" ] && [ "$a" -eq 2097152 ] && [ $(( (v - o) % 2097152 )) -eq 0 ]
-}
-describe_text () {
-	local a o v
-	read -r a o v < <(text_load "$1")
-	printf 'p_align 0x%x, p_offset 0x%x, p_vaddr 0x%x' "$a" "$o" "$v"
-}
-build_id () { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $NF; exit }'; }
-run_prog () {
-	LD_LIBRARY_PATH=$1/usr/lib timeout 60 "$1/usr/bin/$pkg" 2>&1
-	echo "exit status $?"
-}
 # first_line REGEX FILE: the number of FILE's first line matching the
 # extended REGEX (0: none).
 first_line () { grep -nE -m1 -- "$1" "$2" | cut -d: -f1 | grep . || echo 0; }

@@ -213,36 +213,6 @@ no_crc () {
 	echo "$out"
 }
 
-# text_load FILE: "ALIGN OFFSET VADDR" (decimal) of FILE's largest executable
-# PT_LOAD, the text, as phdr-dump reads it.
-text_load () { exec_loads "$1" | sort -n -k4 | tail -1 | cut -d' ' -f1-3; }
-# text_aligned FILE: the text PT_LOAD has p_align 2 MiB and p_offset
-# congruent with p_vaddr modulo 2 MiB.
-text_aligned () {
-	local a o v
-	read -r a o v < <(text_load "$1")
-	[ -n "$a" ] && [ "$a" -eq 2097152 ] && [ $(( (v - o) % 2097152 )) -eq 0 ]
-}
-# describe_text FILE: the text PT_LOAD in words, for the PASS/FAIL lines.
-describe_text () {
-	local a o v
-	read -r a o v < <(text_load "$1")
-	printf 'p_align 0x%x, p_offset 0x%x, p_vaddr 0x%x' "$a" "$o" "$v"
-}
-
-# build_id FILE: FILE's build-id, from its note.
-build_id () {
-	if have readelf; then readelf -n "$1"; else eu-readelf -n "$1"; fi 2>/dev/null \
-		| awk '/Build ID:/ { print $NF; exit }'
-}
-
-# run_prog DIR: run the unpacked program of DIR with its library; prints its
-# output and exit status.
-run_prog () {
-	LD_LIBRARY_PATH=$1/usr/lib timeout 60 "$1/usr/bin/$pkg" 2>&1
-	echo "exit status $?"
-}
-
 # listing FILE: dpkg-deb -c output without sizes and dates: modes, owners,
 # names and link targets.
 listing () { awk '{ $3 = ""; $4 = ""; $5 = ""; print }' "$1"; }
