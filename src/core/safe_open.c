@@ -178,7 +178,5 @@ copy_contents (int from, int to, struct diag *err)
 	}
       at += got;
     }
-  if (fsync (to) != 0)
-    return diag_set (err, "cannot write: %s", strerror (errno));
   return 0;
 }

@@ -31,8 +31,8 @@ int reopen_regular (int pathfd, struct stat *st, struct diag *err);
 int open_beneath (int rootfd, const char *relpath, int flags, bool in_root, struct diag *err);
 
 /* Copy the whole contents of FROM (read from offset 0) to TO (written from
-   its offset), then fsync TO.  Return 0, or -1 with the reason in *ERR
-   ("cannot read: ...", "cannot write: ...").  */
+   its offset); the caller syncs TO.  Return 0, or -1 with the reason in
+   *ERR ("cannot read: ...", "cannot write: ...").  */
 int copy_contents (int from, int to, struct diag *err);
 
 #endif

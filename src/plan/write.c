@@ -560,6 +560,8 @@ keep_original (const struct elf_file *file, int keepfd, const char *hex, struct 
   int ret = 0;
   if (copy_contents (file->fd, fd, &cerr) != 0)
     ret = diag_set (err, "cannot keep the original: %s", cerr.msg);
+  else if (fsync (fd) != 0)
+    ret = diag_set (err, "cannot keep the original: cannot write: %s", strerror (errno));
   if (close (fd) != 0 && ret == 0)
     ret = diag_set (err, "cannot keep the original: %s", strerror (errno));
   if (ret == 0 && renameat (keepfd, tmp, keepfd, hex) != 0)
