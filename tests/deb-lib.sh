@@ -94,3 +94,18 @@ run_prog () {
 	LD_LIBRARY_PATH=$1/usr/lib timeout 60 "$1/usr/bin/$pkg" 2>&1
 	echo "exit status $?"
 }
+
+# elflint_no_worse WHAT FILE REF REFNAME: a check that eu-elflint --gnu-ld
+# finds no more to say of FILE than of REF (REFNAME's build of it); the
+# new messages shown when it does.
+elflint_no_worse () {
+	local la lb
+	la=$(elflint_count "$2")
+	lb=$(elflint_count "$3")
+	if [ "$la" -le "$lb" ]; then
+		pass "$1: eu-elflint --gnu-ld messages $la <= $4's $lb"
+	else
+		fail "$1: eu-elflint --gnu-ld messages $la > $4's $lb"
+		diff <(elflint_messages "$3") <(elflint_messages "$2") | head -10 | sed 's/^/      /'
+	fi
+}

@@ -277,16 +277,7 @@ for f in $elfs; do
 		fail "aligned: $f is not the noelfpmd build's with holes"
 		head -5 "$work/bytemap.out" | sed 's/^/      /'
 	fi
-	if $have_elflint; then
-		la=$(elflint_count "$A/x/$f")
-		lb=$(elflint_count "$B/x/$f")
-		if [ "$la" -le "$lb" ]; then
-			pass "aligned: $f: eu-elflint --gnu-ld messages $la <= noelfpmd build's $lb"
-		else
-			fail "aligned: $f: eu-elflint --gnu-ld messages $la > noelfpmd build's $lb"
-			diff <(elflint_messages "$B/x/$f") <(elflint_messages "$A/x/$f") | head -10 | sed 's/^/      /'
-		fi
-	fi
+	$have_elflint && elflint_no_worse "aligned: $f" "$A/x/$f" "$B/x/$f" "noelfpmd build"
 done
 
 # The program runs and prints what the unrewritten one prints.
