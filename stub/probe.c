@@ -88,25 +88,37 @@ cached_pages (struct stub *st, uintptr_t chunk)
 /* The object's file for cachestat: ST->file when it is open; else, for a
    program the kernel started itself (AT_ENTRY in /proc/self/auxv is this
    stub's entry: not a program that ld.so, run by hand, loaded), its
-   /proc/self/exe, opened once into ST->exe; -1 when neither.  */
+   /proc/self/exe, opened once into ST->exe; else the object's own file
+   (open_object_file, matched by device and inode), which a shared object
+   needs for the same question: mincore counts only pages read, and ld.so's
+   own faults start a read-ahead into the text (the asynchronous window of
+   its first read) whose pages are still being read when the stub looks
+   (libjvm.so from a cold cache), which cachestat counts and mincore does
+   not.  -1 when none can be opened.  */
 static int
 cache_file (struct stub *st)
 {
   if (st->file >= 0)
     return st->file;
-  if (st->exe != -2)
+  if (st->exe == -2)
+    {
+      st->exe = -1;
+      if ((st->p->flags & STUB_FLAG_EXE) && (read_auxv (st), st->at_entry == st->self))
+	st->exe = sys_openat ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    }
+  if (st->exe >= 0)
     return st->exe;
-  st->exe = -1;
-  if ((st->p->flags & STUB_FLAG_EXE) && (read_auxv (st), st->at_entry == st->self))
-    st->exe = sys_openat ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  return st->exe;
+  return open_object_file (st);
 }
 
-/* Whether the page cache holds nothing of CHUNK (file offset OFFSET).
-   With cachestat (Linux 6.5+) one look at the file's cache, which costs
-   the same whatever the chunk size; else mincore page by page (about
-   25 us for a 2 MiB chunk nothing of which is cached, at every start of
-   a program that never reaches it).  No when it cannot be told (a seccomp
+/* Whether the page cache holds nothing of CHUNK (file offset OFFSET), not
+   even pages still being read.  With cachestat (Linux 6.5+) one look at
+   the file's cache, which costs the same whatever the chunk size and
+   counts pages under read; else mincore page by page (about 25 us for a
+   2 MiB chunk nothing of which is cached, at every start of a program that
+   never reaches it), which counts only pages read: a chunk a read-ahead is
+   filling then looks uncached, is left to the program, and stays in the
+   read-ahead's small folios until a later start repairs it.  No when it cannot be told (a seccomp
    filter: then the chunk is touched, and a fault reads it as one PMD
    folio, as the program's would).  */
 int

@@ -460,36 +460,83 @@ poke () {
 }
 
 # ---------------------------------------------------------------------------
-# An ext4 file system mounted data=journal on a loop device: no large page
-# cache folios there on any kernel, so no PMD folios (invisible.sh,
-# run-prime.sh).  The caller keeps an array CLEANUP of commands run on exit.
+# An ext4 file system on a loop device of the test's own: mounted
+# data=journal, no large page cache folios there on any kernel, so no PMD
+# folios (invisible.sh, run-prime.sh); or with the default options and a
+# read-ahead of the test's choosing (run-madvise-inflight.sh).  The caller
+# keeps an array CLEANUP of commands run on exit.
 
 LOOPDEV= MNTED= LOOPIMG=
 
-# journal_mount DIR SIZE: an ext4 image of SIZE (truncate's form) made in
-# DIR and mounted data=journal at DIR/journal.mnt; sets LOOPDEV and MNTED
-# (the mount point) and adds journal_umount to CLEANUP, or prints why not
-# and fails.
-journal_mount () {
-	local mnt=$1/journal.mnt
-	LOOPIMG=$1/journal.img
+# ext4_mount DIR SIZE OPTIONS: an ext4 image of SIZE (truncate's form) made
+# in DIR and mounted with OPTIONS at DIR/ext4.mnt; sets LOOPDEV and MNTED
+# (the mount point) and adds ext4_umount to CLEANUP, or prints why not and
+# fails.
+ext4_mount () {
+	local mnt=$1/ext4.mnt
+	LOOPIMG=$1/ext4.img
 	have mkfs.ext4 && have losetup || { echo "mkfs.ext4 or losetup not found"; return 1; }
-	CLEANUP+=("journal_umount")
+	CLEANUP+=("ext4_umount")
 	truncate -s "$2" "$LOOPIMG" || { echo "cannot make a $2 image"; return 1; }
 	mkfs.ext4 -q -F "$LOOPIMG" >"$LOOPIMG.log" 2>&1 || { echo "mkfs.ext4 failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
 	LOOPDEV=$(losetup --find --show "$LOOPIMG" 2>"$LOOPIMG.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$LOOPIMG.log")"; return 1; }
 	mkdir -p "$mnt"
-	mount -o data=journal "$LOOPDEV" "$mnt" 2>"$LOOPIMG.log" || { echo "mount -o data=journal failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	mount -o "$3" "$LOOPDEV" "$mnt" 2>"$LOOPIMG.log" || { echo "mount -o $3 failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
 	MNTED=$mnt
-	grep -q " $mnt ext4 .*data=journal" /proc/mounts || { echo "the mount is not data=journal: $(grep " $mnt " /proc/mounts)"; return 1; }
 }
 
-# journal_umount: undo journal_mount (idempotent).
-journal_umount () {
+# journal_mount DIR SIZE: ext4_mount DIR SIZE data=journal, checked to be
+# data=journal.
+journal_mount () {
+	ext4_mount "$1" "$2" data=journal || return 1
+	grep -q " $MNTED ext4 .*data=journal" /proc/mounts || { echo "the mount is not data=journal: $(grep " $MNTED " /proc/mounts)"; return 1; }
+}
+
+# ext4_umount: undo ext4_mount (idempotent).
+ext4_umount () {
 	[ -n "$MNTED" ] && umount "$MNTED" && MNTED=
 	[ -n "$LOOPDEV" ] && [ -z "$MNTED" ] && losetup -d "$LOOPDEV" && LOOPDEV=
 	[ -n "$LOOPIMG" ] && rm -f "$LOOPIMG"
 }
+journal_umount () { ext4_umount; }
 
 # loop_read: bytes read from LOOPDEV so far.
 loop_read () { awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/${LOOPDEV##*/}/stat"; }
+
+# ---------------------------------------------------------------------------
+# Slow reads: a block I/O cgroup of the test's own that caps the read rate
+# of one device, so that a read the kernel starts is still under way a
+# moment later on any machine (run-madvise-inflight.sh).  cgroup v2's io
+# controller (io.max rbps) or v1's blkio (blkio.throttle.read_bps_device).
+
+THROTTLE_CG=
+
+# throttle_reads DEVICE BYTES_PER_S: make the cgroup, capping DEVICE's
+# reads; adds its removal to CLEANUP, or prints why not and fails.
+throttle_reads () {
+	local majmin name=elfpmd-test-$$ root=/sys/fs/cgroup
+	majmin=$(cat "/sys/block/${1##*/}/dev" 2>/dev/null) || { echo "no /sys/block entry for $1"; return 1; }
+	if [ -f "$root/cgroup.controllers" ]; then
+		grep -qw io "$root/cgroup.controllers" || { echo "cgroup v2 without the io controller"; return 1; }
+		grep -qw io "$root/cgroup.subtree_control" || echo +io >"$root/cgroup.subtree_control" 2>/dev/null \
+			|| { echo "cannot enable the io controller in $root"; return 1; }
+		mkdir "$root/$name" || { echo "cannot make the cgroup $root/$name"; return 1; }
+		THROTTLE_CG=$root/$name
+		CLEANUP+=("rmdir '$THROTTLE_CG'")
+		echo "$majmin rbps=$2" >"$THROTTLE_CG/io.max" || { echo "io.max refused the read cap"; return 1; }
+	elif [ -d "$root/blkio" ]; then
+		mkdir "$root/blkio/$name" || { echo "cannot make the cgroup $root/blkio/$name"; return 1; }
+		THROTTLE_CG=$root/blkio/$name
+		CLEANUP+=("rmdir '$THROTTLE_CG'")
+		echo "$majmin $2" >"$THROTTLE_CG/blkio.throttle.read_bps_device" \
+			|| { echo "blkio.throttle.read_bps_device refused the read cap"; return 1; }
+	else
+		echo "no cgroup v2 io controller nor v1 blkio hierarchy under $root"
+		return 1
+	fi
+}
+
+# throttled COMMAND...: run COMMAND in the throttle_reads cgroup.
+throttled () {
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$THROTTLE_CG" "$@"
+}

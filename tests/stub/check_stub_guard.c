@@ -27,6 +27,11 @@ static struct stub_params params;
 static char maps[8192];
 static struct fake_file *maps_file;
 static long refused_advice;	/* madvise with this advice fails, but on the text */
+/* cachestat: -ENOSYS (before 6.5), or the chunks of the text (bits, by
+   index) a read-ahead is filling: in the cache, not read yet, so that
+   mincore counts none of their pages.  */
+static long cachestat_result;
+static uint64_t reading;
 
 /* Chunks (addresses) the page cache holds whole in small folios.  */
 #define MAX_SMALL 8
@@ -43,8 +48,9 @@ in_small (uintptr_t addr)
 }
 
 /* madvise works (but REFUSED_ADVICE outside the text range), cachestat
-   is missing (before 6.5), mincore finds nothing cached but the SMALL
-   chunks, PAGEMAP_SCAN finds every chunk PMD-mapped but those.  */
+   answers CACHESTAT_RESULT (counting the READING chunks' pages), mincore
+   finds nothing cached but the SMALL chunks, PAGEMAP_SCAN finds every
+   chunk PMD-mapped but those.  */
 static int
 kernel (const struct fake_call *c, long *ret)
 {
@@ -54,8 +60,14 @@ kernel (const struct fake_call *c, long *ret)
       *ret = c->c == refused_advice && c->a != (long) (BASE + TEXT_OFFSET) ? -EINVAL : 0;
       return 1;
     case SYS_cachestat:
-      *ret = -ENOSYS;
-      return 1;
+      {
+	const uint64_t *range = (const uint64_t *) c->b;
+	uint64_t *stat = (uint64_t *) c->c;
+	*ret = cachestat_result;
+	if (*ret == 0 && range[0] >= TEXT_OFFSET && range[0] < TEXT_OFFSET + TEXT_CHUNKS * PMD)
+	  stat[0] = (reading >> ((range[0] - TEXT_OFFSET) / PMD) & 1) ? 512 : 0;
+	return 1;
+      }
     case SYS_mincore:
       for (long k = 0; k < (c->b + 4095) / 4096; k++)
 	((unsigned char *) c->c)[k] = (unsigned char) in_small ((uintptr_t) c->a + (uintptr_t) k * 4096);
@@ -103,6 +115,8 @@ set_up (long read_ahead_kb)
   fake_reset ();
   fake.hook = kernel;
   refused_advice = -1;
+  cachestat_result = -ENOSYS;
+  reading = 0;
   nsmall = 0;
   params = (struct stub_params) {
     .pmd = PMD, .flags = STUB_FLAG_EXE, .nranges = 1, .populate_max = 64,
@@ -172,10 +186,17 @@ assert_guarded (uint64_t from, uint64_t to)
 		 (unsigned long) from, (unsigned long) to);
 }
 
+/* What stub_main does at its end, and every descriptor closed.  */
 static void
 done (struct stub *st)
 {
   scratch_free (st);
+  if (st->pagemap >= 0)
+    sys_close (st->pagemap);
+  if (st->file >= 0)
+    sys_close (st->file);
+  if (st->exe >= 0)
+    sys_close (st->exe);
   ck_assert_int_eq (fake.anon_bytes, 0);
   ck_assert_int_eq (fake_open_fds (), 0);
 }
@@ -287,6 +308,43 @@ START_TEST (test_populate)
 }
 END_TEST
 
+/* A shared library's text, two of whose chunks a read-ahead is filling
+   when the stub looks (ld.so's faults in the file's first segment start
+   it: libjvm.so from a cold cache): mincore counts none of their pages,
+   which are not read yet, cachestat counts them.  With cachestat (asked
+   of the library's own file, matched by device and inode) exactly those
+   two are touched, so that the touch waits for the read, finds them in
+   small folios and has them repaired; the others are left to the
+   program.  Without cachestat (before 6.5) they cannot be told from
+   uncached chunks, and none is touched.  */
+START_TEST (test_reading)
+{
+  struct stub st = set_up (8192);
+  params.flags = 0;
+  maps[0] = '\0';
+  size_t at = strlen (maps);
+  snprintf (maps + at, sizeof maps - at, "%lx-%lx r--p 00000000 08:01 42 /usr/lib/libx.so\n"
+	    "%lx-%lx r-xp %08lx 08:01 42 /usr/lib/libx.so\n",
+	    (unsigned long) BASE, (unsigned long) (BASE + 2 * MIB),
+	    (unsigned long) (BASE + 2 * MIB), (unsigned long) (BASE + 18 * MIB), (unsigned long) (2 * MIB));
+  maps_file->len = strlen (maps);
+  struct fake_file *lib = fake_file ("/usr/lib/libx.so", NULL, 20 * MIB);
+  lib->dev = 0x801;
+  lib->ino = 42;
+  cachestat_result = _i == 0 ? 0 : -ENOSYS;
+  reading = (1 << 2) | (1 << 3);
+  ck_assert_int_eq (populate_range (&st, BASE + TEXT_OFFSET, TEXT_CHUNKS, TEXT_OFFSET), 0);
+  uint64_t touched = 0;
+  for (int k = 0; k < fake.ntouched; k++)
+    touched |= (uint64_t) 1 << ((fake.touched[k] - (BASE + TEXT_OFFSET)) / PMD);
+  ck_assert_msg (touched == (_i == 0 ? reading : 0), "cachestat %s: chunks touched %#llx",
+		 _i == 0 ? "works" : "missing", (unsigned long long) touched);
+  if (_i == 0)
+    ck_assert (fake_opened ("/usr/lib/libx.so", O_PATH));
+  done (&st);
+}
+END_TEST
+
 /* A range of 127 chunks, more than populate_max: a sample of eight.  When
    it finds small chunks at the ends alone (read by the loader's faults
    beside the text), the second pass goes over the rest of the ends, not
@@ -342,6 +400,7 @@ guard_suite (void)
   tcase_add_loop_test (t, test_refused, 0, 3);
   tcase_add_loop_test (t, test_populate, 0, 5);
   tcase_add_loop_test (t, test_sample_ends, 0, 3);
+  tcase_add_loop_test (t, test_reading, 0, 2);
   suite_add_tcase (s, t);
   return s;
 }

@@ -142,6 +142,15 @@ do_openat (const char *path, long flags)
       fake.opened_flags[fake.nopened++] = flags;
     }
   int i = find_file (path);
+  /* /proc/self/fd/N: the file descriptor N of the model is open on, opened
+     again (open_object_file reopens an O_PATH descriptor so).  */
+  static const char proc_fd[] = "/proc/self/fd/";
+  if (i < 0 && strncmp (path, proc_fd, sizeof proc_fd - 1) == 0)
+    {
+      long fd = strtol (path + sizeof proc_fd - 1, NULL, 10);
+      if (fd_file (fd) != NULL)
+	i = fds[fd - FD_BASE].file;
+    }
   if (i >= 0 && (flags & O_CREAT) && (flags & O_EXCL))
     return -EEXIST;
   if (i < 0 && (flags & O_CREAT))
