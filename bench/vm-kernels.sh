@@ -68,7 +68,7 @@
 #
 # Usage: bench/vm-kernels.sh [--arch ARCH] [-s KERNELS] [-t THPS] [-B BINS]
 #                            [-S STATES] [-P PMD] [-T MIB] [-n PAIRS] [-b BATCH]
-#                            [-r READS] [-j] [-O] [-d WORKDIR] [-k]
+#                            [-r READS] [-j] [-O] [-x] [-R] [-c BINS] [-d WORKDIR] [-k]
 #   --arch ARCH, -a ARCH  x86_64 (default), aarch64 or riscv64
 #   -s KERNELS Debian releases, space-separated, each SUITE or SUITE:FLAVOUR
 #              (linux-image-FLAVOUR; default x86_64 "bullseye bookworm
@@ -99,6 +99,17 @@
 #              do); "R lock" lines, free_us and held_us per round
 #              (default 0: none)
 #   -j         a third disk: ext4 mounted data=journal
+#   -x         x86_64: strace in the guest; per file system, the system
+#              calls a warm start of each timed binary makes beyond the
+#              original's (the stub's), by name and in order
+#   -R         address-space randomisation off in the guest: TCG (QEMU
+#              before 8.0 on x86-64) keys translated code by virtual
+#              address, so with it every start translates its code anew
+#              and a warm start's time counts the code executed, not its
+#              cost on a CPU; without it, what is left is closer to that
+#   -c BINS    the binaries timed against orig, one after the other
+#              (default mad, else align; and copy where it is built), e.g.
+#              "align mad" to part the stub's cost from the alignment's
 #   -O         overlayfs over ext4 and over xfs, lower mount visible and
 #              hidden (ovl-ext4 ovl-xfs ovlh-ext4 ovlh-xfs; the overlay
 #              module: a kernel cached without it is fetched again);
@@ -130,6 +141,7 @@ BATCH=
 READS=3
 JOURNAL=0
 OVERLAY=0
+TIMED=
 WORK=
 KEEP=0
 # --arch ARCH (the one long option) is -a ARCH.
@@ -143,7 +155,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 set -- "${args[@]}"
-while getopts 'a:s:t:B:S:P:T:n:b:r:L:jOd:kh' opt; do
+while getopts 'a:s:t:B:S:P:T:n:b:r:L:jOxRc:d:kh' opt; do
 	case $opt in
 	a) ARCH=$OPTARG ;;
 	s) SUITES=$OPTARG ;;
@@ -165,6 +177,9 @@ while getopts 'a:s:t:B:S:P:T:n:b:r:L:jOd:kh' opt; do
 	   VM_LOCKS=$OPTARG ;;
 	j) JOURNAL=1 ;;
 	O) OVERLAY=1 ;;
+	x) export VM_STRACE=yes ;;
+	R) export VM_NOASLR=yes ;;
+	c) TIMED=$OPTARG ;;
 	d) WORK=$OPTARG ;;
 	k) KEEP=1 ;;
 	*) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
@@ -197,12 +212,18 @@ started=$SECONDS
 
 echo "elfpmd:   $ELFPMD ($("$ELFPMD" --version 2>/dev/null | head -n 1))"
 echo "work dir: $WORK, cache $VM_CACHE"
-echo "host:     $(uname -r), $(nproc) CPUs; guest $VM_ARCH; THP modes $THPS; states $STATES; $PAIRS timing pairs of $BATCH, $READS counted warm starts"
+echo "host:     $(uname -r), $(nproc) CPUs; guest $VM_ARCH; THP modes $THPS; states $STATES; $PAIRS timing pairs of $BATCH, $READS counted warm starts${VM_NOASLR:+; guest ASLR off}"
 
 vm_payload "$WORK/build" "$WORK/stage" "$BINS" || bench_die "$VM_WHY"
 [ -z "$VM_NA_WHY" ] || echo "mad:      not available: $VM_NA_WHY"
 # the copy rewrite is timed against orig too
 case " $VM_BINS " in *" copy "*) VM_CMP="${VM_CMP:+$VM_CMP }copy" ;; esac
+if [ -n "$TIMED" ]; then
+	for b in $TIMED; do
+		case " $VM_BINS " in *" $b "*) ;; *) bench_die "-c $b: not among the binaries ($VM_BINS)" ;; esac
+	done
+	VM_CMP=$TIMED
+fi
 echo "binaries: $VM_BINS (timed against orig: ${VM_CMP:-none})"
 case " $BINS " in
 *" copy "*) if [ -n "$VM_INV" ]; then echo "inv-pie:  $VM_INV_OFFS"; else echo "inv-pie:  none: $VM_INV_WHY"; fi ;;
@@ -296,6 +317,8 @@ for suite in $SUITES; do
 	grep '^R reads ' "$k/results" | sed 's/^R /   /'
 	grep '^R time ' "$k/results" | sed 's/^R /   /'
 	grep '^R rusage ' "$k/results" | sed 's/^R /   /'
+	grep -E '^R (calls|callstart) ' "$k/results" | sed 's/^R /   /'
+	vm_stub_calls "$k/results" | sed 's/^/   system calls beyond the original'"'"'s: /'
 	grep '^R lock ' "$k/results" | sed 's/^R /   /'
 	if [ "$old_table" = 1 ]; then
 		vm_table_rows "$(vm_series "$suite") ($kernel)" "$ideal" "$k/results" >>"$rows"

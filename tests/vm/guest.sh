@@ -43,6 +43,10 @@
 #   READS   warm starts of PROG counted for the disk reads
 #   LOCKS   rounds of the lock measurement (R lock; 0: none)
 #   PROBE   yes: try PAGEMAP_SCAN, MADV_POPULATE_READ and MADV_COLLAPSE
+#   NOASLR  yes: address-space randomisation off in the guest (TCG then
+#           translates each program's code once; see below)
+#   STRACE  yes: list the system calls of a warm start of EMPTY (R strace),
+#           where the host put strace into /bin (VM_STRACE)
 #   INV     the second fixture's file name (inv-pie: an exported function
 #           mid in a whole chunk) under /mnt/LABEL/BIN, or empty for none;
 #           with INV_BINS (orig first), INV_FS (labels), INV_THP (the THP
@@ -72,6 +76,16 @@
 #                                      run of the same how and state; mid
 #                                      what mid() returned last; hits the
 #                                      breakpoint's or uprobe's ("-": none)
+#   R calls fs=L thp=M uname_us=.. statfs_us=.. collapse_us=.. getppid_us=..
+#                                      (STRACE=yes: vmtime calls, what each
+#                                      of those system calls costs here)
+#   R callstart fs=L thp=M call=C (vmtime pairs keys)  (STRACE=yes: each
+#                                      of those calls, and all three, made
+#                                      once by a fresh process against
+#                                      none: a_us none, b_us C)
+#   R strace fs=L thp=M bin=BIN calls=NAME,...  (STRACE=yes and /bin/strace:
+#                                      the system calls of one warm start
+#                                      of EMPTY, orig and each CMP, in order)
 #   R reads fs=L thp=M runs=N orig_kb=K mad_kb=K b=CMP  (sectors read from
 #                                      DEVICE during N warm starts of each;
 #                                      mad_kb is CMP's)
@@ -233,6 +247,13 @@ minflt () {
 	sed -n 's/.*Minor (reclaiming a frame) page faults: //p' /tmp/rusage
 }
 
+# syscall_names PROG: the names of the system calls one run of PROG makes,
+# in order, separated by commas (strace, without arguments).
+syscall_names () {
+	strace -qq -o /tmp/strace.out "$1" >/dev/null 2>&1
+	sed -e 's/(.*//' -e '/^[+-]/d' /tmp/strace.out | tr '\n' ',' | sed 's/,$//'
+}
+
 measure_fs () {
 	local d="/mnt/$label" k t0 b bstates
 	t0=$(date +%s)
@@ -308,8 +329,27 @@ measure_fs () {
 			# and memory (the stub's advice and touches show here)
 			r rusage fs="$label" thp="$mode" orig_minflt="$(minflt "$d/orig/$EMPTY")" orig_rss_kb="$(cat /tmp/rss)" \
 				b_minflt="$(minflt "$d/$b/$EMPTY")" b_rss_kb="$(cat /tmp/rss)" b="$b"
+			# and, where strace is in the guest (STRACE=yes), every system
+			# call of one warm start of each, by name, in order: the
+			# host takes the stub's from the difference
+			if [ "${STRACE:-}" = yes ] && [ -x /bin/strace ]; then
+				for x in orig "$b"; do
+					r strace fs="$label" thp="$mode" bin="$x" calls="$(syscall_names "$d/$x/$EMPTY")"
+				done
+			fi
 		fi
 	done
+	# and what those calls cost here, each
+	if [ "${STRACE:-}" = yes ]; then
+		# shellcheck disable=SC2046  # vmtime prints key=value words
+		r calls fs="$label" thp="$mode" $(vmtime calls "$d/orig/$PROG" 2>&1)
+		# and each, and all three, in a fresh process, once, against none
+		for c in none uname statfs collapse all; do ln -sf /bin/vmtime "/tmp/call-$c"; done
+		for c in uname statfs collapse all; do
+			# shellcheck disable=SC2046
+			r callstart fs="$label" thp="$mode" call="$c" $(vmtime pairs "$PAIRS" "${BATCH:-1}" /tmp/call-none "/tmp/call-$c")
+		done
+	fi
 	# The wait for another user's lock (stub/lock.c): LOCKS rounds of a
 	# start of mad's EMPTY from a cache in 4 KiB folios, so that its stub
 	# repairs (where the kernel can), while vmtime hold holds the file's
@@ -422,6 +462,13 @@ for spec in $DISKS; do
 	while [ ! -b "/dev/$dev" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 done
 
+# NOASLR=yes: every process at the same addresses, run after run, so that
+# TCG, which keys its translated code by virtual address (QEMU before 8.0
+# on x86), translates a program's code once, not at every start: what
+# remains of a warm start is closer to what the guest's instructions cost.
+if [ "${NOASLR:-}" = yes ]; then
+	echo 0 >/proc/sys/kernel/randomize_va_space || r error "cannot turn address-space randomisation off"
+fi
 r thp default="$(sed 's/.*\[\(.*\)\].*/\1/' $thp)" \
 	pmd="$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size 2>/dev/null || echo unknown)"
 mounted=

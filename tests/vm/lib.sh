@@ -438,6 +438,25 @@ vm_unpack_kernel () {
 	touch "$kdir/done"
 }
 
+# vm_stub_calls RESULTS: from the R strace lines of RESULTS, one line per
+# file system, THP mode and binary other than orig: "fs=L thp=M bin=B
+# extra=N calls=NAME,...", the system calls its warm start made beyond the
+# original's (the difference of the two sequences, in order: the stub's,
+# where the layout changes nothing else).
+vm_stub_calls () {
+	local line fs thp bin orig
+	grep '^R strace ' "$1" | while read -r line; do
+		fs=$(vm_field "$line" fs) thp=$(vm_field "$line" thp) bin=$(vm_field "$line" bin)
+		[ "$bin" = orig ] && continue
+		orig=$(grep "^R strace fs=$fs thp=$thp bin=orig " "$1" | head -n 1)
+		[ -n "$orig" ] || continue
+		diff <(vm_field "$orig" calls | tr ',' '\n') <(vm_field "$line" calls | tr ',' '\n') |
+			sed -n 's/^> //p' | paste -sd, - |
+			awk -v h="fs=$fs thp=$thp bin=$bin" '{ n = split($0, a, ","); print h " extra=" n " calls=" $0 }
+				END { if (NR == 0) print h " extra=0 calls=" }'
+	done
+}
+
 # vm_config_line KDIR: the kernel configuration facts the stub depends on,
 # one line.
 vm_config_line () {
@@ -492,6 +511,8 @@ BATCH=$BATCH
 READS=$READS
 LOCKS=${VM_LOCKS:-0}
 PROBE=yes
+STRACE=${VM_STRACE:-}
+NOASLR=${VM_NOASLR:-}
 INV=${VM_INV:-}
 INV_BINS="orig copy"
 INV_FS="${INV_FS:-ext4}"
@@ -705,6 +726,8 @@ vm_ideal_kb () {
 #          VM_INV_OFFS the "INV_OFF_BIN=.. INV_FOFF_BIN=.." words of
 #          vm.conf; when they cannot be built VM_INV is empty and
 #          VM_INV_WHY says why)
+#   idle   their rewrites by $ELFPMD -q --madvise for twice the PMD size:
+#          a stub that runs and returns at once (the price of its presence)
 #   self   mad-pie only: the same program linked -static -no-pie with
 #          -z max-page-size=0x200000 and tests/vm/selfmad.c, which
 #          madvises its own text before main (no elfpmd)
@@ -720,7 +743,8 @@ vm_ideal_kb () {
 # less what is not available) and VM_CMP (the binary timed against orig:
 # mad, else align).  Returns 1 (VM_WHY) when something cannot be built, 2
 # when elfpmd fails.  The guest's helpers: pagecache, vmtime and thp-off
-# (tests/fixtures/thp-off.c: a program under PR_SET_THP_DISABLE).
+# (tests/fixtures/thp-off.c: a program under PR_SET_THP_DISABLE), and with
+# VM_STRACE=yes (x86-64) the host's strace, for R strace.
 vm_payload () {
 	local o=$1 stage=$2 bins=${3:-orig mad} src=$VM_HERE/../fixtures t b cc=${VM_CROSS}gcc pmdopt=
 	mkdir -p "$o" || return 1
@@ -739,7 +763,7 @@ vm_payload () {
 			VM_WHY="cannot link mad-empty: $(tail -1 "$o/mad-empty.log")"
 			return 1
 		fi
-		if ! ${GCC:-gcc} -O2 -Wall -o "$o/vmtime" "$VM_HERE/vmtime.c" >"$o/vmtime.log" 2>&1; then
+		if ! ${GCC:-gcc} -O2 -Wall -o "$o/vmtime" "$VM_HERE/vmtime.c" -lm >"$o/vmtime.log" 2>&1; then
 			VM_WHY="cannot build tests/vm/vmtime.c: $(tail -1 "$o/vmtime.log")"
 			return 1
 		fi
@@ -765,7 +789,7 @@ vm_payload () {
 		printf 'int main (void) { return 0; }\n' >"$o/empty.c"
 		for t in "mad-pie:-fPIE -pie -DBIG_SIZE=$size:$src/big.S $src/bigcall.c $src/madmain.c" \
 			"mad-empty:-fPIE -pie -DBIG_SIZE=$size:$src/big.S $src/bigcall.c $o/empty.c" \
-			"vmtime:-static -Wall:$VM_HERE/vmtime.c" \
+			"vmtime:-static -Wall:$VM_HERE/vmtime.c -lm" \
 			"pagecache:-static -Wall:$src/pagecache.c" \
 			"thp-off:-static -Wall:$src/thp-off.c" \
 			"self:-static -no-pie -DBIG_SIZE=$size -Wl,-z,max-page-size=$pmd -Wl,-Ttext-segment=$at:$src/big.S $src/bigcall.c $src/madmain.c $VM_HERE/selfmad.c"; do
@@ -789,6 +813,11 @@ vm_payload () {
 	fi
 	VM_INV='' VM_INV_OFFS='' VM_INV_WHY="the inv fixture is x86-64 code (invpatch.c)"
 	VM_GUEST_BINS=("$o/pagecache" "$o/vmtime" "$o/thp-off")
+	# The host's strace (and, through vm_initramfs, its libraries), for
+	# R strace: only for an x86-64 guest, which runs the host's binaries.
+	if [ "${VM_STRACE:-}" = yes ] && [ -z "$VM_CROSS" ] && command -v strace >/dev/null; then
+		VM_GUEST_BINS+=("$(command -v strace)")
+	fi
 	case " $bins " in
 	*" copy "*)
 		[ -z "$VM_CROSS" ] && vm_inv_build "$o" "$src" && VM_GUEST_BINS+=("$o/invpatch.so") ;;
@@ -837,10 +866,17 @@ vm_payload () {
 					rm -f "$stage/orig/inv-pie" "$stage/copy/inv-pie" ;;
 				esac
 			fi ;;
+		idle)
+			# the stub made for twice the PMD size: it runs, finds the
+			# kernel's PMD not the one planned, and returns at once
+			for t in mad-pie mad-empty; do
+				"$ELFPMD" -q --madvise --pmd-size=$((2 * ${ELFPMD_VM_PMD:-0x200000})) -o "$stage/idle/$t" "$o/$t" >"$o/idle-$t.log" 2>&1 \
+					|| { VM_WHY="elfpmd --madvise --pmd-size $t failed: $(head -1 "$o/idle-$t.log")"; return 2; }
+			done ;;
 		self)
 			cp "$o/self" "$stage/self/mad-pie" ;;
 		*)
-			VM_WHY="unknown binary $b (orig, align, mad, copy, self)"
+			VM_WHY="unknown binary $b (orig, align, mad, copy, idle, self)"
 			return 1 ;;
 		esac
 		VM_BINS="$VM_BINS $b"
@@ -1013,7 +1049,8 @@ vm_table_bins () {
 
 # vm_cost_rows KERNEL RESULTS: "| kernel | fs | THP | B | warm start B/orig |
 # extra MiB read per warm start |" rows from the guest's time and reads
-# lines, one per binary B timed (CMP).
+# lines, one per binary B timed (CMP); the warm start is the median of the
+# per-pair ratios with its 95% interval in brackets.
 vm_cost_rows () {
 	awk -v kernel="$1" '
 		function f(key,  i, kv) {
@@ -1025,7 +1062,7 @@ vm_cost_rows () {
 			b[k] = f("b")
 		}
 		$2 == "reads" { extra[k] = sprintf("%.1f", (f("mad_kb") - f("orig_kb")) / f("runs") / 1024) }
-		$2 == "time" { ratio[k] = sprintf("%.2fx", f("ratio")) }
+		$2 == "time" { ratio[k] = sprintf("%.2fx", f("ratio")) (f("ci_lo") != "" ? sprintf(" (%.2f-%.2f)", f("ci_lo"), f("ci_hi")) : "") }
 		END {
 			for (i = 1; i <= n; i++) {
 				k = order[i]; split(k, p, SUBSEP)

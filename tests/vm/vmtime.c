@@ -7,9 +7,12 @@
        (CLOCK_MONOTONIC); each pair is a batch of A and a batch of B (each
        with ARG..., stdin, stdout and stderr on /dev/null), alternating
        which goes first (A B, B A, A B, ...).  Print one line:
-         a_us=MEDIAN b_us=MEDIAN ratio=MEDIAN_OF_B/A min_ratio=.. max_ratio=.. status=SA/SB
+         a_us=MEDIAN b_us=MEDIAN ratio=MEDIAN_OF_B/A ci_lo=.. ci_hi=..
+         min_ratio=.. max_ratio=.. status=SA/SB
        with the medians per run, ratio the median of the per-pair ratios
-       B/A, and SA, SB the exit statuses of the last runs.  Exit 0, or 2 on
+       B/A, ci_lo and ci_hi a 95% confidence interval of that median (the
+       order statistics a sign test gives, distribution-free), and SA, SB
+       the exit statuses of the last runs.  Exit 0, or 2 on
        an error.
      vmtime run N PROG [ARG...]
        Run PROG N times (output to /dev/null); print "status=S" of the last.
@@ -35,6 +38,19 @@
        executable at a 2 MiB-aligned address, after MADV_HUGEPAGE and a read
        of every page under MADV_RANDOM (so that the cache holds it in small
        folios); collapse_pmd_kb is the mapping's FilePmdMapped afterwards.
+     vmtime calls FILE
+       What the system calls of the stub's path where the kernel cannot
+       give a file PMD folios cost here: print
+         uname_us=.. statfs_us=.. collapse_us=.. getppid_us=..
+       the mean of 2000 calls each: uname, statfs of /proc/self/exe,
+       madvise(MADV_COLLAPSE) of a 2 MiB-aligned read-only executable
+       mapping of FILE (at least 2 MiB; its result does not matter), and
+       getppid, the cheapest call, for scale.
+     call-WHAT (vmtime run under that name, a link)
+       Make the stub's system calls WHAT once and exit 0: none, uname,
+       statfs (of /proc/self/exe), collapse (MADV_COLLAPSE of the 2 MiB
+       around vmtime's own code), or all: timed against call-none with
+       vmtime pairs, what they cost a fresh process.
      vmtime break OFFSET PROG [ARG...]
        x86-64 only: run PROG (stdin, stdout and stderr its own) under
        ptrace with a software breakpoint at OFFSET from its load base (the
@@ -50,6 +66,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +75,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,8 +219,22 @@ pairs (int n, int batch, char *a, char *b, char **args, int nargs)
   for (int i = 0; i < n; i++)
     ratio[i] = tb[i] / ta[i];
   double r = median (ratio, n);
-  printf ("a_us=%.0f b_us=%.0f ratio=%.3f min_ratio=%.3f max_ratio=%.3f status=%d/%d\n",
-	  median (ta, n), median (tb, n), r, ratio[0], ratio[n - 1], sa, sb);
+  /* The ranks around the median that hold it with 95% confidence: the
+     binomial (n, 1/2) by its normal approximation, n/2 -+ 0.98 sqrt (n),
+     the whole range for fewer than 6 pairs.  */
+  int lo = 0, hi = n - 1;
+  if (n >= 6)
+    {
+      double half = 0.98 * sqrt ((double) n);
+      lo = (int) floor (n / 2.0 - half);
+      hi = (int) ceil (n / 2.0 + half) - 1;
+      if (lo < 0)
+	lo = 0;
+      if (hi > n - 1)
+	hi = n - 1;
+    }
+  printf ("a_us=%.0f b_us=%.0f ratio=%.3f ci_lo=%.3f ci_hi=%.3f min_ratio=%.3f max_ratio=%.3f status=%d/%d\n",
+	  median (ta, n), median (tb, n), r, ratio[lo], ratio[hi], ratio[0], ratio[n - 1], sa, sb);
   return 0;
 }
 
@@ -384,9 +417,70 @@ breakpoint (uintptr_t offset, char **argv)
 }
 #endif
 
+/* vmtime calls FILE: see the top of this file.  */
+static int
+calls (const char *file)
+{
+  enum { N = 2000 };
+  size_t pmd = 2 << 20;
+  int fd = open (file, O_RDONLY);
+  char *area = fd < 0 ? MAP_FAILED : mmap (NULL, 2 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED)
+    {
+      perror (file);
+      return 2;
+    }
+  char *chunk = (char *) (((uintptr_t) area + pmd - 1) & ~(uintptr_t) (pmd - 1));
+  if (mmap (chunk, pmd, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0) != chunk)
+    {
+      perror ("mmap");
+      return 2;
+    }
+  struct utsname u;
+  struct statfs sf;
+  double t[4];
+  for (int k = 0; k < 4; k++)
+    {
+      double t0 = now_us ();
+      for (int i = 0; i < N; i++)
+	switch (k)
+	  {
+	  case 0: uname (&u); break;
+	  case 1: statfs ("/proc/self/exe", &sf); break;
+	  case 2: madvise (chunk, pmd, 25 /* MADV_COLLAPSE */); break;
+	  case 3: getppid (); break;
+	  }
+      t[k] = (now_us () - t0) / N;
+    }
+  printf ("uname_us=%.2f statfs_us=%.2f collapse_us=%.2f getppid_us=%.2f\n", t[0], t[1], t[2], t[3]);
+  return 0;
+}
+
+/* Run as call-WHAT (a link to vmtime): make the stub's system calls WHAT
+   (none, uname, statfs, collapse, or all three) once, in a fresh process,
+   and exit 0: timed against call-none, what they cost a start.  */
+static int
+call_once (const char *what)
+{
+  struct utsname u;
+  struct statfs sf;
+  int all = strcmp (what, "all") == 0;
+  if (all || strcmp (what, "uname") == 0)
+    uname (&u);
+  if (all || strcmp (what, "statfs") == 0)
+    statfs ("/proc/self/exe", &sf);
+  if (all || strcmp (what, "collapse") == 0)
+    madvise ((void *) ((uintptr_t) call_once & ~(uintptr_t) 0x1fffff), 2 << 20, 25);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  const char *base = strrchr (argv[0], '/');
+  base = base != NULL ? base + 1 : argv[0];
+  if (strncmp (base, "call-", 5) == 0)
+    return call_once (base + 5);
   if (argc >= 6 && strcmp (argv[1], "pairs") == 0)
     {
       int n = atoi (argv[2]), batch = atoi (argv[3]);
@@ -415,12 +509,14 @@ main (int argc, char **argv)
     return hold (argv[2]);
   if (argc == 3 && strcmp (argv[1], "probe") == 0)
     return probe (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "calls") == 0)
+    return calls (argv[2]);
 #ifdef __x86_64__
   if (argc >= 4 && strcmp (argv[1], "break") == 0)
     return breakpoint ((uintptr_t) strtoull (argv[2], NULL, 0), argv + 3);
 #endif
   fprintf (stderr, "usage: vmtime pairs N BATCH A B [ARG...] | run N PROG [ARG...] | once PROG"
-	   " [ARG...] | hold FILE | probe FILE"
+	   " [ARG...] | hold FILE | probe FILE | calls FILE"
 #ifdef __x86_64__
 	   " | break OFFSET PROG [ARG...]"
 #endif
