@@ -45,6 +45,9 @@ stub_entry:
 	str	x18, [sp, #144]
 	adr	x0, stub_entry
 	adr	x1, stub_params
+	/* The stack pointer the stub was entered with: a program's argc,
+	   argv, envp and auxiliary vector are there.  */
+	add	x2, x29, #160
 	bl	stub_main
 	ldp	x0, x1, [sp, #16]
 	ldp	x2, x3, [sp, #32]

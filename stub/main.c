@@ -84,10 +84,13 @@ collapse_all (struct stub *st)
   return 1;
 }
 
-HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
+HIDDEN void stub_main (uintptr_t self, const struct stub_params *p, const uint64_t *sp);
 
+/* The stub for the object at SELF with parameters P, entered with the
+   stack pointer SP (ARCH-entry.S): a program's initial stack, where P says
+   that the object is a program hooked at its entry point.  */
 void
-stub_main (uintptr_t self, const struct stub_params *p)
+stub_main (uintptr_t self, const struct stub_params *p, const uint64_t *sp)
 {
   struct stub st = {
     .p = p, .self = self, .pmd = p->pmd, .page = stub_page_size (), .pagemap = -2,
@@ -104,6 +107,8 @@ stub_main (uintptr_t self, const struct stub_params *p)
      evict chunks that can never be PMD-mapped.  */
   if (st.page == 0 || st.pmd != STUB_KERNEL_PMD (st.page))
     return;
+  if (p->flags & STUB_FLAG_EXE)
+    st.execfn = initial_execfn (sp);
   enum mode mode = choose_mode (&st);
   if (mode == MODE_COLLAPSE)
     st.no_file_folios = !collapse_all (&st);

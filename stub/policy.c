@@ -9,8 +9,9 @@
 	madvise(MADV_HUGEPAGE) and nothing more (MODE_HINT), which has no
 	effect where THP is off; so too on tmpfs, whose folios were chosen
 	when the file was written;
-     2. the file system (statfs of /proc/self/exe, or of the path
-	/proc/self/maps gives a shared object; on overlayfs, that of the
+     2. the file system (statfs of the name a program was executed as,
+	else of /proc/self/exe, or of the path /proc/self/maps gives a
+	shared object; on overlayfs, that of the
 	layer, where mountinfo tells it: facts.c): ext4 before 6.16, xfs
 	before 5.18 and btrfs before 6.17 give no large folios.  There, from
 	6.1 on, one MADV_COLLAPSE tells whether the kernel can collapse file

@@ -40,6 +40,9 @@ stub_entry:
 	sd	s0, 128(sp)
 	lla	a0, stub_entry
 	lla	a1, stub_params
+	/* The stack pointer the stub was entered with: a program's argc,
+	   argv, envp and auxiliary vector are there.  */
+	addi	a2, sp, 144
 	call	stub_main
 	ld	ra, 0(sp)
 	ld	a0, 8(sp)

@@ -54,6 +54,7 @@
 #define AT_NULL 0
 #define AT_ENTRY 9
 #define AT_SECURE 23
+#define AT_EXECFN 31
 #define SYNC_FILE_RANGE_WAIT_BEFORE 1
 #define SYNC_FILE_RANGE_WRITE 2
 #define SYNC_FILE_RANGE_WAIT_AFTER 4
@@ -189,6 +190,7 @@ struct stub
   uint64_t page;		/* the running kernel's base page size */
   unsigned kernel;		/* KV of the running kernel; 0 if unknown */
   uint64_t fs;			/* f_type of the object's file system; 0 if unknown */
+  const char *execfn;		/* a program's AT_EXECFN, when not AT_SECURE; or NULL */
   int pagemap;			/* /proc/self/pagemap; -1 none, -2 not opened yet */
   int scan;			/* PAGEMAP_SCAN works: 1, does not: 0, not known yet: -1 */
   int file;			/* the object's file; -1 none, -2 not looked for yet */
@@ -313,6 +315,7 @@ HIDDEN int read_auxv (struct stub *st);
 
 /* facts.c: the kernel, the file system, the object's file.  */
 HIDDEN unsigned kernel_version (void);
+HIDDEN const char *initial_execfn (const uint64_t *sp);
 HIDDEN int thp_never (void);
 HIDDEN uint64_t file_system (struct stub *st);
 HIDDEN int secure (struct stub *st);

@@ -28,6 +28,9 @@ stub_entry:
 	and	$-16, %rsp
 	lea	stub_entry(%rip), %rdi
 	lea	stub_params(%rip), %rsi
+	/* The stack pointer the stub was entered with: a program's argc,
+	   argv, envp and auxiliary vector are there.  */
+	lea	8(%rbp), %rdx
 	call	stub_main
 	lea	-72(%rbp), %rsp
 	pop	%r11

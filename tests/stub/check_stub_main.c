@@ -17,7 +17,7 @@
 #include "check_main.h"
 #include "fake_kernel.h"
 
-HIDDEN void stub_main (uintptr_t self, const struct stub_params *p);
+HIDDEN void stub_main (uintptr_t self, const struct stub_params *p, const uint64_t *sp);
 
 #define PMD ((uint64_t) 2 << 20)
 #define SELF 0x40000000UL	/* the stub's address: the text's first chunk */
@@ -159,7 +159,7 @@ START_TEST (test_secure_repair)
   enum way way = (enum way) _i;
   set_up ("6.18.0-1-amd64", EXT4_SUPER_MAGIC, 0);
   make (way);
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   int dropped = advised (MADV_DONTNEED);
   long evicted = fake_calls (SYS_fadvise64), locked = fake_calls (SYS_flock);
   long synced = fake_calls (SYS_sync_file_range), slept = fake_calls (SYS_clock_nanosleep);
@@ -192,7 +192,7 @@ START_TEST (test_let_go)
   set_up ("6.18.0-1-amd64", EXT4_SUPER_MAGIC, 0);
   make (way);
   text_huge = 1;
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   int let_go = 0;
   for (int i = 0; i < fake.ncalls; i++)
     if (fake.calls[i].n == SYS_madvise && fake.calls[i].c == MADV_DONTNEED)
@@ -218,7 +218,7 @@ START_TEST (test_secure_copy)
   enum way way = (enum way) _i;
   set_up ("6.1.0-18-amd64", EXT4_SUPER_MAGIC, STUB_FLAG_COPY);
   make (way);
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   int environ_read = fake_opened ("/proc/self/environ", 0);
   ck_assert_msg (fake_calls (SYS_mremap) == 1, "%s: %ld copies moved over the text",
 		 way_names[way], fake_calls (SYS_mremap));
@@ -238,12 +238,12 @@ END_TEST
 START_TEST (test_cheap_program)
 {
   set_up ("6.12.57+deb13-amd64", EXT4_SUPER_MAGIC, 0);
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   ck_assert_msg (fake.ncalls == 3 && fake_calls (SYS_uname) == 1 && fake_calls (SYS_statfs) == 1
 		 && fake_calls (SYS_madvise) == 1, "%d system calls", fake.ncalls);
   /* Before 5.18: uname and one madvise.  */
   set_up ("5.10.0-33-amd64", EXT4_SUPER_MAGIC, 0);
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   ck_assert_msg (fake.ncalls == 2 && advised (MADV_HUGEPAGE), "%d system calls", fake.ncalls);
 }
 END_TEST
@@ -255,7 +255,7 @@ START_TEST (test_copy_refused)
 {
   set_up ("6.1.0-18-amd64", EXT4_SUPER_MAGIC, STUB_FLAG_COPY);
   mprotect_result = -EACCES;
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   ck_assert_int_eq (fake_calls (SYS_mprotect), 1);
   ck_assert_int_eq (fake_calls (SYS_mremap), 0);
   ck_assert_int_eq (fake.anon_bytes, 0);
@@ -290,7 +290,7 @@ START_TEST (test_seccomp)
       set_up ("6.18.0-1-amd64", EXT4_SUPER_MAGIC, 0);
       fake.seccomp = mode;
       text_huge = huge;
-      stub_main (SELF, &params);
+      stub_main (SELF, &params, NULL);
       long looks = fake_calls (SYS_mincore) + fake_calls (SYS_cachestat);
       ck_assert_msg (filter ? looks == 0 : looks > 0,
 		     "PR_GET_SECCOMP %ld, text %s: %ld mincore, %ld cachestat", mode,
@@ -313,7 +313,7 @@ START_TEST (test_seccomp)
   set_up ("6.1.0-18-amd64", EXT4_SUPER_MAGIC, STUB_FLAG_COPY);
   fake.seccomp = mode;
   mremap_result = -ENOMEM;
-  stub_main (SELF, &params);
+  stub_main (SELF, &params, NULL);
   ck_assert_int_eq (fake_calls (SYS_mremap), 1);
   ck_assert_int_eq (fake_calls (SYS_mincore), 0);
   ck_assert_int_eq (fake_calls (SYS_msync), 1);

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_main.h"
 #include "fake_kernel.h"
@@ -147,6 +148,52 @@ START_TEST (test_library_fs)
 }
 END_TEST
 
+/* A program's file system is that of the name it was executed as
+   (AT_EXECFN on its initial stack): no look at /proc, which costs a fresh
+   process more than all the stub's other calls together; /proc/self/exe
+   where that name cannot be had (no auxiliary vector at hand, AT_SECURE,
+   statfs fails).  */
+START_TEST (test_execfn)
+{
+  fake_reset ();
+  fake.release = "6.1.0-18-amd64";
+  fake_file ("/proc/self/exe", "\177ELF", 0)->fs_magic = XFS_SUPER_MAGIC;
+  struct fake_file *named = fake_file ("/opt/app/bin/prog", "\177ELF", 0);
+  named->fs_magic = EXT4_SUPER_MAGIC;
+  static char name[] = "/opt/app/bin/prog", other[] = "/gone";
+  uint64_t stack[] = { 1, (uint64_t) (uintptr_t) name, 0, 0x2000, 0,
+		       AT_ENTRY, 0x401000, AT_EXECFN, (uint64_t) (uintptr_t) name, AT_SECURE, 0,
+		       AT_NULL, 0 };
+  struct stub st = stub_for (&program);
+  st.execfn = initial_execfn (stack);
+  ck_assert_ptr_eq (st.execfn, name);
+  ck_assert_int_eq (choose_mode (&st), MODE_COLLAPSE);
+  for (int i = 0; i < fake.ncalls; i++)
+    ck_assert_msg (fake.calls[i].n != SYS_statfs
+		   || strcmp ((const char *) fake.calls[i].a, "/proc/self/exe") != 0,
+		   "statfs of /proc/self/exe although AT_EXECFN was at hand");
+  ck_assert_int_eq (fake_calls (SYS_statfs), 1);
+  /* AT_SECURE: the name is the invoking user's, not asked.  */
+  stack[10] = 1;
+  ck_assert_ptr_null (initial_execfn (stack));
+  /* A name that cannot be looked at any more: /proc/self/exe.  */
+  stack[10] = 0;
+  stack[8] = (uint64_t) (uintptr_t) other;
+  fake_reset ();
+  fake.release = "6.1.0-18-amd64";
+  fake_file ("/proc/self/exe", "\177ELF", 0)->fs_magic = XFS_SUPER_MAGIC;
+  st = stub_for (&program);
+  st.execfn = initial_execfn (stack);
+  ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
+  /* No vector (a null stack pointer), or none with the name.  */
+  ck_assert_ptr_null (initial_execfn (NULL));
+  stack[7] = 25;		/* AT_RANDOM */
+  ck_assert_ptr_null (initial_execfn (stack));
+  stack[0] = (uint64_t) 1 << 40;	/* no argc a kernel would pass */
+  ck_assert_ptr_null (initial_execfn (stack));
+}
+END_TEST
+
 /* overlayfs (a container's root): the layer's file system decides, where
    mountinfo names the device /proc/self/maps shows; nothing is ever
    dropped or repaired through the overlay.  */
@@ -199,6 +246,7 @@ policy_suite (void)
   tcase_add_loop_test (tc, test_thp_off, 0, n);
   tcase_add_loop_test (tc, test_cheap, 0, n);
   tcase_add_test (tc, test_library_fs);
+  tcase_add_test (tc, test_execfn);
   tcase_add_test (tc, test_overlay);
   suite_add_tcase (s, tc);
   return s;
