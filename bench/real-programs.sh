@@ -36,7 +36,10 @@
 #          still dirty (installed with cp or install, without fsync)
 # The outputs of all these jobs must be the same as the original's (paths of
 # the copy directory and process ids masked), and so must the --version-style
-# output of both copies.  Every run holds the lock /tmp/elfpmd-bench.lock (or
+# output of both copies.  Besides the table, one line per object and run
+# says "state NAME LABEL pmd_kib=N reached_kib=M": the lowest FilePmdMapped
+# of the run's processes, and how much of the whole chunks that process had
+# reached (a page of them mapped) at its gate.  Every run holds the lock /tmp/elfpmd-bench.lock (or
 # $ELFPMD_BENCH_LOCK; flock) from its cache drop to its end.
 #
 # Usage: bench/real-programs.sh [-d DIR] [-k] [-o NAME,...] [-l]
@@ -75,7 +78,11 @@ ELFPMD=$(cd "$(dirname "$ELFPMD")" && pwd)/$(basename "$ELFPMD")
 # ------------------------------------------------------------------ objects
 GCCLIB=$(dirname "$(gcc -print-prog-name=cc1 2>/dev/null || echo /usr/lib/gcc/x86_64-linux-gnu/12/cc1)")
 LIBDIR=/usr/lib/x86_64-linux-gnu
-JDK=$(ls -d /usr/lib/jvm/*/lib/server/libjvm.so 2>/dev/null | sort | tail -n 1 | sed 's|/lib/server/libjvm.so$||')
+# The distribution's JDK (Debian's java-N-openjdk-ARCH), the newest, else
+# any other there (a vendor's build).
+JDK=$( (ls -d /usr/lib/jvm/java-*-openjdk-*/lib/server/libjvm.so 2>/dev/null | sort -V | tail -n 1
+	ls -d /usr/lib/jvm/*/lib/server/libjvm.so 2>/dev/null | sort -V | tail -n 1) | head -n 1 |
+	sed 's|/lib/server/libjvm.so$||')
 CLANG14=/usr/lib/llvm-14/bin/clang
 SPANNER=$(ls /usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main 2>/dev/null || :)
 KUBECTL=$(ls /usr/lib/google-cloud-sdk/bin/kubectl 2>/dev/null || :)
@@ -413,9 +420,19 @@ ver_llvm15() { echo 1 | "$IN/dlhold" llvm /dev/stdin "$D/libLLVM-15.so.1"; }
 content_libclang=$IN/job.c
 run_libclang() { "$IN/dlhold" libclang "$FIFO" "$D/libclang-14.so"; }
 ver_libclang() { "$IN/dlhold" libclang /dev/null "$D/libclang-14.so"; }
-echo '-Xshare:auto' >"$IN/jvm.flags"
-content_jvm=$IN/jvm.flags
-run_jvm() { "$D/jdk/bin/java" -XX:VMOptionsFile="$FIFO" "$IN/Hello.java" a b; }
+# Gated on a compile command file, which the JVM opens (and a FIFO blocks)
+# while it starts, after libjvm.so is loaded (JDK 17 reads a FIFO given as
+# -XX:VMOptionsFile as if it were empty); the job is Hello.java where the
+# JDK can run source files (jdk.compiler), else -version.
+echo 'quiet' >"$IN/jvm.commands"
+content_jvm=$IN/jvm.commands
+run_jvm() {
+	if [ -e "$JDK/bin/javac" ]; then
+		"$D/jdk/bin/java" -Xshare:auto -XX:CompileCommandFile="$FIFO" "$IN/Hello.java" a b
+	else
+		"$D/jdk/bin/java" -Xshare:auto -XX:CompileCommandFile="$FIFO" -version
+	fi
+}
 ver_jvm() { "$D/jdk/bin/java" -version; }
 # A JDK tree whose libjvm.so is the copy: the launcher finds the JVM next
 # to its own (real) path, the JVM finds the rest through symlinks.
@@ -753,6 +770,11 @@ for set in "${SETS[@]}"; do
 			if [ -n "$r" ] && [ "${COV[$name.$label]}" != - ] && [ "$r" -lt $((IDEAL[$name] * 2048)) ]; then
 				NOTE[$name]+="$label: ${COV[$name.$label]} of $r KiB reached PMD-mapped; "
 			fi
+		done
+		# One line per state for scripts (tests/run-real-programs.sh):
+		# the lowest FilePmdMapped of a run, and what that run had reached.
+		for label in $LABELS; do
+			echo "  state $name $label pmd_kib=${COV[$name.$label]:--} reached_kib=${REACH[$name.$label]:--}"
 		done
 		printf '  %-20s KiB PMD-mapped of %d: fresh %s  cold %s  warm %s  order-0 %s  3 at once %s dirty %s  orig %s; base aligned: %s\n' \
 			"$name" $((IDEAL[$name] * 2048)) "${COV[$name.fresh]}" "${COV[$name.cold]}" "${COV[$name.warm]}" "${COV[$name.order0]}" \

@@ -38,6 +38,10 @@ PACKAGES="$PACKAGES rpm cpio"
 # elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
 # configure's default unit directory (systemd.pc).
 PACKAGES="$PACKAGES systemd"
+# tests/run-real-programs.sh: the distribution's Java runtime, whose
+# libjvm.so bench/real-programs.sh rewrites and java loads (about 200 MB
+# installed; Debian 12: OpenJDK 17).
+PACKAGES="$PACKAGES default-jre-headless"
 # The VM harness (tests/run-vm.sh, tests/run-vm-aarch64.sh,
 # tests/run-vm-riscv64.sh, bench/vm-kernels.sh), installed without the
 # recommended packages (qemu's would add a desktop stack, ~140 packages);
