@@ -26,10 +26,12 @@ MUTATE=${MUTATE:-$TESTS_BUILDDIR/mutate}
 
 n_pass=0
 n_fail=0
+failed_list=
 n_skip=0
 
 pass () { echo "PASS: $*"; n_pass=$((n_pass + 1)); }
-fail () { echo "FAIL: $*"; n_fail=$((n_fail + 1)); }
+fail () { echo "FAIL: $*"; n_fail=$((n_fail + 1)); failed_list="${failed_list:-}#   $*
+"; }
 skip () { echo "SKIP: $*"; n_skip=$((n_skip + 1)); }
 note () { echo "      $*"; }
 
@@ -54,6 +56,9 @@ holds () {
 
 # finish: print the summary and exit with the automake status.
 finish () {
+	# The failures again at the end, where a log cut in the middle (CI
+	# prints a part of it) still shows them.
+	[ "$n_fail" -eq 0 ] || printf '# the failures:\n%s' "$failed_list"
 	echo "# pass $n_pass, fail $n_fail, skip $n_skip"
 	if [ "$n_fail" -gt 0 ]; then exit 1; fi
 	if [ "$n_pass" -eq 0 ] && [ "$n_skip" -gt 0 ]; then exit 77; fi

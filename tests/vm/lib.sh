@@ -638,7 +638,19 @@ vm_qemu () {
 		n=$((n + 1))
 	done
 	rm -f "$log"
+	# One guest at a time on this machine: under TCG each vCPU wants a host
+	# CPU, and two guests of `make -j check` on two CPUs stalled each
+	# other's timed starts and three-at-once runs (ELFPMD_VM_LOCK names the
+	# lock file).
+	local lock=${ELFPMD_VM_LOCK:-/tmp/elfpmd-tests-vm.lock} t0=$SECONDS status
+	if command -v flock >/dev/null 2>&1 && exec 7>>"$lock"; then
+		flock -w 3600 7 || echo "      waited an hour for the guest lock $lock; booting anyway"
+		[ $((SECONDS - t0)) -lt 1 ] || echo "      waited $((SECONDS - t0)) s for another guest to end ($lock)"
+	fi
 	timeout -k 10 "$limit" "$VM_QEMU" "${args[@]}" </dev/null >"$log.qemu" 2>&1
+	status=$?
+	exec 7>&- 2>/dev/null
+	return $status
 }
 
 # vm_accel KDIR INITRD DIR: VM_ACCEL=kvm when /dev/kvm boots this kernel to
