@@ -281,6 +281,40 @@ fi
 cp "$work/sample" "$work/ns1"; cp "$work/sample" "$work/ns2"
 "$ELFPMD" -q "$work/ns1" && "$ELFPMD" -q --no-sync "$work/ns2"
 check "--no-sync output identical" cmp -s "$work/ns1" "$work/ns2"
+# Without sync the new file takes the name by exchange (renameat2
+# RENAME_EXCHANGE) and the old one is removed: a hard link keeps the old
+# contents, nothing is left under a temporary name, the mode is kept.
+mkdir "$work/nsd"
+cp "$work/sample" "$work/nsd/p"; chmod 750 "$work/nsd/p"; ln "$work/nsd/p" "$work/nsd/q"
+"$ELFPMD" -q --no-sync "$work/nsd/p" 2>"$work/err"
+check "--no-sync: the named file rewritten" cmp -s "$work/nsd/p" "$work/ns1"
+check "--no-sync: its other hard link keeps the old contents" cmp -s "$work/nsd/q" "$work/sample"
+check "--no-sync: the mode kept" test "$(stat -c %a "$work/nsd/p")" = 750
+check "--no-sync: nothing else in the directory ($(ls -A "$work/nsd" | tr '\n' ' '))" \
+	test "$(ls -A "$work/nsd" | tr '\n' ' ')" = "p q "
+if have strace; then
+	cp "$work/sample" "$work/nsd/p"
+	strace -f -e trace=rename,renameat,renameat2,unlink,unlinkat -o "$work/nsd-trace" \
+		"$ELFPMD" -q --no-sync "$work/nsd/p" || fail "--no-sync under strace"
+	# Can this file system exchange names?  Asked without elfpmd's code.
+	: >"$work/nsd/x1"; : >"$work/nsd/x2"
+	can=$(python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+print("yes" if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) == 0 else "no")' \
+		"$work/nsd/x1" "$work/nsd/x2" 2>/dev/null)
+	rm -f "$work/nsd/x1" "$work/nsd/x2"
+	if [ "$can" = yes ]; then
+		check "--no-sync: the names exchanged, then the old file removed under the temporary name" \
+			sh -c "grep -q 'RENAME_EXCHANGE) = 0' '$work/nsd-trace' && grep -q 'unlinkat(.*\"\.elfpmd\.[^\"]*\", 0) = 0' '$work/nsd-trace'"
+	else
+		skip "--no-sync: this file system cannot exchange names (${can:-no python3})"
+	fi
+	cp "$work/sample" "$work/nsd/p"
+	strace -f -e trace=renameat,renameat2 -o "$work/nsd-trace" "$ELFPMD" -q "$work/nsd/p" || fail "elfpmd under strace"
+	check "with sync: renamed over, not exchanged" sh -c "! grep -q RENAME_EXCHANGE '$work/nsd-trace'"
+else
+	skip "no strace: how --no-sync replaces the name"
+fi
 
 # --pmd-size and --page-size reach the report.
 expect_status 0 "--pmd-size 1M" "$ELFPMD" -n --json --pmd-size=1M "$work/sample"
