@@ -159,6 +159,64 @@ else
 	skip "not root (or no user nobody): the symbolic-link checks"
 fi
 
+# The rule of src/core/trust.c, as root: what another user prepared is not
+# used.  (issue 35: the first of its reproductions.)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	T=$W/trust
+	mkdir -p "$T" && chmod 755 "$T"
+	mkfifo "$T/fifo"
+	cp "$W/orig/prog" "$T/p"
+	for what in "--json=$T/fifo" "--manifest=$T/fifo"; do
+		timeout 10 "$ELFPMD" -q $what "$T/p" >/dev/null 2>"$T/err"
+		st=$?
+		holds "$what: exit 1 at once, nothing rewritten ($(head -1 "$T/err"))" \
+			'[ $st -eq 1 ] && cmp -s "$T/p" "$W/orig/prog" && grep -q "not a regular file" "$T/err"'
+	done
+	timeout 10 "$ELFPMD" reapply --manifest="$T/fifo" >/dev/null 2>"$T/err"
+	st=$?
+	check "reapply --manifest=FIFO: exit 1 at once ($(head -1 "$T/err"))" test $st = 1
+	# another user's originals directory, writable by all
+	mkdir "$T/o" && chown nobody "$T/o" && chmod 777 "$T/o"
+	"$ELFPMD" -q --manifest="$T/m" --keep-originals="$T/o" "$T/p" 2>"$T/err"
+	st=$?
+	holds "--keep-originals= another user's directory: exit 1, nothing rewritten ($(head -1 "$T/err"))" \
+		'[ $st -eq 1 ] && cmp -s "$T/p" "$W/orig/prog" && grep -q "belongs to another user" "$T/err"'
+	# root's own: the copy keeps the original's times; revert puts back
+	# the set-user-ID bit, a file capability, a user.* attribute and the
+	# times, and removes the copy it used
+	chmod 4755 "$T/p"; touch -d '2020-01-02 03:04:05' "$T/p"
+	have setcap && setcap cap_net_raw+ep "$T/p"
+	have setfattr && setfattr -n user.elfpmd -v kept "$T/p" 2>/dev/null
+	caps_before=$(getcap "$T/p" 2>/dev/null | awk '{print $2}')
+	attr_before=$(getfattr --only-values -n user.elfpmd "$T/p" 2>/dev/null)
+	"$ELFPMD" -q --manifest="$T/m" --keep-originals="$T/k" "$T/p"
+	check "root's own originals directory: converted" sh -c "! cmp -s '$T/p' '$W/orig/prog'"
+	"$ELFPMD" revert -q --manifest="$T/m" 2>"$T/err"
+	holds "revert: the contents, mode 4755, capability ${caps_before:-none}, user.elfpmd=${attr_before:-none} and the time back, the kept copy removed ($(head -1 "$T/err"))" \
+		'cmp -s "$T/p" "$W/orig/prog" && [ "$(stat -c %a "$T/p")" = 4755 ] \
+		 && [ "$(getcap "$T/p" 2>/dev/null | awk "{print \$2}")" = "$caps_before" ] \
+		 && [ "$(getfattr --only-values -n user.elfpmd "$T/p" 2>/dev/null)" = "$attr_before" ] \
+		 && [ "$(stat -c %Y "$T/p")" = "$(date -d "2020-01-02 03:04:05" +%s)" ] && [ -z "$(ls -A "$T/k")" ]'
+	# a manifest another user owns, or can write, or with an option
+	# elfpmd never records, is refused with the reason
+	cp "$T/m" "$T/m-nobody"; chown nobody "$T/m-nobody"
+	cp "$T/m" "$T/m-g"; chgrp nogroup "$T/m-g" 2>/dev/null || chgrp nobody "$T/m-g"; chmod 664 "$T/m-g"
+	sed 's|"options":\[|"options":["--json=/etc/elfpmd-test",|' "$T/m" >"$T/m-opt"
+	for m in m-nobody m-g m-opt; do
+		"$ELFPMD" reapply -q --manifest="$T/$m" >/dev/null 2>"$T/err"
+		st=$?
+		holds "reapply of $m: exit 1, the reason said ($(head -1 "$T/err"))" \
+			'[ $st -eq 1 ] && grep -Eq "belongs to another user|writable by its group|line 1: the option" "$T/err" && [ ! -e /etc/elfpmd-test ]'
+	done
+	# an existing report with another hard link is not written through
+	echo precious >"$T/target" && ln "$T/target" "$T/report"
+	"$ELFPMD" -q --json="$T/report" "$T/p" 2>"$T/err"
+	holds "--json= a file with another hard link: exit 1, untouched ($(head -1 "$T/err"))" \
+		'[ "$(cat "$T/target")" = precious ] && grep -q "hard links" "$T/err"'
+else
+	skip "not root (or no user nobody): the rule of trust.c"
+fi
+
 for args in "--keep-originals=$W/K $W/tree/bin/prog" "-n --manifest=$W/M4 $W/tree/bin/prog" \
 	"--manifest=$W/M4 -o $W/out $W/tree/bin/prog" "reapply $W/tree/bin/prog"; do
 	# shellcheck disable=SC2086  # the arguments are words

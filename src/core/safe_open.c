@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "safe_open.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -154,22 +155,27 @@ open_beneath (int rootfd, const char *relpath, int flags, bool in_root, struct d
   return dir;
 }
 
-int
-copy_contents (int from, int to, struct diag *err)
+/* Copy LEN bytes of FROM at AT to TO at the same offset, into HASH too
+   when not NULL.  */
+static int
+copy_range (int from, int to, off_t at, off_t len, struct sha256 *hash, struct diag *err)
 {
   char buf[1 << 16];
-  for (off_t at = 0;;)
+  while (len > 0)
     {
-      ssize_t got = pread (from, buf, sizeof buf, at);
+      size_t want = len < (off_t) sizeof buf ? (size_t) len : sizeof buf;
+      ssize_t got = pread (from, buf, want, at);
       if (got < 0 && errno == EINTR)
 	continue;
       if (got < 0)
 	return diag_set (err, "cannot read: %s", strerror (errno));
       if (got == 0)
-	break;
+	return diag_set (err, "cannot read: the file shrank while being copied");
+      if (hash != NULL)
+	sha256_update (hash, buf, (size_t) got);
       for (ssize_t done = 0; done < got;)
 	{
-	  ssize_t put = write (to, buf + done, (size_t) (got - done));
+	  ssize_t put = pwrite (to, buf + done, (size_t) (got - done), at + done);
 	  if (put < 0 && errno == EINTR)
 	    continue;
 	  if (put <= 0)
@@ -177,6 +183,50 @@ copy_contents (int from, int to, struct diag *err)
 	  done += put;
 	}
       at += got;
+      len -= got;
     }
   return 0;
+}
+
+/* Feed LEN zero bytes (a hole) to HASH.  */
+static void
+hash_zeros (struct sha256 *hash, off_t len)
+{
+  static const char zeros[1 << 16];
+  for (; len > 0; len -= (off_t) sizeof zeros)
+    sha256_update (hash, zeros, len < (off_t) sizeof zeros ? (size_t) len : sizeof zeros);
+}
+
+int
+copy_sparse (int from, int to, struct sha256 *hash, struct diag *err)
+{
+  struct stat st;
+  if (fstat (from, &st) != 0)
+    return diag_set (err, "cannot read: %s", strerror (errno));
+  off_t size = st.st_size, at = 0;
+  while (at < size)
+    {
+      off_t data = lseek (from, at, SEEK_DATA);
+      if (data < 0 && errno == ENXIO)
+	data = size;		/* a hole to the end */
+      else if (data < 0)
+	data = at;		/* no SEEK_DATA here: all of it is data */
+      off_t hole = data < size ? lseek (from, data, SEEK_HOLE) : size;
+      if (hole < 0 || hole > size)
+	hole = size;
+      if (hash != NULL)
+	hash_zeros (hash, data - at);
+      if (copy_range (from, to, data, hole - data, hash, err) != 0)
+	return -1;
+      at = hole;
+    }
+  if (ftruncate (to, size) != 0)
+    return diag_set (err, "cannot write: %s", strerror (errno));
+  return 0;
+}
+
+int
+copy_contents (int from, int to, struct diag *err)
+{
+  return copy_sparse (from, to, NULL, err);
 }

@@ -30,9 +30,17 @@ int reopen_regular (int pathfd, struct stat *st, struct diag *err);
    in *ERR.  */
 int open_beneath (int rootfd, const char *relpath, int flags, bool in_root, struct diag *err);
 
-/* Copy the whole contents of FROM (read from offset 0) to TO (written from
-   its offset); the caller syncs TO.  Return 0, or -1 with the reason in
-   *ERR ("cannot read: ...", "cannot write: ...").  */
+/* Copy the whole contents of FROM to TO, an empty file, at the same
+   offsets, leaving FROM's holes (SEEK_DATA, SEEK_HOLE) holes in TO; the
+   caller syncs TO.  Return 0, or -1 with the reason in *ERR ("cannot
+   read: ...", "cannot write: ...").  */
 int copy_contents (int from, int to, struct diag *err);
+
+struct sha256;
+
+/* copy_contents, and the SHA-256 of every byte copied (holes as zeros)
+   fed to HASH (initialised by the caller; not NULL), from the same reads:
+   what was hashed is what was written.  */
+int copy_sparse (int from, int to, struct sha256 *hash, struct diag *err);
 
 #endif

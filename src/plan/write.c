@@ -30,6 +30,7 @@
 #include "sha256.h"
 #include "ima.h"
 #include "write.h"
+#include "trust.h"
 
 /* How much the copy hands to the kernel at once, and after how much newly
    written data it starts writeback, so that the final fsync has less to wait for.  */
@@ -272,7 +273,7 @@ apply_pieces (const struct elf_file *file, const struct rewrite_plan *plan, int 
 /* Give OUT the owner, mode and extended attributes of the input; the IMA
    attribute as IMA says (OUT's contents are final: the hash is theirs), the
    EVM attribute never.  */
-static int
+int
 keep_metadata (const struct elf_file *file, int out, const struct ima_plan *ima,
 	       struct diag *err)
 {
@@ -583,9 +584,25 @@ relink_name (const struct elf_file *file, const struct place *target, const stru
 static int
 keep_original (const struct elf_file *file, int keepfd, const char *hex, struct diag *err)
 {
+  /* A copy there already (the same original kept by an earlier run) is
+     used only if the rule trusts it and it is what its name says;
+     anything else under the name is replaced by the rename below.  */
   struct stat st;
-  if (fstatat (keepfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode))
-    return 0;
+  struct diag why = { "" };
+  int old = trust_open_at (keepfd, hex, &st, &why);
+  if (old >= 0)
+    {
+      unsigned char d[32];
+      char have[65];
+      bool same = sha256_fd (old, d) == 0;
+      close (old);
+      if (same)
+	{
+	  sha256_hex (d, have);
+	  if (strcmp (have, hex) == 0)
+	    return 0;
+	}
+    }
   char tmp[96];
   snprintf (tmp, sizeof tmp, ".%s.%ld", hex, (long) getpid ());
   int fd = openat (keepfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
@@ -593,9 +610,11 @@ keep_original (const struct elf_file *file, int keepfd, const char *hex, struct 
     return diag_set (err, "cannot keep the original (--keep-originals): %s", strerror (errno));
   struct diag cerr = { "" };
   int ret = 0;
+  /* Sparse, and with the original's times, which revert puts back.  */
+  const struct timespec times[2] = { file->st.st_atim, file->st.st_mtim };
   if (copy_contents (file->fd, fd, &cerr) != 0)
     ret = diag_set (err, "cannot keep the original: %s", cerr.msg);
-  else if (fsync (fd) != 0)
+  else if (futimens (fd, times) != 0 || fsync (fd) != 0)
     ret = diag_set (err, "cannot keep the original: cannot write: %s", strerror (errno));
   if (close (fd) != 0 && ret == 0)
     ret = diag_set (err, "cannot keep the original: %s", strerror (errno));

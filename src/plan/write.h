@@ -54,4 +54,12 @@ int write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
 		const struct place *target, const struct write_options *opts,
 		struct write_result *res, struct diag *err);
 
+/* Give OUT, a new file that is to replace FILE (only its fd and st are
+   read), FILE's owner, group, permission bits and extended attributes,
+   except IMA's and EVM's, which IMA (from ima_plan_build of FILE) decides
+   about once OUT's contents are final.  Return 0, or -1 with the reason in
+   *ERR.  */
+int keep_metadata (const struct elf_file *file, int out, const struct ima_plan *ima,
+		   struct diag *err);
+
 #endif

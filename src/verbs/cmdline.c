@@ -11,6 +11,7 @@
 #include "cmdline.h"
 #include "place.h"
 #include "sizes.h"
+#include "trust.h"
 
 /* ARG of OPTION as a power of two from MIN to MAX (0: no maximum), or a usage
    error.  */
@@ -89,7 +90,7 @@ report_flushed (int status)
 FILE *
 open_output (const char *path, int flags, const char *mode, struct diag *err)
 {
-  int fd = place_open (path, O_WRONLY | O_CREAT | flags, 0666, err);
+  int fd = trust_open_output (path, (flags & O_TRUNC) != 0, 0666, err);
   FILE *f = fd >= 0 ? fdopen (fd, mode) : NULL;
   if (fd >= 0 && f == NULL)
     {

@@ -33,6 +33,7 @@ enum
   OPT_MANIFEST,
   OPT_KEEP_ORIGINALS,
   OPT_TIMES,
+  OPT_EXPECT_INODE,
 };
 
 /* The base page sizes Linux has (4K almost everywhere, 8K sparc64, 16K and
@@ -63,9 +64,10 @@ void files_from_argument (struct argp_state *state, const char **list, const cha
    (a full disk, a closed pipe): said on standard error.  */
 int report_flushed (int status);
 
-/* The output file PATH a user named (--json=FILE, --manifest), opened
-   O_WRONLY | O_CREAT | FLAGS as place_open opens it (a symbolic link
-   followed only when root's or the running user's), as a stream of MODE
+/* Open PATH, a report or manifest the user named, for writing (FLAGS:
+   O_TRUNC or O_APPEND) as trust_open_output does (never through a
+   symbolic link at its last component, never a FIFO or device or another
+   user's file, nor one with another hard link), as a stream of MODE
    ("w", "a"); NULL with the reason in *ERR.  */
 FILE *open_output (const char *path, int flags, const char *mode, struct diag *err);
 

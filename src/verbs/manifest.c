@@ -35,6 +35,10 @@
 #include "safe_open.h"
 #include "sha256.h"
 #include "stub_params.h"
+#include "trust.h"
+#include "write.h"
+#include "ima.h"
+#include "elf_file.h"
 
 extern char **environ;
 
@@ -218,10 +222,37 @@ get_hash (const char *line, const char *key, char out[65])
   return true;
 }
 
-/* The options array of LINE (strings without quotes or backslashes, as
-   options_json writes them) into E.  */
+/* Whether OPT is one of the options options_json writes, exactly as it
+   writes them: the manifest is data, and nothing else in it reaches a
+   command line.  */
 static bool
-get_options (const char *line, struct entry *e)
+option_allowed (const char *opt)
+{
+  static const char *const plain[] = {
+    "--rule=kernel", "--no-pad", "--madvise", "--madvise=copy", "--move-table", "-p", "--no-sync",
+  };
+  static const char *const sized[] = {
+    "--pmd-size=", "--page-size=", "--populate-max=", "--copy-max=",
+  };
+  for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+    if (strcmp (opt, plain[i]) == 0)
+      return true;
+  for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++)
+    {
+      size_t n = strlen (sized[i]);
+      const char *v = opt + n;
+      if (strncmp (opt, sized[i], n) == 0 && v[0] >= '1' && v[0] <= '9' && strlen (v) <= 20
+	  && strspn (v, "0123456789") == strlen (v))
+	return true;
+    }
+  return false;
+}
+
+/* The options array of LINE (strings without quotes or backslashes, as
+   options_json writes them, each one option_allowed accepts) into E; the
+   first one refused into *BAD (NULL when the array is malformed).  */
+static bool
+get_options (const char *line, struct entry *e, char **bad)
 {
   const char *p = strstr (line, "\"options\":[");
   if (p == NULL)
@@ -237,9 +268,9 @@ get_options (const char *line, struct entry *e)
 	return false;
       e->options = grown;
       e->options[e->noptions] = strndup (p + 1, (size_t) (end - p - 1));
-      if (e->options[e->noptions] == NULL || e->options[e->noptions][0] != '-')
+      if (e->options[e->noptions] == NULL || !option_allowed (e->options[e->noptions]))
 	{
-	  free (e->options[e->noptions]);
+	  *bad = e->options[e->noptions];
 	  return false;
 	}
       e->noptions++;
@@ -266,10 +297,15 @@ entry_free (struct entry *e)
 static long
 read_manifest (const char *path, struct entry **entries)
 {
-  FILE *f = fopen (path, "re");
+  struct diag err = { "" };
+  struct stat st;
+  int fd = trust_open_path (path, &st, &err);
+  FILE *f = fd >= 0 ? fdopen (fd, "r") : NULL;
   if (f == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: %s\n", path, strerror (errno));
+      fprintf (stderr, "elfpmd: %s: %s\n", path, fd >= 0 ? strerror (errno) : err.msg);
+      if (fd >= 0)
+	close (fd);
       return -1;
     }
   struct entry *v = NULL;
@@ -284,16 +320,32 @@ read_manifest (const char *path, struct entry **entries)
       e.revert = strncmp (line, "{\"action\":\"revert\"", 18) == 0;
       bool ok = e.revert || strncmp (line, "{\"action\":\"convert\"", 19) == 0;
       e.file = ok ? get_hex (line, "file_hex") : NULL;
+      char *bad = NULL;
       if (e.revert)
 	ok = e.file != NULL && get_hash (line, "sha256", e.after);
       else
 	ok = ok && e.file != NULL && get_hash (line, "sha256_before", e.before)
-	     && get_hash (line, "sha256_after", e.after) && get_options (line, &e);
+	     && get_hash (line, "sha256_after", e.after) && get_options (line, &e, &bad);
       if (ok && !e.revert && strstr (line, "\"originals_hex\":\"") != NULL)
 	ok = (e.originals = get_hex (line, "originals_hex")) != NULL;
+      /* Absolute names only: a relative one would be resolved against
+	 whatever directory reapply runs in.  */
+      if (ok && (e.file[0] != '/' || (e.originals != NULL && e.originals[0] != '/')))
+	{
+	  fprintf (stderr, "elfpmd: %s: line %zu: a name that is not absolute\n", path, lineno);
+	  entry_free (&e);
+	  ret = -1;
+	  break;
+	}
       if (!ok)
 	{
-	  fprintf (stderr, "elfpmd: %s: line %zu: not an entry elfpmd wrote\n", path, lineno);
+	  if (bad != NULL)
+	    fprintf (stderr, "elfpmd: %s: line %zu: the option '%s' is not one elfpmd records\n",
+		     path, lineno, bad);
+	  else
+	    fprintf (stderr, "elfpmd: %s: line %zu: not an entry elfpmd wrote\n", path, lineno);
+	  if (bad != NULL)
+	    free (bad);
 	  entry_free (&e);
 	  ret = -1;
 	  break;
@@ -338,8 +390,10 @@ read_manifest (const char *path, struct entry **entries)
    there).  */
 static int
 current (const char *path, struct place *pl, struct stat *st, char hex[65], bool *gone,
-	 bool *elf, struct diag *err)
+	 bool *elf, int *keep, struct diag *err)
 {
+  if (keep != NULL)
+    *keep = -1;
   *gone = false;
   *elf = false;
   place_init (pl);
@@ -358,7 +412,10 @@ current (const char *path, struct place *pl, struct stat *st, char hex[65], bool
   *elf = pread (fd, magic, 4, 0) == 4 && memcmp (magic, "\177ELF", 4) == 0;
   int r = sha256_fd (fd, d);
   int e = errno;
-  close (fd);
+  if (r == 0 && keep != NULL)
+    *keep = fd;
+  else
+    close (fd);
   if (r != 0)
     return diag_set (err, "cannot read it: %s", strerror (e));
   sha256_hex (d, hex);
@@ -447,16 +504,18 @@ static const char revert_doc[] =
 
 /* Run elfpmd itself on E's file with its options.  Return its status.  */
 static int
-reconvert (const struct entry *e, const char *manifest, bool quiet)
+reconvert (const struct entry *e, const char *manifest, const struct stat *st, bool quiet)
 {
   size_t n = 0;
-  const char **argv = calloc (e->noptions + 8, sizeof *argv);
-  char *mopt = NULL, *kopt = NULL;
+  const char **argv = calloc (e->noptions + 9, sizeof *argv);
+  char *mopt = NULL, *kopt = NULL, *iopt = NULL;
   if (argv == NULL || asprintf (&mopt, "--manifest=%s", manifest) < 0
+      || asprintf (&iopt, "--expect-inode=%llu:%llu", (unsigned long long) st->st_dev,
+		   (unsigned long long) st->st_ino) < 0
       || (e->originals != NULL && asprintf (&kopt, "--keep-originals=%s", e->originals) < 0))
     {
+      fprintf (stderr, "elfpmd: %s: out of memory\n", e->file);
       free (argv);
-      free (mopt);
       return 1;
     }
   argv[n++] = "elfpmd";
@@ -465,25 +524,27 @@ reconvert (const struct entry *e, const char *manifest, bool quiet)
   for (size_t i = 0; i < e->noptions; i++)
     argv[n++] = e->options[i];
   argv[n++] = mopt;
+  argv[n++] = iopt;
   if (kopt != NULL)
     argv[n++] = kopt;
   argv[n++] = "--";
   argv[n++] = e->file;
   argv[n] = NULL;
   pid_t pid;
-  int st = 1;
+  int status = 1;
   if (posix_spawn (&pid, "/proc/self/exe", NULL, NULL, (char *const *) argv, environ) == 0)
     {
-      while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
 	;
-      st = WIFEXITED (st) ? WEXITSTATUS (st) : 1;
+      status = WIFEXITED (status) ? WEXITSTATUS (status) : 1;
     }
   else
     fprintf (stderr, "elfpmd: %s: cannot run elfpmd again: %s\n", e->file, strerror (errno));
   free (argv);
   free (mopt);
   free (kopt);
-  return st;
+  free (iopt);
+  return status;
 }
 
 int
@@ -518,7 +579,7 @@ reapply_command (int argc, char **argv)
       char hex[65];
       bool gone, elf;
       struct diag err = { "" };
-      if (current (e->file, &pl, &st, hex, &gone, &elf, &err) != 0)
+      if (current (e->file, &pl, &st, hex, &gone, &elf, NULL, &err) != 0)
 	{
 	  place_close (&pl);
 	  if (!c.quiet)
@@ -546,7 +607,7 @@ reapply_command (int argc, char **argv)
 		  strcmp (hex, e->before) == 0 ? "back to the original" : "replaced");
 	  continue;
 	}
-      if (reconvert (e, c.manifest, c.quiet) != 0)
+      if (reconvert (e, c.manifest, &st, c.quiet) != 0)
 	status = 1;
     }
   if (!c.quiet)
@@ -558,25 +619,56 @@ reapply_command (int argc, char **argv)
   return status;
 }
 
-/* Put the kept original ORIG (an open regular file) at PL, with the owner
-   and mode of the file there now (ST).  */
+/* Put the kept original ORIG (its status OST) at PL, in the place of the
+   file there now, CUR (its status ST), hashing ORIG as it is copied: what
+   is put back is what was hashed, and it must be WANT.  The new file gets
+   CUR's owner, mode and extended attributes (IMA's hash renewed, a
+   signature or EVM refused, as for a rewrite) and ORIG's times (the
+   original's, kept with it).  Return 0, or -1 with the reason in *ERR.  */
 static int
-restore (struct place *pl, int orig, const struct stat *st, struct diag *err)
+restore (struct place *pl, int cur, const struct stat *st, int orig, const struct stat *ost,
+	 const char *want, struct diag *err)
 {
+  struct elf_file cf;
+  memset (&cf, 0, sizeof cf);
+  cf.name = pl->base;
+  cf.fd = cur;
+  cf.st = *st;
+  struct ima_plan ima;
+  if (ima_plan_build (&cf, &ima, err) != 0)
+    return -1;
   char tmp[64];
   snprintf (tmp, sizeof tmp, ".elfpmd-revert.%ld", (long) getpid ());
-  int fd = openat (pl->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = openat (pl->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
   struct diag cerr = { "" };
   int ret = 0;
-  if (copy_contents (orig, fd, &cerr) != 0)
-    ret = diag_set (err, "%s", cerr.msg);
-  if (ret == 0 && (fchown (fd, st->st_uid, st->st_gid) != 0
-		   || fchmod (fd, st->st_mode & 07777) != 0 || fsync (fd) != 0))
-    ret = diag_set (err, "cannot give it the file's owner and mode: %s", strerror (errno));
+  struct sha256 h;
+  unsigned char d[32];
+  char got[65];
+  sha256_init (&h);
+  if (copy_sparse (orig, fd, &h, &cerr) != 0)
+    ret = diag_set (err, "the kept original: %s", cerr.msg);
+  else
+    {
+      sha256_final (&h, d);
+      sha256_hex (d, got);
+      if (strcmp (got, want) != 0)
+	ret = diag_set (err, "the kept original is not what elfpmd kept (SHA-256 %s)", got);
+    }
+  const struct timespec times[2] = { ost->st_atim, ost->st_mtim };
+  if (ret == 0 && keep_metadata (&cf, fd, &ima, err) != 0)
+    ret = -1;
+  if (ret == 0 && (futimens (fd, times) != 0 || fsync (fd) != 0))
+    ret = diag_set (err, "cannot write: %s", strerror (errno));
   if (close (fd) != 0 && ret == 0)
     ret = diag_set (err, "cannot write: %s", strerror (errno));
+  /* The name must still be the file that was checked.  */
+  struct stat now;
+  if (ret == 0 && (fstatat (pl->dirfd, pl->base, &now, AT_SYMLINK_NOFOLLOW) != 0
+		   || now.st_dev != st->st_dev || now.st_ino != st->st_ino))
+    ret = diag_set (err, "it was replaced while being put back");
   if (ret == 0 && renameat (pl->dirfd, tmp, pl->dirfd, pl->base) != 0)
     ret = diag_set (err, "cannot replace it: %s", strerror (errno));
   if (ret != 0)
@@ -586,17 +678,18 @@ restore (struct place *pl, int orig, const struct stat *st, struct diag *err)
   return ret;
 }
 
-/* Revert E: 0 done or left alone (said), 1 failed (said).  */
+/* Revert E: 0 done or left alone (said), 1 failed (said).  SHARED: another
+   entry of the manifest needs the same kept original, which stays.  */
 static int
-revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c)
+revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bool shared)
 {
   struct place pl;
   struct stat st;
   char hex[65];
   bool gone, elf;
   struct diag err = { "" };
-  int ret = 0;
-  if (current (e->file, &pl, &st, hex, &gone, &elf, &err) != 0)
+  int ret = 0, cur = -1;
+  if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, &err) != 0)
     {
       if (!c->quiet)
 	printf ("%s: left alone: %s\n", e->file, gone ? "gone" : err.msg);
@@ -620,62 +713,54 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c)
     }
   else
     {
-      /* The kept copy, checked against the recorded hash first.  */
-      struct place kp;
-      struct stat kst;
-      char khex[65];
-      bool kgone = false, kelf;
-      char *kept = NULL;
+      /* The originals' directory and the kept copy as the rule of trust.h
+	 allows, each opened once; the copy is hashed as it is copied.  */
       struct diag kerr = { "" };
-      if (asprintf (&kept, "%s/%s", e->originals, e->before) < 0)
-	kept = NULL;
-      if (kept == NULL || current (kept, &kp, &kst, khex, &kgone, &kelf, &kerr) != 0)
+      struct stat kst;
+      int kdir = trust_open_dir (e->originals, 0, &kerr);
+      int kfd = kdir >= 0 ? trust_open_at (kdir, e->before, &kst, &kerr) : -1;
+      if (kfd < 0)
 	{
-	  fprintf (stderr, "elfpmd: %s: the kept original %s: %s\n", e->file,
-		   kept != NULL ? kept : "?", kgone ? "gone" : kerr.msg);
-	  ret = 1;
-	}
-      else if (strcmp (khex, e->before) != 0)
-	{
-	  fprintf (stderr, "elfpmd: %s: the kept original %s is not what elfpmd kept (SHA-256 %s)\n",
-		   e->file, kept, khex);
+	  fprintf (stderr, "elfpmd: %s: the kept original %s/%s: %s\n", e->file, e->originals,
+		   e->before, kdir >= 0 && errno == ENOENT ? "gone" : kerr.msg);
 	  ret = 1;
 	}
       else if (c->dry_run)
 	printf ("%s: would be put back\n", e->file);
+      else if (restore (&pl, cur, &st, kfd, &kst, e->before, &kerr) != 0)
+	{
+	  fprintf (stderr, "elfpmd: %s: %s\n", e->file, kerr.msg);
+	  ret = 1;
+	}
       else
 	{
-	  int orig = open_regular (kp.dirfd, kp.base, false, &kst, &kerr);
-	  if (orig < 0 || restore (&pl, orig, &st, &kerr) != 0)
+	  char *buf = NULL;
+	  size_t len = 0;
+	  FILE *line = open_memstream (&buf, &len);
+	  if (line != NULL)
 	    {
-	      fprintf (stderr, "elfpmd: %s: %s\n", e->file, kerr.msg);
-	      ret = 1;
+	      fputs ("{\"action\":\"revert\",", line);
+	      json_name (line, "file", e->file);
+	      put_hex (line, "file_hex", (const unsigned char *) e->file, strlen (e->file));
+	      fprintf (line, ",\"sha256\":\"%s\",\"elfpmd\":\"" PACKAGE_VERSION "\"}\n",
+		       e->before);
+	      fclose (line);
+	      append_line (m, buf, len);
+	      free (buf);
 	    }
-	  else
-	    {
-	      char *buf = NULL;
-	      size_t len = 0;
-	      FILE *line = open_memstream (&buf, &len);
-	      if (line != NULL)
-		{
-		  fputs ("{\"action\":\"revert\",", line);
-		  json_name (line, "file", e->file);
-		  put_hex (line, "file_hex", (const unsigned char *) e->file, strlen (e->file));
-		  fprintf (line, ",\"sha256\":\"%s\",\"elfpmd\":\"" PACKAGE_VERSION "\"}\n",
-			   e->before);
-		  fclose (line);
-		  append_line (m, buf, len);
-		  free (buf);
-		}
-	      if (!c->quiet)
-		printf ("%s: put back\n", e->file);
-	    }
-	  if (orig >= 0)
-	    close (orig);
+	  /* The copy has done its work, unless another entry needs it.  */
+	  if (!shared && unlinkat (kdir, e->before, 0) != 0 && !c->quiet)
+	    printf ("%s: the kept original stays: %s\n", e->file, strerror (errno));
+	  if (!c->quiet)
+	    printf ("%s: put back\n", e->file);
 	}
-      place_close (&kp);
-      free (kept);
+      if (kfd >= 0)
+	close (kfd);
+      if (kdir >= 0)
+	close (kdir);
     }
+  if (cur >= 0)
+    close (cur);
   place_close (&pl);
   return ret;
 }
@@ -724,7 +809,12 @@ revert_command (int argc, char **argv)
     {
       if (!v[i].asked || v[i].revert)
 	continue;
-      if (revert_one (&v[i], m, &c) != 0)
+      bool shared = false;
+      for (long k = 0; k < n && !shared; k++)
+	shared = k != i && !v[k].revert && v[k].originals != NULL && v[i].originals != NULL
+		 && strcmp (v[k].before, v[i].before) == 0
+		 && strcmp (v[k].originals, v[i].originals) == 0;
+      if (revert_one (&v[i], m, &c, shared) != 0)
 	status = 1;
     }
   if (m != NULL && fclose (m) != 0)

@@ -66,7 +66,9 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
   r.file = &file;
   /* What a walk saw must be what is rewritten: not a file, or a symbolic
      link, put at the name since.  */
-  if (job->expect_inode && (file.st.st_dev != job->dev || file.st.st_ino != job->ino))
+  if ((job->expect_inode && (file.st.st_dev != job->dev || file.st.st_ino != job->ino))
+      || (opts->expect_inode && (file.st.st_dev != opts->expect_dev
+				 || file.st.st_ino != opts->expect_ino)))
     {
       diag_set (&err, "the file was replaced while the run was under way");
       goto done;

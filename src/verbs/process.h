@@ -42,6 +42,10 @@ struct run_options
   const char *keep_dir;
   /* --machine: a batch run processes only files of these machines (e_machine
      and ELF class), skipping the others; none: every machine.  */
+  /* --expect-inode: the one file named must still be this one.  */
+  bool expect_inode;
+  dev_t expect_dev;
+  ino_t expect_ino;
   size_t nmachines;
   struct { unsigned machine; int elfclass; } machines[8];
 };

@@ -20,6 +20,7 @@
 #include "rewrite.h"
 #include "sizes.h"
 #include "stub_params.h"
+#include "trust.h"
 
 static struct argp_option rewrite_options[] = {
   { NULL, 0, NULL, 0, "Output:", 1 },
@@ -37,6 +38,9 @@ static struct argp_option rewrite_options[] = {
   { "keep-originals", OPT_KEEP_ORIGINALS, "DIR", 0,
     "With --manifest: keep a copy of each file rewritten in DIR, named by its SHA-256, for "
     "'elfpmd revert'", 0 },
+  { "expect-inode", OPT_EXPECT_INODE, "DEV:INO", 0,
+    "Rewrite the one FILE only if it is still the file of this device and inode number "
+    "(what 'elfpmd reapply' checked)", 0 },
 
   { NULL, 0, NULL, 0, "Many files:", 2 },
   { "recursive", 'r', NULL, 0,
@@ -208,6 +212,17 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
     case OPT_MOVE_TABLE:
       c->run.stub.move_table = true;
       break;
+    case OPT_EXPECT_INODE:
+      {
+	unsigned long long dev, ino;
+	int used = 0;
+	if (sscanf (arg, "%llu:%llu%n", &dev, &ino, &used) != 2 || arg[used] != '\0')
+	  argp_error (state, "--expect-inode wants DEV:INO (two decimal numbers)");
+	c->run.expect_inode = true;
+	c->run.expect_dev = (dev_t) dev;
+	c->run.expect_ino = (ino_t) ino;
+      }
+      break;
     case OPT_TIMES:
       c->run.times = true;
       break;
@@ -346,6 +361,9 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--populate-max needs --madvise");
       if (c->run.times && !c->batch.recursive && c->batch.files_from == NULL)
 	argp_error (state, "--times needs -r or --files-from");
+      if (c->run.expect_inode && (c->nfiles != 1 || c->batch.recursive
+				  || c->batch.files_from != NULL))
+	argp_error (state, "--expect-inode names one FILE");
       if (c->keep_dir != NULL && c->manifest == NULL)
 	argp_error (state, "--keep-originals needs --manifest");
       if (c->manifest != NULL && (c->run.output != NULL || c->run.dry_run))
@@ -403,9 +421,12 @@ rewrite_command (int argc, char **argv)
 
   /* --json=FILE, --manifest, --keep-originals: opened before anything is
      processed, or the run ends at once; resolved as -o is (a symbolic link
-     followed only when root's or the running user's).  The originals'
-     directory is made if missing (0700) and named in the manifest by what
-     was opened.  */
+     on the way followed only when root's or the running user's), the last
+     component never followed, and an existing one used only as the rule
+     of trust.h allows (regular file or directory, the user's or root's,
+     for root writable by no one else; a file with no other hard link).
+     The originals' directory is made if missing (0700) and named in the
+     manifest by what was opened.  */
   int status = 1;
   FILE *json = NULL, *manifest = NULL;
   char *keep_abs = NULL;
@@ -429,7 +450,7 @@ rewrite_command (int argc, char **argv)
   if (c.keep_dir != NULL)
     {
       char fdname[64];
-      c.run.keep_dirfd = place_open_dir (c.keep_dir, 0700, &err);
+      c.run.keep_dirfd = trust_open_dir (c.keep_dir, 0700, &err);
       c.run.keep = c.run.keep_dirfd >= 0;
       if (c.run.keep)
 	{
