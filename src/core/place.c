@@ -236,33 +236,3 @@ place_beneath (struct place *pl, int rootfd, const char *relpath, struct diag *e
     }
   return 0;
 }
-
-int
-place_open (const char *path, int flags, mode_t mode, struct diag *err)
-{
-  struct place pl;
-  place_init (&pl);
-  if (place_resolve (&pl, path, true, err) != 0)
-    return -1;
-  int fd = openat (pl.dirfd, pl.base, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0)
-    diag_set (err, "%s", strerror (errno));
-  place_close (&pl);
-  return fd;
-}
-
-int
-place_open_dir (const char *path, mode_t mode, struct diag *err)
-{
-  struct place pl;
-  place_init (&pl);
-  if (place_resolve (&pl, path, true, err) != 0)
-    return -1;
-  int fd = -1;
-  if (mkdirat (pl.dirfd, pl.base, mode) != 0 && errno != EEXIST)
-    diag_set (err, "%s", strerror (errno));
-  else if ((fd = openat (pl.dirfd, pl.base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-    diag_set (err, "%s", strerror (errno));
-  place_close (&pl);
-  return fd;
-}

@@ -33,16 +33,4 @@ int place_resolve (struct place *pl, const char *path, bool follow_last, struct 
    in *ERR.  */
 int place_beneath (struct place *pl, int rootfd, const char *relpath, struct diag *err);
 
-/* Open PATH, a file the user named for output (a report, a manifest), as
-   openat does with FLAGS and MODE, resolved as place_resolve does (a
-   symbolic link on the way, the last one too, followed only when root or
-   the running user owns it).  Return the descriptor, or -1 with the reason
-   in *ERR.  */
-int place_open (const char *path, int flags, mode_t mode, struct diag *err);
-
-/* The directory PATH the user named, made (MODE) if missing, opened as
-   place_open opens a file.  Return its descriptor, or -1 with the reason
-   in *ERR.  */
-int place_open_dir (const char *path, mode_t mode, struct diag *err);
-
 #endif
