@@ -27,7 +27,14 @@
 #   cp IN OUT                     a copy into a new name
 #
 # Each timed step is the whole command, started from this shell, after an
-# untimed global `sync`, so no step pays for the dirty pages of another.
+# untimed global `sync`, so no step pays for the dirty pages of another,
+# and a pause of SETTLE seconds (-w), so no step writes into memory another
+# freed just before it: in a virtual machine with free page reporting (this
+# one: page_reporting_order=11) the host takes back memory a few seconds
+# after the guest frees it, and writing 1 GiB into such memory cost 2.5-3 s
+# where writing into memory freed a moment before cost 0.2-0.3 s.  What a
+# step frees itself (cp over O truncates O first; elfpmd drops the old
+# file's pages behind its copy) it may reuse.
 # FILE, O and R are fresh copies of IN made before that sync, so like a
 # binary that was linked a while ago they are clean in the page cache (FILE,
 # which elfpmd reads, also dropped and read back, as IN was: like_in), and
@@ -45,11 +52,12 @@
 # ratios with a 95% interval (the order statistics a sign test gives;
 # with fewer than 6 rounds, the range).
 #
-# Usage: bench/rewrite-io.sh [-n ROUNDS] [-s SIZE_MIB] [-d WORKDIR] [-a|-p] [-k]
+# Usage: bench/rewrite-io.sh [-n ROUNDS] [-s SIZE_MIB] [-w SETTLE] [-d WORKDIR] [-a|-p] [-k]
 #   -n ROUNDS    counted rounds per input (default 7; odd, so that the
 #                median is one round)
 #   -s SIZE_MIB  size of the random text (default 256, under a minute in
 #                all; -s 1024 for the 1 GiB case, a few minutes)
+#   -w SETTLE    seconds to wait before each timed step (default 3)
 #   -d WORKDIR   directory to work in (default: mktemp -d under /var/tmp); it
 #                must have room for the input and seven copies (8 x SIZE)
 #   -a, -p       only the align input, only the padded one (default both;
@@ -66,10 +74,12 @@ SIZE_MIB=256
 WORK=
 KEEP=0
 KINDS="align padded"
-while getopts 'n:s:d:apkh' opt; do
+SETTLE=3
+while getopts 'n:s:w:d:apkh' opt; do
 	case $opt in
 	n) ROUNDS=$OPTARG ;;
 	s) SIZE_MIB=$OPTARG ;;
+	w) SETTLE=$OPTARG ;;
 	d) WORK=$OPTARG ;;
 	a) KINDS=align ;;
 	p) KINDS=padded ;;
@@ -137,6 +147,7 @@ timed() { # NAME COMMAND...: time one step, after an untimed global sync
 	local name=$1 t0 t1
 	shift
 	sync
+	sleep "$SETTLE"
 	t0=$(now)
 	"$@"
 	t1=$(now)

@@ -319,6 +319,76 @@ else
 	skip "no strace: how --no-sync replaces the name"
 fi
 
+# A large file rewritten in place is copied into the memory its old contents
+# free: the copy drops the input's clean pages behind it (fadvise
+# DONTNEED), unless something still needs them: a dirty input (dropping
+# would write out a file about to be removed), another name of the inode
+# that stays, --manifest (which hashes the input after the copy), an output
+# beside the input.  Asked of the kernel with cachestat itself (Linux 6.5).
+cachestat_dirty () { # FILE: dirty+writeback pages of FILE, or "none" without cachestat
+	python3 -c 'import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class R(ctypes.Structure): _fields_ = [("off", ctypes.c_uint64), ("len", ctypes.c_uint64)]
+class S(ctypes.Structure): _fields_ = [(n, ctypes.c_uint64) for n in ("c", "d", "w", "e", "r")]
+fd = os.open(sys.argv[1], os.O_RDONLY); r = R(0, 0); s = S()
+print(s.d + s.w if libc.syscall(451, fd, ctypes.byref(r), ctypes.byref(s), 0) == 0 else "none")' "$1" 2>/dev/null || echo none
+}
+if have strace && have python3 && [ "$(uname -m)" = x86_64 ]; then
+	mkdir -p "$work/drop"
+	printf '.text\n.globl big\nbig: .fill 0x4800000,1,0xc3\n' > "$work/drop/big.S"
+	if cc -O1 -fPIE -pie -Wa,--noexecstack -o "$work/drop/in" "$work/m.c" "$work/drop/big.S"; then
+		"$ELFPMD" -q -o "$work/drop/want" "$work/drop/in" || fail "large file: elfpmd -o"
+		dropped () { # ARGS...: whether elfpmd ARGS dropped pages of a file (strace)
+			ASAN_OPTIONS=$traced_asan strace -f -e trace=fadvise64 -o "$work/drop/trace" \
+				"$ELFPMD" -q "$@" || fail "large file: elfpmd $* under strace"
+			grep -q 'POSIX_FADV_DONTNEED) = 0' "$work/drop/trace"
+		}
+		cp "$work/drop/in" "$work/drop/f"
+		sync "$work/drop/f"
+		case $(cachestat_dirty "$work/drop/f") in
+		none) skip "large file: no cachestat here, so elfpmd drops nothing" ;;
+		0)
+			check "large file, clean, in place: the input's pages dropped behind the copy" \
+				dropped --no-sync "$work/drop/f"
+			check "large file, dropped behind: the same file as elfpmd -o writes" \
+				cmp -s "$work/drop/f" "$work/drop/want"
+			check "large file, dropped behind: it runs" sh -c "'$work/drop/f' | grep -qx ok"
+			;;
+		*) skip "large file: still dirty after sync" ;;
+		esac
+		# A new file (cp over one, ext4 writes it out at close: auto_da_alloc).
+		rm -f "$work/drop/f"
+		cp "$work/drop/in" "$work/drop/f"
+		d=$(cachestat_dirty "$work/drop/f")
+		if [ "$d" != none ] && [ "$d" -gt 0 ]; then
+			holds "large file, dirty: nothing dropped (it would be written out first)" \
+				'! dropped --no-sync "$work/drop/f"'
+			check "large file, dirty: the same file as elfpmd -o writes" \
+				cmp -s "$work/drop/f" "$work/drop/want"
+		else
+			skip "large file: not dirty right after cp ($d)"
+		fi
+		for how in link manifest output; do
+			cp "$work/drop/in" "$work/drop/f"
+			sync "$work/drop/f"
+			rm -f "$work/drop/l" "$work/drop/m" "$work/drop/o"
+			case $how in
+			link) ln "$work/drop/f" "$work/drop/l"; args=("$work/drop/f") ;;
+			manifest) args=(--manifest="$work/drop/m" "$work/drop/f") ;;
+			output) args=(-o "$work/drop/o" "$work/drop/f") ;;
+			esac
+			holds "large file ($how): nothing dropped" '! dropped "${args[@]}"'
+			[ "$how" != link ] || check "large file (link): the other name keeps the old contents" \
+				cmp -s "$work/drop/l" "$work/drop/in"
+		done
+	else
+		skip "large file: cannot build a 72 MiB program"
+	fi
+	rm -rf "$work/drop"
+else
+	skip "large file drop-behind: needs strace, python3 and x86-64"
+fi
+
 # --pmd-size and --page-size reach the report.
 expect_status 0 "--pmd-size 1M" "$ELFPMD" -n --json --pmd-size=1M "$work/sample"
 grep -q '"pmd_size":1048576,"pmd_source":"--pmd-size"' "$work/out" && pass "pmd size from option" || fail "$(cat "$work/out")"

@@ -20,6 +20,14 @@
    planner: "internal error: ...".  Return 0, or -1 with the reason in *ERR.  */
 int check_plan (const struct rewrite_plan *plan, const struct elf_file *file, struct diag *err);
 
+/* Outputs up to this size check_output compares byte for byte with the
+   input; in a larger one it compares each range at its edges and one page
+   in every 4 MiB, which is where an off-by-something of the writer shows:
+   reading all of a large output back would cost a quarter of the rewrite
+   again.  Those samples it reads without read-ahead, so that the writer may
+   drop a large input's pages from the page cache behind its copy.  */
+#define CHECK_READ_BACK_WHOLE ((uint64_t) 64 << 20)
+
 /* Check the written output OUT (opened like any input) against FILE and
    PLAN: its headers, the input's bytes where they belong (sampled in large
    ranges), every patch byte for byte, and zeros in the holes.  Return 0, or
