@@ -93,7 +93,19 @@ initial_execfn (const uint64_t *sp)
    (6.1 shows the layer's device in maps, stat the overlay's), and a file
    matched by inode alone could be another layer's, whose bytes a repair
    would map over the text.  Nor is cachestat asked there: through the
-   overlay's file it sees an empty cache (6.18).  */
+   overlay's file it sees an empty cache (6.18).
+
+   A shared object's file system is asked of the descriptor
+   open_object_file opened without following links and matched to the
+   mapping by device and inode, never of the path /proc/self/maps shows:
+   that path is escaped (a newline reads \012) and may name, at the time
+   it is read, a file another user made.  Where no file matches (an overlay
+   on 6.1 shows the layer's device in maps and the overlay's to stat), the
+   file the path names (O_PATH|O_NOFOLLOW) counts only if it is on an
+   overlay: then the mapping's own device decides, as above; anything else
+   is unknown.  AT_EXECFN is the name the invoking user gave the program,
+   there only when the start is not AT_SECURE: whoever could change what
+   it names could have changed the program it ran.  */
 uint64_t
 file_system (struct stub *st)
 {
@@ -104,9 +116,25 @@ file_system (struct stub *st)
 	     && syscall6 (SYS_statfs, (long) st->execfn, (long) buf, 0, 0, 0, 0) == 0)
 	    || syscall6 (SYS_statfs, (long) "/proc/self/exe", (long) buf, 0, 0, 0, 0) == 0)))
     {
-      if (find_mapping (st, st->self) != 0 || st->scratch->line[0] != '/'
-	  || syscall6 (SYS_statfs, (long) st->scratch->line, (long) buf, 0, 0, 0, 0) != 0)
-	return 0;
+      int fd = open_object_file (st);
+      if (fd >= 0)
+	{
+	  if (syscall6 (SYS_fstatfs, fd, (long) buf, 0, 0, 0, 0) != 0)
+	    return 0;
+	}
+      else
+	{
+	  /* The path again: the scratch line may hold something else now.  */
+	  if (find_mapping (st, st->self) != 0 || st->scratch->line[0] != '/')
+	    return 0;
+	  int o = sys_openat (st->scratch->line, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	  if (o < 0)
+	    return 0;
+	  long err = syscall6 (SYS_fstatfs, o, (long) buf, 0, 0, 0, 0);
+	  sys_close (o);
+	  if (err != 0 || buf[0] != OVERLAYFS_SUPER_MAGIC)
+	    return 0;
+	}
     }
   if (buf[0] != OVERLAYFS_SUPER_MAGIC)
     return buf[0];

@@ -10,6 +10,7 @@
 #define SYS_ioctl 29
 #define SYS_flock 32
 #define SYS_statfs 43
+#define SYS_fstatfs 44
 #define SYS_openat 56
 #define SYS_close 57
 #define SYS_read 63

@@ -21,6 +21,7 @@
 #define SYS_fcntl 72
 #define SYS_flock 73
 #define SYS_statfs 137
+#define SYS_fstatfs 138
 #define SYS_prctl 157
 #define SYS_fadvise64 221
 #define SYS_clock_gettime 228

@@ -441,7 +441,7 @@ check_bytemap () {
 # fixture starts, so that strace can make them fail for the stub alone.
 # (openat, read, pread64, close, fstat and mmap are the loader's too: the
 # seccomp cases of invisible.sh cover them.)
-STUB_ONLY_CALLS=prctl,uname,statfs,madvise,ioctl,mincore,fadvise64,sync_file_range,flock,clock_nanosleep
+STUB_ONLY_CALLS=prctl,uname,statfs,fstatfs,madvise,ioctl,mincore,fadvise64,sync_file_range,flock,clock_nanosleep
 
 # strace_case LABEL CALLS [DIR FILE]: run under strace with CALLS (comma
 # list) made to fail with ENOSYS, after $r was cached in order-0 folios (or
@@ -587,11 +587,12 @@ while read -r name target file prog hook <&3; do
 	# Runs with the stub's system calls failing, each from an order-0
 	# cache.  Without PAGEMAP_SCAN (ioctl: the path of kernels before 6.7,
 	# smaps and mincore), without the kernel's version (uname) or the file
-	# system's type (statfs), or without the lock (flock) the stub still
+	# system's type (statfs of a program, fstatfs of a library's file), or
+	# without the lock (flock) the stub still
 	# repairs the cache; without mincore, POSIX_FADV_DONTNEED, madvise, or
 	# all of them, it gives up and the program runs as before.
 	if $have_strace; then
-		for calls in ioctl uname statfs flock; do
+		for calls in ioctl uname statfs,fstatfs flock; do
 			strace_case "$calls" "$calls"
 			check_coverage "strace-$calls" "$r"
 		done

@@ -130,7 +130,10 @@ START_TEST (test_cheap)
 }
 END_TEST
 
-/* A shared object's file system is that of the path in /proc/self/maps.  */
+/* A shared object's file system is that of the file /proc/self/maps
+   shows, asked of the descriptor matched to the mapping by device and
+   inode (fstatfs), never of the path (statfs): the path is escaped, and
+   may name another user's file.  */
 START_TEST (test_library_fs)
 {
   static const struct stub_params library = { .pmd = 2 << 20 };
@@ -138,13 +141,81 @@ START_TEST (test_library_fs)
   fake.release = "6.12.57+deb13-amd64";
   fake_file ("/proc/self/maps",
 	     "00400000-00600000 r-xp 00000000 fd:01 1234 /usr/lib/libbig.so.1\n", 0);
-  fake_file ("/usr/lib/libbig.so.1", "\177ELF", 0)->fs_magic = EXT4_SUPER_MAGIC;
+  struct fake_file *lib = fake_file ("/usr/lib/libbig.so.1", "\177ELF", 0);
+  lib->fs_magic = EXT4_SUPER_MAGIC;
+  lib->dev = 0xfd01;
+  lib->ino = 1234;
   struct stub st = stub_for (&library);
   ck_assert_int_eq (choose_mode (&st), MODE_COLLAPSE);
   ck_assert_int_eq (fake_opened ("/proc/self/exe", 0), 0);
+  ck_assert_int_eq (fake_calls (SYS_statfs), 0);
+  ck_assert_int_eq (fake_calls (SYS_fstatfs), 1);
   fake.files[1].fs_magic = XFS_SUPER_MAGIC;
   st = stub_for (&library);
   ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
+  ck_assert_int_eq (fake_calls (SYS_statfs), 0);
+}
+END_TEST
+
+/* A path in /proc/self/maps that names another file than the mapping's: a
+   newline in the name reads \012 there, a name another user can make (on
+   tmpfs, say, which would choose the cheapest mode).  The file does not
+   match the mapping's device and inode: the file system is unknown, and
+   nothing the other user made decides the mode.  */
+START_TEST (test_library_decoy)
+{
+  static const struct stub_params library = { .pmd = 2 << 20 };
+  fake_reset ();
+  fake.release = "6.12.57+deb13-amd64";
+  fake_file ("/proc/self/maps",
+	     "00400000-00600000 r-xp 00000000 fd:01 1234 /opt/app/lib\\012big.so\n", 0);
+  struct fake_file *decoy = fake_file ("/opt/app/lib\\012big.so", "\177ELF", 0);
+  decoy->fs_magic = TMPFS_MAGIC;
+  decoy->dev = 0x1a;
+  decoy->ino = 99;
+  struct stub st = stub_for (&library);
+  ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
+  ck_assert_int_eq (st.fs, 0);
+  ck_assert_int_eq (fake_calls (SYS_statfs), 0);
+  ck_assert_int_eq (fake_open_fds (), 0);
+  /* Sanity: the same file, matched, is tmpfs, and chooses the hint.  */
+  decoy->dev = 0xfd01;
+  decoy->ino = 1234;
+  st = stub_for (&library);
+  ck_assert_int_eq (choose_mode (&st), MODE_HINT);
+  /* A decoy on an overlay: the mapping's own device decides (here, a
+     device no mount shows: unknown), never the decoy's.  */
+  fake_file ("/proc/self/mountinfo", "22 1 8:1 / /host rw - xfs /dev/sda1 rw\n", 0);
+  decoy->fs_magic = OVERLAYFS_SUPER_MAGIC;
+  decoy->dev = 0x27;
+  st = stub_for (&library);
+  ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
+  ck_assert_int_eq (st.fs, 0);
+  ck_assert_int_eq (st.no_repair, 1);
+}
+END_TEST
+
+/* A shared object in a container on 6.1: /proc/self/maps shows the layer's
+   device, stat the overlay's, so no descriptor matches; the path's file is
+   on the overlay, and the layer's file system (mountinfo, by the maps
+   device) decides, with nothing ever repaired.  */
+START_TEST (test_library_overlay)
+{
+  static const struct stub_params library = { .pmd = 2 << 20 };
+  fake_reset ();
+  fake.release = "6.1.0-18-amd64";
+  fake_file ("/proc/self/maps",
+	     "00400000-00600000 r-xp 00000000 08:01 1234 /usr/lib/libbig.so.1\n", 0);
+  struct fake_file *lib = fake_file ("/usr/lib/libbig.so.1", "\177ELF", 0);
+  lib->fs_magic = OVERLAYFS_SUPER_MAGIC;
+  lib->dev = 0x27;
+  lib->ino = 1234;
+  fake_file ("/proc/self/mountinfo", "22 1 8:1 / /host rw - xfs /dev/sda1 rw\n", 0);
+  struct stub st = stub_for (&library);
+  ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
+  ck_assert_int_eq (st.fs, XFS_SUPER_MAGIC);
+  ck_assert_int_eq (st.no_repair, 1);
+  ck_assert_int_eq (fake_calls (SYS_statfs), 0);
 }
 END_TEST
 
@@ -246,6 +317,8 @@ policy_suite (void)
   tcase_add_loop_test (tc, test_thp_off, 0, n);
   tcase_add_loop_test (tc, test_cheap, 0, n);
   tcase_add_test (tc, test_library_fs);
+  tcase_add_test (tc, test_library_decoy);
+  tcase_add_test (tc, test_library_overlay);
   tcase_add_test (tc, test_execfn);
   tcase_add_test (tc, test_overlay);
   suite_add_tcase (s, tc);

@@ -240,6 +240,14 @@ syscall6 (long n, long a, long b, long c, long d, long e, long f)
 	*(uint64_t *) b = fake.files[i].fs_magic;
 	return 0;
       }
+    case SYS_fstatfs:
+      if ((file = fd_file (a)) == NULL)
+	return -EBADF;
+      if (file->fs_magic == 0)
+	return -ENOSYS;
+      memset ((void *) b, 0, 120);
+      *(uint64_t *) b = file->fs_magic;
+      return 0;
     case SYS_uname:
       if (fake.release == NULL)
 	return -EFAULT;

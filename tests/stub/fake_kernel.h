@@ -23,7 +23,7 @@ struct fake_file
   size_t len;
   long max_read;		/* one read returns at most this; 0: no limit */
   int open_errno;		/* openat fails with this */
-  uint64_t fs_magic;		/* statfs's f_type; 0: statfs fails */
+  uint64_t fs_magic;		/* statfs's and fstatfs's f_type; 0: they fail */
   uint64_t dev, ino;		/* fstat, in the kernel's encoding */
   unsigned mode;		/* fstat's st_mode; 0: a regular file */
 };
