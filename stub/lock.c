@@ -20,7 +20,20 @@
    when flock cannot be used at all: each chunk is evicted whole before the
    touch that reads it back, and a chunk read back in part is tried again,
    so that another repairer's work is spoilt only in a race of
-   microseconds, and the repair's cost is the start's own.  */
+   microseconds, and the repair's cost is the start's own.
+
+   The bound is the process's, not each object's: a program that loads
+   24 libraries with a stub, whose locks one user holds, would otherwise
+   wait 24 times.  The first stub that is about to wait makes a ledger,
+   one page of shared anonymous memory (MAP_SHARED, because such a
+   mapping has a name in /proc/self/maps on every kernel, "/dev/zero
+   (deleted)", where a private one has none without CONFIG_ANON_VMA_NAME),
+   not inherited by a fork (MADV_DONTFORK: a child starts its own), with a
+   magic word and its own address at its start; every stub of the process
+   finds it there and counts its waits in it too.  It stays mapped for the
+   life of the process: one page, made only by a start that waited.  No
+   other process can write it.  A stub that can neither find nor make one
+   does not wait at all.  */
 #include "runtime.h"
 
 /* How long a start polls the lock, 1 ms apart, within WAIT_MAX_MS.  */
@@ -45,9 +58,71 @@ now_ns (void)
   return (uint64_t) t.sec * 1000000000ULL + (uint64_t) t.nsec;
 }
 
-/* Wait one millisecond for another process, unless this start has waited
-   WAIT_MAX_MS in all, or *WAITED (the nanoseconds already waited for this
-   reason) is LIMIT_MS, or one more millisecond would pass either; count
+/* The ledger the line of /proc/self/maps at LINE shows, or NULL: one page
+   of shared anonymous memory, readable and writable, that starts with
+   LEDGER_MAGIC and its own address.  */
+static struct ledger *
+ledger_at (struct stub *st, const char *line)
+{
+  static const char name[] = "/dev/zero (deleted)";
+  const char *s = line;
+  struct maps_line e;
+  if (parse_maps_line (&s, &e) != 0 || !e.shared_rw || e.hi - e.lo != st->page || e.offset != 0)
+    return NULL;
+  for (unsigned k = 0; k < sizeof name; k++)
+    if (s[k] != name[k])
+      return NULL;
+  struct ledger *lg = (struct ledger *) e.lo;
+  return lg->magic == LEDGER_MAGIC && lg->self == e.lo ? lg : NULL;
+}
+
+/* The process's ledger of waits: found in /proc/self/maps, or made when
+   there is none; NULL (and ST->no_ledger) when the maps cannot be read
+   or the page cannot be had: then the stub does not wait.  */
+static struct ledger *
+ledger (struct stub *st)
+{
+  if (st->ledger != NULL || st->no_ledger)
+    return st->ledger;
+  st->no_ledger = 1;
+  struct lines l;
+  if (lines_open (st, &l, "/proc/self/maps") != 0)
+    return NULL;
+  char *line = st->scratch->ledger_line;
+  struct ledger *lg = NULL;
+  while (lg == NULL && next_line (&l, line, sizeof st->scratch->ledger_line) >= 0)
+    lg = ledger_at (st, line);
+  sys_close (l.fd);
+  if (lg == NULL)
+    {
+      long got = syscall6 (SYS_mmap, 0, (long) st->page, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (got < 0 && got > -4096)
+	return NULL;
+      sys_madvise ((uintptr_t) got, st->page, MADV_DONTFORK);
+      lg = (struct ledger *) got;
+      lg->self = (uint64_t) got;
+      lg->waited = 0;
+      lg->magic = LEDGER_MAGIC;
+    }
+  st->ledger = lg;
+  st->no_ledger = 0;
+  return lg;
+}
+
+/* Count NS nanoseconds waited: for this object and for the process.  */
+static void
+spend (struct stub *st, uint64_t ns)
+{
+  st->waited += ns;
+  if (st->ledger != NULL)
+    st->ledger->waited += ns;
+}
+
+/* Wait one millisecond for another process, unless this process has
+   waited WAIT_MAX_MS in all (more by what the holder earned for this
+   object), or *WAITED (the nanoseconds already waited for this reason)
+   is LIMIT_MS, or one more millisecond would pass either; count
    the time the sleep really took (on a busy machine, or in an emulator,
    more than 1 ms) in both.  Return whether it waited.  */
 int
@@ -55,11 +130,14 @@ wait_1ms (struct stub *st, uint64_t *waited, unsigned limit_ms)
 {
   if (st->waited + MS > WAIT_MAX_MS * MS + st->earned || *waited + MS > limit_ms * MS)
     return 0;
+  struct ledger *lg = ledger (st);
+  if (lg == NULL || lg->waited + MS > WAIT_MAX_MS * MS + st->earned)
+    return 0;
   uint64_t t0 = now_ns ();
   sleep_1ms ();
   uint64_t t1 = now_ns ();
   uint64_t took = t0 != 0 && t1 > t0 ? t1 - t0 : MS;
-  st->waited += took;
+  spend (st, took);
   *waited += took;
   return 1;
 }
@@ -88,7 +166,7 @@ lock_wait (struct stub *st, uint64_t *idle, uint64_t *since, long done)
   if (*since != 0 && now > *since)
     {
       *idle += now - *since;
-      st->waited += now - *since;
+      spend (st, now - *since);
     }
   if (done > 0)
     {

@@ -129,6 +129,7 @@ parse_maps_line (const char **s, struct maps_line *e)
   e->hi = parse_number (s, 16);
   skip_spaces (s);
   e->writable = (*s)[0] != '\0' && (*s)[1] == 'w';
+  e->shared_rw = (*s)[0] == 'r' && (*s)[1] == 'w' && (*s)[2] != '\0' && (*s)[3] == 's';
   skip_field (s);		/* permissions */
   e->offset = parse_number (s, 16);
   skip_spaces (s);

@@ -18,6 +18,7 @@
 
 #define MADV_RANDOM 1
 #define MADV_DONTNEED 4
+#define MADV_DONTFORK 10
 #define MADV_HUGEPAGE 14
 #define MADV_POPULATE_WRITE 23
 #define MADV_COLLAPSE 25
@@ -28,6 +29,7 @@
 #define PROT_READ 1
 #define PROT_WRITE 2
 #define PROT_EXEC 4
+#define MAP_SHARED 1
 #define MAP_PRIVATE 2
 #define MAP_FIXED 0x10
 #define MAP_ANONYMOUS 0x20
@@ -102,6 +104,17 @@
 #define WAIT_MAX_MS 20
 #define FOLLOW_MS 4
 
+/* The waits of the whole process, whatever number of objects with a stub
+   it loads (lock.c): one page of shared anonymous memory, made by the
+   first stub that waits and found by the others in /proc/self/maps.  */
+struct ledger
+{
+  uint64_t magic;		/* LEDGER_MAGIC */
+  uint64_t self;		/* its own address */
+  uint64_t waited;		/* nanoseconds waited by every stub of the process */
+};
+#define LEDGER_MAGIC 0x6c70666c65647772ULL
+
 /* Runs of copies the stub remembers, for the perf map.  */
 #define MAX_COPIES 16
 
@@ -158,6 +171,7 @@ struct scratch
   uint64_t auxv[64];		/* /proc/self/auxv */
   struct copy copies[MAX_COPIES];
   struct guard guards[MAX_GUARDS];	/* of guard_neighbours */
+  char ledger_line[128];		/* a line of /proc/self/maps, cut (lock.c) */
   int nguards;
   unsigned char syms[24 * 85];	/* the perf map's symbols */
   char out[2048];		/* the perf map's lines */
@@ -172,6 +186,7 @@ struct maps_line
 {
   uint64_t lo, hi, offset, dev_major, dev_minor, ino;
   int writable;
+  int shared_rw;		/* "rw-s" */
 };
 
 /* The mapping the stub belongs to, as /proc/self/maps shows it.  */
@@ -202,6 +217,8 @@ struct stub
   uint64_t waited;		/* nanoseconds waited for other processes */
   uint64_t page_waits;		/* of those, for pages they keep mapped */
   uint64_t earned;		/* nanoseconds the lock's holder earned (FOLLOW_MS) */
+  struct ledger *ledger;	/* the process's waits (lock.c); NULL: not found yet */
+  int no_ledger;		/* none can be found or made: no waiting */
   struct mapping map;		/* filled by find_mapping */
   uint64_t edge;		/* edge_chunks (), once EDGE_KNOWN */
   int edge_known;

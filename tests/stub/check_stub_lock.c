@@ -14,11 +14,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_main.h"
 #include "fake_kernel.h"
 
 #define BOUND_NS 20000000ULL
+#define MS_NS 1000000ULL
 
 static const uint64_t chunk_sizes[] = { (uint64_t) 2 << 20, (uint64_t) 32 << 20 };
 
@@ -349,6 +351,147 @@ START_TEST (test_slow_looks)
 }
 END_TEST
 
+/* One process loading 24 objects with a stub, the lock of each held by
+   an idle holder: the first stub to wait makes the process's ledger (one
+   shared anonymous page, "/dev/zero (deleted)" in the maps), the others
+   find it, and all of them wait WAIT_MAX_MS in all, not each.  OBJECTS
+   objects, each repairing eight dropped chunks; return the ledgers made.  */
+static int
+load_objects (uint64_t pmd, int objects)
+{
+  struct stub first = set_up (pmd);
+  for (int k = 0; k < objects; k++)
+    {
+      struct stub st = first;
+      uint64_t dropped[SET_WORDS] = { 0xff };
+      repair_range (&st, st.self, 8, 0, dropped);
+      if (st.file >= 0)
+	sys_close (st.file);
+      if (st.pagemap >= 0)
+	sys_close (st.pagemap);
+      if (st.exe >= 0)
+	sys_close (st.exe);
+      scratch_free (&st);
+    }
+  return fake.nshared;
+}
+
+START_TEST (test_process_bound)
+{
+  int made = load_objects (chunk_sizes[_i], 24);
+  ck_assert_msg (fake.slept_ns <= BOUND_NS, "%llu MiB chunks: 24 objects waited %llu us in all",
+		 (unsigned long long) (chunk_sizes[_i] >> 20),
+		 (unsigned long long) fake.slept_ns / 1000);
+  /* Waited at all (the bound is not met by never waiting), with one
+     ledger, of one page, whose count is what was waited.  */
+  ck_assert_uint_ge (fake.slept_ns, 10000000);
+  ck_assert_int_eq (made, 1);
+  ck_assert_uint_eq (fake.shared_len[0], fake.page);
+  const struct ledger *lg = (const struct ledger *) fake.shared[0];
+  ck_assert_uint_eq (lg->magic, LEDGER_MAGIC);
+  ck_assert_uint_ge (lg->waited, fake.slept_ns);
+  ck_assert_uint_le (lg->waited, BOUND_NS + MS_NS);
+  /* Every object still repaired its own chunks, without the lock.  */
+  ck_assert_int_ge (fake_calls (SYS_fadvise64), 24 * 8);
+}
+END_TEST
+
+/* The sanity arm: each object alone (a process of its own) waits up to
+   the bound; 24 such waits in one process, as before the ledger, are what
+   test_process_bound rules out.  */
+START_TEST (test_object_alone)
+{
+  int made = load_objects (chunk_sizes[_i], 1);
+  ck_assert_int_eq (made, 1);
+  ck_assert_uint_ge (fake.slept_ns, 10000000);
+  uint64_t one = fake.slept_ns;
+  ck_assert_uint_gt (24 * one, BOUND_NS);
+}
+END_TEST
+
+/* No ledger can be made (mmap refuses shared memory): no waiting at all;
+   the objects repair without the lock.  */
+START_TEST (test_no_ledger)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.no_shared = 1;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_uint_eq (fake.slept_ns, 0);
+  ck_assert_int_eq (fake.nshared, 0);
+  ck_assert_int_ge (fake_calls (SYS_fadvise64), 8);
+}
+END_TEST
+
+/* The maps cannot be read once the lock was tried, when the ledger is
+   looked for (a ledger may be there unseen): no waiting, and no new
+   ledger.  (Without the ledger, the start waited for the lock here.)  */
+static int
+maps_gone (const struct fake_call *c, long *ret)
+{
+  if (c->n == SYS_openat && lock_calls > 0 && strcmp ((const char *) c->b, "/proc/self/maps") == 0)
+    {
+      *ret = -EACCES;
+      return 1;
+    }
+  return holder (c, ret);
+}
+
+START_TEST (test_maps_unreadable)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  fake.hook = maps_gone;
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_int_gt (lock_calls, 0);
+  ck_assert_uint_eq (fake.slept_ns, 0);
+  ck_assert_int_eq (fake.nshared, 0);
+}
+END_TEST
+
+/* Shared anonymous pages that are not a ledger (the program's own: the
+   wrong magic word, the wrong size, a ledger's words at another address)
+   are left alone: a ledger of the stub's own is made beside them, and the
+   decoys are not written.  */
+START_TEST (test_ledger_decoys)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  uint64_t page = fake.page;
+  long a = syscall6 (SYS_mmap, 0, (long) page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  long b = syscall6 (SYS_mmap, 0, (long) (2 * page), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  long c = syscall6 (SYS_mmap, 0, (long) page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ck_assert (a > 0 && b > 0 && c > 0);
+  struct ledger *la = (void *) a, *lb = (void *) b, *lc = (void *) c;
+  *la = (struct ledger) { 0x1234, (uint64_t) a, 0 };
+  *lb = (struct ledger) { LEDGER_MAGIC, (uint64_t) b, 0 };
+  *lc = (struct ledger) { LEDGER_MAGIC, (uint64_t) a, 0 };
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_int_eq (fake.nshared, 4);
+  ck_assert_uint_eq (la->waited + lb->waited + lc->waited, 0);
+  const struct ledger *mine = (const struct ledger *) fake.shared[3];
+  ck_assert_uint_eq (mine->magic, LEDGER_MAGIC);
+  ck_assert_uint_eq (mine->waited, st.waited);
+  ck_assert_uint_gt (fake.slept_ns, 0);
+}
+END_TEST
+
+/* A ledger already spent (an earlier object of the process waited all it
+   may): the next object does not sleep at all.  */
+START_TEST (test_ledger_spent)
+{
+  struct stub st = set_up (chunk_sizes[_i]);
+  long a = syscall6 (SYS_mmap, 0, (long) fake.page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ck_assert (a > 0);
+  *(struct ledger *) a = (struct ledger) { LEDGER_MAGIC, (uint64_t) a, BOUND_NS };
+  uint64_t dropped[SET_WORDS] = { 0xff };
+  repair_range (&st, st.self, 8, 0, dropped);
+  ck_assert_uint_eq (fake.slept_ns, 0);
+  ck_assert_int_eq (fake.nshared, 1);
+  ck_assert_ptr_eq (st.ledger, (void *) a);
+}
+END_TEST
+
 /* The page cache of one chunk (at 0x40000000), for the repairs below:
    0 empty, 1 cached whole in small folios, 2 one PMD folio, 3 its second
    half cached in small folios.  Nobody holds
@@ -533,6 +676,12 @@ lock_suite (void)
   tcase_add_loop_test (tc, test_slow_looks, 0, 2);
   tcase_add_test (tc, test_small_read_once);
   tcase_add_test (tc, test_small_reads_always);
+  tcase_add_loop_test (tc, test_process_bound, 0, 2);
+  tcase_add_loop_test (tc, test_object_alone, 0, 2);
+  tcase_add_loop_test (tc, test_no_ledger, 0, 2);
+  tcase_add_loop_test (tc, test_maps_unreadable, 0, 2);
+  tcase_add_loop_test (tc, test_ledger_decoys, 0, 2);
+  tcase_add_loop_test (tc, test_ledger_spent, 0, 2);
   suite_add_tcase (s, tc);
   return s;
 }

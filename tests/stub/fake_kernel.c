@@ -6,6 +6,7 @@
 #include "fake_kernel.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +30,8 @@ static struct
 void
 fake_reset (void)
 {
+  for (int k = 0; k < fake.nshared; k++)
+    munmap ((void *) fake.shared[k], fake.shared_len[k]);
   memset (&fake, 0, sizeof fake);
   fake.release = "6.18.0-1-amd64";
   fake.dumpable = 1;
@@ -123,13 +126,14 @@ read_file (const struct fake_file *f, void *buf, long len, size_t at)
     return -EINVAL;
   if (f->max_read > 0 && len > f->max_read)
     len = f->max_read;
-  if (at >= f->len)
+  /* /proc/self/maps goes on with the shared anonymous mappings.  */
+  size_t tail = strcmp (f->path, "/proc/self/maps") == 0 ? fake.maps_tail_len : 0;
+  if (at >= f->len + tail)
     return 0;
-  size_t n = f->len - at < (size_t) len ? f->len - at : (size_t) len;
-  if (f->data != NULL)
-    memcpy (buf, (const char *) f->data + at, n);
-  else
-    memset (buf, 0, n);
+  size_t n = f->len + tail - at < (size_t) len ? f->len + tail - at : (size_t) len;
+  for (size_t k = 0; k < n; k++)
+    ((char *) buf)[k] = at + k >= f->len ? fake.maps_tail[at + k - f->len]
+      : f->data != NULL ? ((const char *) f->data)[at + k] : 0;
   return (long) n;
 }
 
@@ -280,6 +284,24 @@ syscall6 (long n, long a, long b, long c, long d, long e, long f)
     case SYS_getpid:
       return 4242;
     case SYS_mmap:
+      if ((d & MAP_ANONYMOUS) && (d & MAP_SHARED) && a == 0)
+	{
+	  if (fake.no_shared || fake.nshared == 8)
+	    return -ENOMEM;
+	  void *p = mmap (NULL, (size_t) b, (int) c, (int) d, -1, 0);
+	  if (p == MAP_FAILED)
+	    return -errno;
+	  fake.shared[fake.nshared] = (uintptr_t) p;
+	  fake.shared_len[fake.nshared++] = (size_t) b;
+	  int w = snprintf (fake.maps_tail + fake.maps_tail_len,
+			    sizeof fake.maps_tail - fake.maps_tail_len,
+			    "%lx-%lx rw-s 00000000 00:01 %d%*s/dev/zero (deleted)\n",
+			    (unsigned long) p, (unsigned long) p + (unsigned long) b,
+			    1000 + fake.nshared, 24, "");
+	  if (w > 0 && (size_t) w < sizeof fake.maps_tail - fake.maps_tail_len)
+	    fake.maps_tail_len += (size_t) w;
+	  return (long) p;
+	}
       if ((d & MAP_ANONYMOUS) && a == 0)
 	{
 	  /* Small mappings (the stub's scratch buffers) come from the heap,

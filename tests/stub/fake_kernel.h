@@ -61,6 +61,15 @@ struct fake_state
   int ntouched;
   /* Bytes of anonymous memory mapped and not unmapped yet.  */
   long anon_bytes;
+  /* Shared anonymous mappings (real ones, of the test process): each is
+     shown at the end of the file /proc/self/maps as the kernel shows it,
+     "/dev/zero (deleted)".  NO_SHARED: mmap refuses them (ENOMEM).  */
+  int no_shared;
+  int nshared;
+  uintptr_t shared[8];
+  size_t shared_len[8];
+  char maps_tail[8 * 128];
+  size_t maps_tail_len;
   /* What write(2) wrote, to any descriptor.  */
   char written[1 << 16];
   size_t nwritten;
@@ -71,7 +80,8 @@ extern struct fake_state fake;
 /* CLOCK_MONOTONIC after fake_reset: the uptime of a machine that runs.  */
 #define FAKE_CLOCK_START_NS 1000000000000ULL
 
-/* Forget everything: no files, release "6.18.0", THP enabled, 4 KiB pages.  */
+/* Forget everything: no files, release "6.18.0", THP enabled, 4 KiB pages;
+   the shared anonymous mappings unmapped.  */
 void fake_reset (void);
 /* Add a file; DATA of LEN bytes (a string's strlen when LEN is 0 and DATA is
    not NULL; LEN zero bytes when DATA is NULL).  Return the model's entry, to set more of it.  */
