@@ -43,8 +43,13 @@
 #     skipped with elfpmd's reason otherwise).  The postinst by hand: no new
 #     list, nothing run; a list written anew is primed again; no elfpmd in
 #     PATH, exit 0.  A file of the package converted by hand with the root's
-#     manifest is converted again by the trigger (elfpmd reapply) when dpkg
-#     installs the package over it.
+#     manifest, and a file outside the root listed in that manifest too (what
+#     an image's manifest can name): when dpkg installs the package over the
+#     first and the second is changed, the trigger does not reapply under
+#     DPKG_ROOT (it says so on standard error, elfpmd reapply is not run,
+#     neither file is converted); the sanity arm: elfpmd reapply on that
+#     manifest, as the postinst ran it before, converts the file outside the
+#     root.
 #  5. Multi-Arch: same: a library package built for amd64 and for i386
 #     (gcc -m32), each aligned by dh_elfpmd for its architecture, installs
 #     side by side with dpkg --root (two per-architecture prime lists); the
@@ -673,26 +678,42 @@ cp "$root/$list_path" "$root/$list_path.new" && mv "$root/$list_path.new" "$root
 (cd "$root" && env DPKG_ROOT="$root" PATH=/usr/bin:/bin sh "$debian_dist/elfpmd.postinst" \
 	triggered /usr/lib/elfpmd/prime.d) > "$work/noelfpmd.out" 2>&1
 check "no elfpmd in PATH: exit 0 ($(cat "$work/noelfpmd.out"))" test $? -eq 0
-# Reapply after an upgrade: a file of the installed package converted by
-# hand (--madvise) with the root's manifest; dpkg installs the package again
-# (its own bytes over the file); the trigger on /usr/bin runs elfpmd reapply,
-# which converts the file again: the stub is back, the manifest has a
-# second line for it.
+# Reapply after an upgrade, under DPKG_ROOT: a file of the installed
+# package converted by hand (--madvise) with the root's manifest, and a file
+# outside the root (this machine's, as an image's manifest may name) listed
+# in it too; dpkg installs the package again (its own bytes over the first),
+# the second is changed as an upgrade would change it.  The trigger on
+# /usr/bin must not reapply: the manifest's paths would be resolved on this
+# system.
 f=$(head -1 "$work/want-prime.list")
 manifest=$root/var/lib/elfpmd/manifest
-stub_in () { "$ELFPMD" -n --json --madvise "$root$f" 2>/dev/null | grep -q '"present":true'; }
-"$ELFPMD" -q --madvise --manifest="$manifest" "$root$f"
-check "converted by hand with the root's manifest: the stub in $f" stub_in
+host_file=$work/host-prog
+stub_in () { "$ELFPMD" -n --json --madvise "$1" 2>/dev/null | grep -q '"present":true'; }
+cp "$root$f" "$host_file"
+"$ELFPMD" -q --madvise --manifest="$manifest" "$root$f" "$host_file"
+check "converted by hand with the root's manifest: the stub in $f and in $host_file" \
+	eval 'stub_in "$root$f" && stub_in "$host_file"'
 prime_log_reset
 root_dpkg -i "$aligned_deb" > "$work/dpkg-again.out" 2>&1
 rc=$?
+cmp -s "$host_file" "$root$f" || cp "$root$f" "$host_file"
 check "dpkg --root -i the package again: exit 0, the trigger ran" \
 	test $rc -eq 0 -a "$(grep -c 'Processing triggers for elfpmd-hooktest' "$work/dpkg-again.out")" = 1
-check "the trigger ran elfpmd reapply -q on the root's manifest ($(tr '\n' ' ' < "$work/prime.args" 2>/dev/null))" \
-	grep -qx "reapply -q --manifest=$manifest" "$work/prime.args"
-check "after the upgrade, $f has the stub again" stub_in
-check "the manifest has a second line for it" test "$(grep -c '"action":"convert"' "$manifest")" -eq 2
-rm -f "$manifest"
+check "under DPKG_ROOT the trigger says it does not reapply ($(grep -m1 'not reapplying' "$work/dpkg-again.out"))" \
+	grep -q "elfpmd: not reapplying $manifest: DPKG_ROOT is set" "$work/dpkg-again.out"
+check "and runs no elfpmd reapply ($(tr '\n' ' ' < "$work/prime.args" 2>/dev/null))" \
+	eval '! grep -q "^reapply" "$work/prime.args" 2>/dev/null'
+check "after the upgrade, $f is the package's again (no stub)" eval '! stub_in "$root$f"'
+cp "$root$f" "$host_file"
+run_postinst triggered /usr/bin > "$work/reapply-by-hand.out" 2>&1
+rc=$?
+check "the postinst by hand under DPKG_ROOT: exit 0, $host_file untouched" \
+	eval '[ $rc -eq 0 ] && cmp -s "$host_file" "$root$f"'
+# The sanity arm: the reapply the postinst ran before converts the file
+# outside the root from the image's manifest.
+"$ELFPMD" reapply -q --manifest="$manifest" < /dev/null > "$work/reapply-sanity.out" 2>&1
+check "sanity: elfpmd reapply on the root's manifest converts $host_file (outside the root)" stub_in "$host_file"
+rm -f "$manifest" "$host_file"
 
 # 5. Multi-Arch: same.  libsynth1 for amd64 and i386 from bigtext.S, each
 # tree aligned by dh_elfpmd for its architecture (DEB_HOST_*), and
