@@ -65,6 +65,16 @@ size_options_check (struct argp_state *state, const struct size_options *s)
     argp_error (state, "--pmd-size is smaller than --page-size");
 }
 
+uint64_t
+max_size_argument (struct argp_state *state, const char *arg)
+{
+  uint64_t size;
+  const char *why = parse_size (arg, &size);
+  if (why != NULL)
+    argp_error (state, "--max-size: invalid size '%s': %s", arg, why);
+  return size;
+}
+
 void
 files_from_argument (struct argp_state *state, const char **list, const char *arg)
 {

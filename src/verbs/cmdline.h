@@ -34,7 +34,17 @@ enum
   OPT_KEEP_ORIGINALS,
   OPT_TIMES,
   OPT_EXPECT_INODE,
+  OPT_MAX_SIZE,
 };
+
+/* The largest file reapply and prime work on unless --max-size says
+   otherwise: root runs both unattended, over names other users may
+   place files at, and the time they take grows with the file.  */
+#define MAX_SIZE_DEFAULT ((uint64_t) 1 << 30)
+
+/* --max-size=ARG: a size (K, M, G, T suffixes), 0 for no limit; or a
+   usage error.  */
+uint64_t max_size_argument (struct argp_state *state, const char *arg);
 
 /* The base page sizes Linux has (4K almost everywhere, 8K sparc64, 16K and
    64K arm64 and loongarch64, 32K mips, 256K hexagon and ppc44x).  A PMD is

@@ -160,6 +160,7 @@ struct entry
   bool revert;
   char *file;			/* from file_hex */
   char before[65], after[65];	/* convert: the hashes; revert: after is the one restored */
+  uint64_t size_after;		/* convert: the size elfpmd wrote; 0 if not recorded */
   char **options;
   size_t noptions;
   char *originals;		/* from originals_hex, or NULL */
@@ -220,6 +221,26 @@ get_hash (const char *line, const char *key, char out[65])
   memcpy (out, p, 64);
   out[64] = '\0';
   return true;
+}
+
+/* The number after "KEY": in LINE; 0 when missing or malformed.  */
+static uint64_t
+get_size (const char *line, const char *key)
+{
+  char pat[64];
+  snprintf (pat, sizeof pat, "\"%s\":", key);
+  const char *p = strstr (line, pat);
+  if (p == NULL)
+    return 0;
+  p += strlen (pat);
+  uint64_t v = 0;
+  for (; *p >= '0' && *p <= '9'; p++)
+    {
+      if (v > (UINT64_MAX - 9) / 10)
+	return 0;
+      v = v * 10 + (uint64_t) (*p - '0');
+    }
+  return *p == ',' || *p == '}' ? v : 0;
 }
 
 /* Whether OPT is one of the options options_json writes, exactly as it
@@ -326,6 +347,8 @@ read_manifest (const char *path, struct entry **entries)
       else
 	ok = ok && e.file != NULL && get_hash (line, "sha256_before", e.before)
 	     && get_hash (line, "sha256_after", e.after) && get_options (line, &e, &bad);
+      if (ok && !e.revert)
+	e.size_after = get_size (line, "size_after");
       if (ok && !e.revert && strstr (line, "\"originals_hex\":\"") != NULL)
 	ok = (e.originals = get_hex (line, "originals_hex")) != NULL;
       /* Absolute names only: a relative one would be resolved against
@@ -387,11 +410,17 @@ read_manifest (const char *path, struct entry **entries)
    following a symbolic link in its last component (PL keeps the place),
    a regular file, its SHA-256 into HEX and its status into *ST.  Return
    0, or -1 with the reason in *ERR (ENOENT in *GONE when it is not
-   there).  */
+   there).  Not hashed (HEX empty) when its size is not SIZE_WANT (not 0):
+   it cannot have the contents wanted.  A file larger than MAX_SIZE (not
+   0) is refused: -1, and *BIG.  */
 static int
 current (const char *path, struct place *pl, struct stat *st, char hex[65], bool *gone,
-	 bool *elf, int *keep, struct diag *err)
+	 bool *elf, int *keep, uint64_t size_want, uint64_t max_size, bool *big,
+	 struct diag *err)
 {
+  if (big != NULL)
+    *big = false;
+  hex[0] = '\0';
   if (keep != NULL)
     *keep = -1;
   *gone = false;
@@ -410,6 +439,22 @@ current (const char *path, struct place *pl, struct stat *st, char hex[65], bool
     }
   unsigned char d[32], magic[4];
   *elf = pread (fd, magic, 4, 0) == 4 && memcmp (magic, "\177ELF", 4) == 0;
+  if (max_size != 0 && (uint64_t) st->st_size > max_size)
+    {
+      close (fd);
+      if (big != NULL)
+	*big = true;
+      return diag_set (err, "larger than --max-size (%jd bytes, %" PRIu64 " at most)",
+		       (intmax_t) st->st_size, max_size);
+    }
+  if (size_want != 0 && (uint64_t) st->st_size != size_want)
+    {
+      if (keep != NULL)
+	*keep = fd;
+      else
+	close (fd);
+      return 0;
+    }
   int r = sha256_fd (fd, d);
   int e = errno;
   if (r == 0 && keep != NULL)
@@ -430,15 +475,26 @@ struct manifest_cmdline
   bool dry_run, quiet;
   char **files;
   int nfiles;
+  uint64_t max_size;		/* reapply: files larger are left alone; 0: no limit */
 };
 
 enum { OPT_MANIFEST_FILE = 0x200 };
+
+static const struct argp_option revert_options[] = {
+  { "manifest", OPT_MANIFEST_FILE, "FILE", 0,
+    "The manifest to read (and append to; default " MANIFEST_DEFAULT ")", 0 },
+  { "dry-run", 'n', NULL, 0, "Say what would be done, do nothing", 0 },
+  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
 
 static const struct argp_option reapply_options[] = {
   { "manifest", OPT_MANIFEST_FILE, "FILE", 0,
     "The manifest to read (and append to; default " MANIFEST_DEFAULT ")", 0 },
   { "dry-run", 'n', NULL, 0, "Say what would be done, do nothing", 0 },
   { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { "max-size", OPT_MAX_SIZE, "SIZE", 0,
+    "Leave alone every file larger than SIZE (default 1G; 0: no limit)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -459,6 +515,9 @@ parse_manifest_opt (int key, char *arg, struct argp_state *state)
     case 'q':
       c->quiet = true;
       break;
+    case OPT_MAX_SIZE:
+      c->max_size = max_size_argument (state, arg);
+      break;
     case ARGP_KEY_ARGS:
       c->files = state->argv + state->next;
       c->nfiles = state->argc - state->next;
@@ -478,7 +537,10 @@ static const char reapply_doc[] =
   "wrote (the SHA-256 in the manifest): it is then run through elfpmd with "
   "the options of its last entry, --manifest and, where its original was "
   "kept, --keep-originals into the same directory.  A file reverted (elfpmd "
-  "revert), gone, or not a regular file any more is left alone.  The "
+  "revert), gone, or not a regular file any more is left alone, and so is "
+  "one larger than --max-size (default 1 GiB): root runs reapply unattended "
+  "over names other users may place files at.  A file whose size is not the "
+  "one elfpmd wrote is not hashed: it was replaced.  The "
   "packaging hooks run 'elfpmd reapply -q' after every dpkg or rpm "
   "transaction that touched the directories elfpmd converts in.\n\n"
   "Exit status: 0 when every file is as the manifest wants it (or was left "
@@ -550,9 +612,9 @@ reconvert (const struct entry *e, const char *manifest, const struct stat *st, b
 int
 reapply_command (int argc, char **argv)
 {
-  struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT };
-  const struct argp argp = { reapply_options, parse_manifest_opt, "", reapply_doc, NULL, NULL,
-			     NULL };
+  struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT, .max_size = MAX_SIZE_DEFAULT };
+  const struct argp argp = { reapply_options, parse_manifest_opt, "", reapply_doc, NULL,
+			     NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   if (c.nfiles != 0)
@@ -579,7 +641,8 @@ reapply_command (int argc, char **argv)
       char hex[65];
       bool gone, elf;
       struct diag err = { "" };
-      if (current (e->file, &pl, &st, hex, &gone, &elf, NULL, &err) != 0)
+      if (current (e->file, &pl, &st, hex, &gone, &elf, NULL, e->size_after, c.max_size, NULL,
+		   &err) != 0)
 	{
 	  place_close (&pl);
 	  if (!c.quiet)
@@ -604,7 +667,8 @@ reapply_command (int argc, char **argv)
       if (c.dry_run)
 	{
 	  printf ("%s: would be converted again (contents %s since)\n", e->file,
-		  strcmp (hex, e->before) == 0 ? "back to the original" : "replaced");
+		  hex[0] != '\0' && strcmp (hex, e->before) == 0 ? "back to the original"
+		  : "replaced");
 	  continue;
 	}
       if (reconvert (e, c.manifest, &st, c.quiet) != 0)
@@ -689,7 +753,7 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
   bool gone, elf;
   struct diag err = { "" };
   int ret = 0, cur = -1;
-  if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, &err) != 0)
+  if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, 0, 0, NULL, &err) != 0)
     {
       if (!c->quiet)
 	printf ("%s: left alone: %s\n", e->file, gone ? "gone" : err.msg);
@@ -769,7 +833,7 @@ int
 revert_command (int argc, char **argv)
 {
   struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT };
-  const struct argp argp = { reapply_options, parse_manifest_opt, "[FILE...]", revert_doc, NULL,
+  const struct argp argp = { revert_options, parse_manifest_opt, "[FILE...]", revert_doc, NULL,
 			     NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;

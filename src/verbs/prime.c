@@ -314,8 +314,8 @@ prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_resu
    and primed through that descriptor, so that a name exchanged meanwhile
    changes nothing.  */
 static int
-prime_file (const char *name, int fd_given, uint64_t pmd, long page, struct prime_result *r,
-	    struct diag *err)
+prime_file (const char *name, int fd_given, uint64_t pmd, long page, uint64_t max_size,
+	    struct prime_result *r, struct diag *err)
 {
   struct elf_file file;
   if ((fd_given >= 0 ? elf_file_open_fd (&file, fd_given, name, err)
@@ -325,6 +325,9 @@ prime_file (const char *name, int fd_given, uint64_t pmd, long page, struct prim
   int ret = 0, fd = -1;
   if (file.skip_reason != NULL)
     snprintf (r->reason, sizeof r->reason, "%s", file.skip_reason);
+  else if (max_size != 0 && (uint64_t) file.st.st_size > max_size)
+    snprintf (r->reason, sizeof r->reason, "larger than --max-size (%" PRIu64 " bytes, %"
+	      PRIu64 " at most)", (uint64_t) file.st.st_size, max_size);
   else if (text_chunks (&file, pmd, &chunks, &n) != 0)
     ret = diag_set (err, "out of memory");
   /* The same open file, without libelf's view of it: pages libelf maps
@@ -416,7 +419,7 @@ prime_one (const char *name, int fd, uint64_t pmd, long page, const struct prime
       if (fd >= 0)
 	close (fd);
     }
-  else if (prime_file (name, fd, pmd, page, &r, &err) != 0)
+  else if (prime_file (name, fd, pmd, page, opts->max_size, &r, &err) != 0)
     {
       fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
       return 1;
@@ -559,6 +562,8 @@ static const struct argp_option prime_options[] = {
     "Prime also the names in LIST ('-': standard input), one per line; empty lines and "
     "lines starting with '#' are no names", 0 },
   { "null", '0', NULL, 0, "Names in LIST end with a NUL byte, not a newline", 0 },
+  { "max-size", OPT_MAX_SIZE, "SIZE", 0,
+    "Prime no file larger than SIZE (default 1G; 0: no limit)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -578,7 +583,9 @@ static const char prime_doc[] =
   "A name in LIST that does not exist (a package removed since the list was "
   "made), is a symbolic link or no regular file, or is not ELF is skipped "
   "(a missing one with a line of its own) and counted in a summary line at "
-  "the end; what it names is not an error.\n\n"
+  "the end; what it names is not an error.  A file larger than --max-size "
+  "(default 1 GiB) is not primed, and the report says so: root runs prime "
+  "unattended, over lists of names that other users may place files at.\n\n"
   "Exit status:\n"
   "  0   every FILE was read: primed, or the report says why not\n"
   "  1   a FILE, an ELF file of LIST or LIST itself could not be read (one line\n"
@@ -610,6 +617,9 @@ parse_prime_opt (int key, char *arg, struct argp_state *state)
     case '0':
       c->opts.null = true;
       break;
+    case OPT_MAX_SIZE:
+      c->opts.max_size = max_size_argument (state, arg);
+      break;
     case ARGP_KEY_ARG:
       c->files = &state->argv[state->next - 1];
       c->nfiles = (size_t) (state->argc - state->next + 1);
@@ -632,7 +642,7 @@ parse_prime_opt (int key, char *arg, struct argp_state *state)
 int
 prime_command (int argc, char **argv)
 {
-  struct prime_cmdline c = { .opts = { .json = false } };
+  struct prime_cmdline c = { .opts = { .json = false, .max_size = MAX_SIZE_DEFAULT } };
   const struct argp argp = { prime_options, parse_prime_opt, "FILE...\n--files-from=LIST [FILE...]", prime_doc,
 			     NULL, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)

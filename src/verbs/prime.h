@@ -13,6 +13,7 @@ struct prime_options
   bool quiet;			/* errors only */
   const char *files_from;	/* a list of names ("-": standard input), or NULL */
   bool null;			/* names in the list end with NUL, not newline */
+  uint64_t max_size;		/* files larger are not primed; 0: no limit */
 };
 
 /* Prime each of the NFILES FILES, then the names of OPTS->files_from,
