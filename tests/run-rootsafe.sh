@@ -24,7 +24,19 @@
 #   8. strace -f of `elfpmd -r` over the tree: no open, stat, link, rename
 #      or unlink names a path inside the tree; every one is a name in a
 #      directory held open;
-#   9. nobody runs the same over its own tree: the files are rewritten.
+#   9. nobody runs the same over its own tree: the files are rewritten;
+#  10. reapply (issue 35, item 4): a listed file of nobody's tree, replaced
+#      by an upgrade, becomes a symbolic link of root's to root's victim
+#      right before the elfpmd reapply runs looks at it: refused (exit 1),
+#      the victim untouched; the sanity arm: the same race against
+#      elfpmd --madvise NAME converts the victim;
+#  11. revert (item 1): nobody's directory of the file becomes a link to
+#      root's victim directory right before the rename: the original goes
+#      back into the directory held open, the victim untouched; the sanity
+#      arm: the same race against mv replaces the victim;
+#  12. strace -f of reapply and revert: no call names a path inside the
+#      tree, no rename or link by path; the name is replaced by renameat in
+#      the directory held open.
 # Each case checks that the racer did swap (else the case proves nothing).
 # Needs root, the user nobody (setpriv or runuser), a directory under /tmp
 # others can reach; strace for case 8.  Skips (77) without them.
@@ -215,6 +227,84 @@ if have strace; then
 	fi
 	holds "strace: the run rewrote the files ($(tr '\n' ' ' <"$W/out"))" \
 		'[ "$(stat -c %i "$T/a/b/prog")" = "$(stat -c %i "$T/a/prog2")" ] && ! cmp -s "$ELF" "$T/top"'
+else
+	skip "strace not found (Debian: strace)"
+fi
+
+echo "# 10. reapply: the listed file swapped after its check"
+# Root converted tree/d/prog with --manifest; nobody replaced it (an
+# upgrade).  Right before the elfpmd that reapply runs looks at the name
+# (its first fstatat of "prog"), the name becomes a symbolic link of root's
+# to root's victim/prog (issue 35, item 4): the conversion must refuse it.
+# The sanity arm: the same race against the command reapply ran before
+# (elfpmd --madvise NAME, no --expect-inode) converts root's file.
+reapply_setup () {
+	fresh
+	rm -f "$W/M"
+	nobody_tree "mkdir d && cp '$ELF' d/prog"
+	"$ELFPMD" -q --madvise --manifest="$W/M" "$T/d/prog" || hard_error "cannot convert $T/d/prog"
+	nobody_tree "cp '$ELF' d/prog.new && mv d/prog.new d/prog"
+}
+reapply_setup
+racing "$T/d/prog" "$V/prog" fstatat,newfstatat,lstat prog "$ELFPMD" reapply -q --manifest="$W/M" >"$W/out" 2>&1
+rc=$?
+raced "reapply"
+victim_untouched "reapply"
+holds "reapply: exit 1, the swapped name refused ($(head -1 "$W/out"))" '[ $rc -eq 1 ] && grep -q "replaced while the run was under way" "$W/out"'
+reapply_setup
+racing "$T/d/prog" "$V/prog" fstatat,newfstatat,lstat prog "$ELFPMD" -q --madvise "$T/d/prog" >"$W/out" 2>&1
+if grep -q '^racer: swapped' "$W/racer.log" 2>/dev/null && ! sha256sum -c --quiet "$W/victim.sum" >/dev/null 2>&1; then
+	pass "sanity: the same race against elfpmd --madvise NAME (reapply's command before) converts root's victim/prog"
+else
+	fail "sanity: the race against elfpmd --madvise NAME did not reach root's file ($(cat "$W/racer.log" 2>/dev/null)): case 10 proves nothing"
+fi
+
+echo "# 11. revert: the directory swapped before the rename"
+# Root converted tree/d/prog keeping its original in a directory of root's;
+# right before revert renames the original back over the name, nobody's
+# tree/d becomes a symbolic link to root's victim directory (issue 35, item
+# 1): the rename happens in the directory revert holds open.  The sanity
+# arm: the same race against a rename by path (mv) replaces root's
+# victim/prog.
+revert_setup () {
+	fresh
+	rm -rf "$W/M" "$W/K"
+	nobody_tree "mkdir d && cp '$ELF' d/prog"
+	"$ELFPMD" -q --madvise --manifest="$W/M" --keep-originals="$W/K" "$T/d/prog" \
+		|| hard_error "cannot convert $T/d/prog"
+}
+revert_setup
+racing "$T/d" "$V" renameat,rename prog "$ELFPMD" revert -q --manifest="$W/M" >"$W/out" 2>&1
+rc=$?
+raced "revert"
+victim_untouched "revert"
+holds "revert: exit 0, the original back in the directory it held ($(head -1 "$W/out"))" \
+	'[ $rc -eq 0 ] && cmp -s "$ELF" "$T/d.orig/prog"'
+revert_setup
+cp "$ELF" "$W/prog.x" && printf x >>"$W/prog.x" && cp "$W/prog.x" "$W/prog.want"
+racing "$T/d" "$V" renameat,rename,renameat2 prog mv "$W/prog.x" "$T/d/prog" >"$W/out" 2>&1
+if grep -q '^racer: swapped' "$W/racer.log" 2>/dev/null && cmp -s "$V/prog" "$W/prog.want"; then
+	pass "sanity: the same race against a rename by path (mv) replaces root's victim/prog"
+elif ! grep -q '^racer: swapped' "$W/racer.log" 2>/dev/null; then
+	skip "sanity: mv renamed through a call the racer does not wrap ($(cat "$W/out"))"
+else
+	fail "sanity: the race against mv did not reach root's file: case 11 proves less"
+fi
+rm -f "$W/prog.x" "$W/prog.want"
+
+echo "# 12. reapply and revert: every operation relative to a directory held open"
+if have strace; then
+	for verb in reapply revert; do
+		${verb}_setup
+		strace -f -qq -o "$W/strace.$verb" -e trace=open,openat,openat2,stat,lstat,newfstatat,statx,link,linkat,rename,renameat,renameat2,unlink,unlinkat,truncate \
+			"$ELFPMD" $verb -q --manifest="$W/M" >"$W/out" 2>&1
+		rc=$?
+		paths=$(grep -F "\"$T" "$W/strace.$verb" | sed 's/^[0-9]* *//' | head -3)
+		byname=$(grep -cE '(rename|renameat|renameat2|link|linkat)\((AT_FDCWD, )?"/' "$W/strace.$verb")
+		renames=$(grep -cE 'renameat2?\([0-9]+, "[^"/]+", [0-9]+, "prog"' "$W/strace.$verb")
+		holds "strace $verb: exit 0 (got $rc), no call names a path inside the tree, no rename or link by path ($byname), the name replaced through the directory held ($renames) ${paths:+: $paths}" \
+			'[ $rc -eq 0 ] && [ -z "$paths" ] && [ "$byname" -eq 0 ] && [ "$renames" -ge 1 ]'
+	done
 else
 	skip "strace not found (Debian: strace)"
 fi
