@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -609,6 +610,60 @@ reconvert (const struct entry *e, const char *manifest, const struct stat *st, b
   return status;
 }
 
+/* After reapply: the kept originals of the entries of V (N, the manifest
+   as it was) converted again (ASKED) that no entry of the manifest as it
+   is now needs (a file's last convert entry with the same originals
+   directory and original hash) are removed: an upgrade superseded them.
+   Each through the directory trust_open_dir opened, only a regular file
+   of that name.  */
+static void
+prune_superseded (struct entry *v, long n, const char *manifest, bool quiet)
+{
+  bool any = false;
+  for (long i = 0; i < n && !any; i++)
+    any = v[i].asked && v[i].originals != NULL;
+  if (!any)
+    return;
+  struct entry *now;
+  long m = read_manifest (manifest, &now);
+  if (m < 0)
+    return;
+  for (long i = 0; i < n; i++)
+    {
+      const struct entry *e = &v[i];
+      if (!e->asked || e->originals == NULL)
+	continue;
+      bool needed = false;
+      for (long k = 0; k < m && !needed; k++)
+	needed = !now[k].revert && now[k].originals != NULL
+		 && strcmp (now[k].before, e->before) == 0
+		 && strcmp (now[k].originals, e->originals) == 0;
+      /* And not by another entry of this run's that was not converted
+	 again (the same original kept for two names).  */
+      for (long k = 0; k < n && !needed; k++)
+	needed = k != i && !v[k].asked && !v[k].revert && v[k].originals != NULL
+		 && strcmp (v[k].before, e->before) == 0
+		 && strcmp (v[k].originals, e->originals) == 0;
+      if (needed)
+	continue;
+      struct diag err = { "" };
+      struct stat kst;
+      int kdir = trust_open_dir (e->originals, 0, &err);
+      int kfd = kdir >= 0 ? trust_open_at (kdir, e->before, &kst, &err) : -1;
+      if (kfd >= 0)
+	{
+	  close (kfd);
+	  if (unlinkat (kdir, e->before, 0) == 0 && !quiet)
+	    printf ("%s: its superseded kept original removed\n", e->file);
+	}
+      if (kdir >= 0)
+	close (kdir);
+    }
+  for (long k = 0; k < m; k++)
+    entry_free (&now[k]);
+  free (now);
+}
+
 int
 reapply_command (int argc, char **argv)
 {
@@ -673,7 +728,11 @@ reapply_command (int argc, char **argv)
 	}
       if (reconvert (e, c.manifest, &st, c.quiet) != 0)
 	status = 1;
+      else
+	e->asked = true;	/* converted again: its kept original may be superseded */
     }
+  if (!c.dry_run)
+    prune_superseded (v, n, c.manifest, c.quiet);
   if (!c.quiet)
     printf ("elfpmd reapply: %ld files in %s: %lu as converted, %lu %sconverted again, %lu "
 	    "left alone\n", n, c.manifest, same, again, c.dry_run ? "would be " : "", left);
@@ -701,9 +760,20 @@ restore (struct place *pl, int cur, const struct stat *st, int orig, const struc
   struct ima_plan ima;
   if (ima_plan_build (&cf, &ima, err) != 0)
     return -1;
+  /* A name nobody can foresee: another user who can write the directory
+     could otherwise make it first and fail the revert.  */
   char tmp[64];
-  snprintf (tmp, sizeof tmp, ".elfpmd-revert.%ld", (long) getpid ());
-  int fd = openat (pl->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 16; tries++)
+    {
+      uint64_t r = 0;
+      if (getrandom (&r, sizeof r, 0) != (ssize_t) sizeof r)
+	r ^= (uint64_t) getpid () << 32 ^ (uint64_t) tries;
+      snprintf (tmp, sizeof tmp, ".elfpmd-revert.%016" PRIx64, r);
+      fd = openat (pl->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST)
+	break;
+    }
   if (fd < 0)
     return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
   struct diag cerr = { "" };
