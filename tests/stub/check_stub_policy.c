@@ -130,6 +130,22 @@ START_TEST (test_cheap)
 }
 END_TEST
 
+/* A shared object mapped as MAPS shows it (on a kernel RELEASE), its file
+   at PATH on the file system MAGIC, with device DEV and inode INO.  */
+static struct fake_file *
+library_mapped (const char *release, const char *maps, const char *path, uint64_t magic,
+		uint64_t dev, uint64_t ino)
+{
+  fake_reset ();
+  fake.release = release;
+  fake_file ("/proc/self/maps", maps, 0);
+  struct fake_file *f = fake_file (path, "\177ELF", 0);
+  f->fs_magic = magic;
+  f->dev = dev;
+  f->ino = ino;
+  return f;
+}
+
 /* A shared object's file system is that of the file /proc/self/maps
    shows, asked of the descriptor matched to the mapping by device and
    inode (fstatfs), never of the path (statfs): the path is escaped, and
@@ -137,14 +153,9 @@ END_TEST
 START_TEST (test_library_fs)
 {
   static const struct stub_params library = { .pmd = 2 << 20 };
-  fake_reset ();
-  fake.release = "6.12.57+deb13-amd64";
-  fake_file ("/proc/self/maps",
-	     "00400000-00600000 r-xp 00000000 fd:01 1234 /usr/lib/libbig.so.1\n", 0);
-  struct fake_file *lib = fake_file ("/usr/lib/libbig.so.1", "\177ELF", 0);
-  lib->fs_magic = EXT4_SUPER_MAGIC;
-  lib->dev = 0xfd01;
-  lib->ino = 1234;
+  library_mapped ("6.12.57+deb13-amd64",
+		  "00400000-00600000 r-xp 00000000 fd:01 1234 /usr/lib/libbig.so.1\n",
+		  "/usr/lib/libbig.so.1", EXT4_SUPER_MAGIC, 0xfd01, 1234);
   struct stub st = stub_for (&library);
   ck_assert_int_eq (choose_mode (&st), MODE_COLLAPSE);
   ck_assert_int_eq (fake_opened ("/proc/self/exe", 0), 0);
@@ -165,14 +176,10 @@ END_TEST
 START_TEST (test_library_decoy)
 {
   static const struct stub_params library = { .pmd = 2 << 20 };
-  fake_reset ();
-  fake.release = "6.12.57+deb13-amd64";
-  fake_file ("/proc/self/maps",
-	     "00400000-00600000 r-xp 00000000 fd:01 1234 /opt/app/lib\\012big.so\n", 0);
-  struct fake_file *decoy = fake_file ("/opt/app/lib\\012big.so", "\177ELF", 0);
-  decoy->fs_magic = TMPFS_MAGIC;
-  decoy->dev = 0x1a;
-  decoy->ino = 99;
+  struct fake_file *decoy
+    = library_mapped ("6.12.57+deb13-amd64",
+		      "00400000-00600000 r-xp 00000000 fd:01 1234 /opt/app/lib\\012big.so\n",
+		      "/opt/app/lib\\012big.so", TMPFS_MAGIC, 0x1a, 99);
   struct stub st = stub_for (&library);
   ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
   ck_assert_int_eq (st.fs, 0);
@@ -202,14 +209,9 @@ END_TEST
 START_TEST (test_library_overlay)
 {
   static const struct stub_params library = { .pmd = 2 << 20 };
-  fake_reset ();
-  fake.release = "6.1.0-18-amd64";
-  fake_file ("/proc/self/maps",
-	     "00400000-00600000 r-xp 00000000 08:01 1234 /usr/lib/libbig.so.1\n", 0);
-  struct fake_file *lib = fake_file ("/usr/lib/libbig.so.1", "\177ELF", 0);
-  lib->fs_magic = OVERLAYFS_SUPER_MAGIC;
-  lib->dev = 0x27;
-  lib->ino = 1234;
+  library_mapped ("6.1.0-18-amd64",
+		  "00400000-00600000 r-xp 00000000 08:01 1234 /usr/lib/libbig.so.1\n",
+		  "/usr/lib/libbig.so.1", OVERLAYFS_SUPER_MAGIC, 0x27, 1234);
   fake_file ("/proc/self/mountinfo", "22 1 8:1 / /host rw - xfs /dev/sda1 rw\n", 0);
   struct stub st = stub_for (&library);
   ck_assert_int_eq (choose_mode (&st), MODE_REPAIR);
