@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 """batch-count.py TREE ORIG RUN_JSON CHANGED_LIST
 
 An independent count of what `elfpmd -r --json TREE` should have reported,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # batch.sh -- elfpmd -r over a copy of the system's programs and libraries,
 # as a distribution's packaging hook runs it over a package's tree.
 #

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # cc1plus.sh -- does a large real program run faster (or at least not
 # slower) once elfpmd --madvise has rewritten it?  gcc's cc1plus, compiling
 # a generated template-heavy C++ translation unit at -O2.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # concurrent.sh -- N starts of a --madvise program at once, on a page cache
 # that holds its text in 4 KiB folios, with two builds of elfpmd side by
 # side: how often does one of the starts end with less than all of its

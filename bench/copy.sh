@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # copy.sh -- elfpmd --madvise=copy against Intel iodlr's remap, where the
 # page cache cannot hold text in 2 MiB folios.
 #

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # fuzz.sh -- the long run of elfpmd's libFuzzer target, tests/fuzz/fuzz_elfpmd
 # (what it asserts: the harness's header comment).  tests/run-fuzz.sh runs
 # the same target for 45 s in `make check`; this runs it for DURATION

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # bench/lib.sh: the preamble the benchmark scripts share.  Sourced by them
 # after their options are parsed (". "$(dirname "$0")/lib.sh"").
 

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # real-programs.sh -- how much of the text of large real programs and shared
 # libraries, which nobody here wrote, ends up PMD-mapped once they have been
 # rewritten with `elfpmd --madvise`?

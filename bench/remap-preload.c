@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* remap-preload.c -- Intel iodlr's "remap" of a program's text into
    anonymous huge pages, as a preload library, for bench/copy.sh: the
    reference that elfpmd's --madvise=copy is measured against.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # rewrite-io.sh -- what does rewriting a big binary in place cost a user,
 # next to doing the same with cp and mv, and next to a plain copy?
 #

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # rss.sh -- what does `elfpmd --madvise` do to a program's memory figures?
 #
 # ps, time, cgroup limits and the OOM killer's score count the file pages a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* runtimer.c -- the timing helper of bench/startup.sh and bench/copy.sh,
    compiled by them into their work directory.
 

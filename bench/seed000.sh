@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # seed000.sh -- the benchmark of seed 000 (random calls across 256 MiB of
 # `ret` stubs), with elfpmd --madvise's rewrite against the original PIE.
 #

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # startup.sh -- what does elfpmd's --madvise stub cost at startup?
 #
 # Copies a large program (default: gcc's cc1plus, from

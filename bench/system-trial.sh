@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # bench/system-trial.sh: the whole-system trial a release engineer runs
 # before turning elfpmd on over a system (on demand, not in CI; root; about
 # 20 minutes and 25 GB under WORK on this machine).

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # vm-kernels.sh -- elfpmd --madvise on the kernels users run: Debian's own
 # kernel packages booted unchanged in qemu-system-x86_64 (the long form of
 # the VM harness, tests/vm/README; tests/run-vm.sh is the short form that

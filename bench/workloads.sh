@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # workloads.sh -- does real work run faster after `elfpmd --madvise`?
 #
 # Two arms side by side, each a directory of copies of large programs and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd: align read-only ELF segments so that their text can be mapped with
    PMD-sized pages.  The verb table; each verb owns its command line
    (src/verbs/: rewrite.c the default, status.c, prime.c, map.c).  */

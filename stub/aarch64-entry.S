@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub, aarch64: the entry point.
 
    Entered either as the program's entry point (by the kernel for static

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* Raw Linux system calls on aarch64, for the freestanding stub: svc #0 with
    the number in x8, arguments in x0-x5, the result (or -errno) in x0.
    The numbers are the generic table's (asm-generic/unistd.h): there is no

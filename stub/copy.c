@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: the copy fallback (--madvise=copy, STUB_FLAG_COPY).
    Only where the kernel cannot give the file PMD-sized folios
    (no_file_folios: a kernel before 5.18, a file system without large

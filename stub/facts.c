@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: facts about the running kernel, the object's file
    system and the object's file, each read where it is first needed.  */
 #include "runtime.h"

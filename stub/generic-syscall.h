@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* What aarch64 and riscv64 share, for the freestanding stub: the generic
    system call table (asm-generic/unistd.h: no open, only openat; fstat 80,
    fadvise64 223, the 64-bit fadvise64_64) and the generic struct stat

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: keep the program's other mappings of its file from
    reading small folios into the text's chunks (guard_neighbours).
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The stub's system layer on the build host, for its unit tests (tests/stub/):
    the runtime compiled for the host calls a fake kernel instead of the real
    one.  The test program defines syscall6, stub_page_size and

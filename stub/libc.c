@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: the little of a C library it needs, memory for its
    buffers, and sets of chunks (one bit per chunk of a range).  */
 #include "runtime.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: one repairer at a time, and a bound on every wait.
 
    Two processes evicting and reading back the same chunks at once spoil

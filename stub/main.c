@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: get the object's aligned text onto PMD-sized pages
    where the kernel can give it them, and otherwise change nothing.
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: with the environment variable ELFPMD_PERF_MAP set
    (to anything but empty or 0; never read in a process that the user who
    started it may not influence, see secure ()), the copy fallback also

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: what it does for this object, decided first, from
    what is cheap to know, so that where the kernel cannot give this file
    PMD-sized page cache folios the stub costs nothing: no eviction, no

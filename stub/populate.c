@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: MODE_REPAIR's first steps, for each PMD-aligned
    range of text (populate_range):
    1. madvise(MADV_HUGEPAGE), so that a fault in an uncached chunk reads one

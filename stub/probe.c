@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: what the page cache holds of a chunk (mincore,
    cachestat) and how this process maps it (/proc/self/pagemap,
    PAGEMAP_SCAN).  Under a seccomp filter (filtered ()) the page cache is

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: reading /proc and /sys.  Every file is read through
    a small buffer, a line at a time; a line longer than its buffer is cut,
    and a number is read up to the first character that is not a digit, so

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: repair, MODE_REPAIR's last step.  The chunks that
    populate.c found not PMD-mapped and dropped, whose pages are all clean
    file pages, are repaired on the object's file, found by device and inode

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* Raw Linux system calls on riscv64, for the freestanding stub: ecall with
    the number in a7, arguments in a0-a5, the result (or -errno) in a0.  The
    numbers are the generic table's (asm-generic/unistd.h), as on aarch64:

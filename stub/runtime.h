@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: what the parts of its runtime share.
 
    The runtime is freestanding and position-independent: no libc, raw

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The contract between elfpmd's injector (src/inject/) and the startup stub's
    runtime (stub/): the parameters elfpmd writes into an injected stub.  All fields are 64-bit words in the
    target's byte order; addresses are relative to the stub's entry point, so

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* Raw Linux system calls on x86-64, for the freestanding stub.  */
 #ifndef STUB_SYSCALL_H
 #define STUB_SYSCALL_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* x86-64's system call numbers, for the stub (x86_64-syscall.h) and for
    its host build (host-syscall.h: the unit tests name calls by them).  */
 #ifndef STUB_X86_64_SYSNR_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* check-output: run elfpmd's independent checker on a file that claims to
    be IN rewritten, as elfpmd would read its own output back.  The tests
    damage good outputs and expect this to refuse each kind of damage.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the eligibility rules and the PMD sizes.  */
 #include <check.h>
 #include <elf.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the report: the fields of the text and JSON forms.  */
 #define _GNU_SOURCE
 #include <check.h>

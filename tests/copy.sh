@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # copy.sh: elfpmd --madvise=copy, the stub's copy of the text into
 # anonymous huge pages where the kernel cannot give the file PMD-sized page
 # cache folios (man elfpmd: The copy fallback).

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # deb-lib.sh: what the Debian packaging tests (run-deb.sh, run-deb-rules.sh)
 # share, sourced after lib.sh with $work set: the in-tree debhelper
 # integration where a package build finds it, a logging elfpmd, the

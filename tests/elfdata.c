@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfdata.c -- the test side's one ELF decoder (see elfdata.h).  */
 
 #include <string.h>

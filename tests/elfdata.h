@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfdata.h -- the test side's one ELF decoder.
 
    Where each field of the ELF header, a program header, a section header, a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # invisible.sh: the body of the run-invisible-*.sh tests, one per part
 # (INVISIBLE_PARTS below).  The startup stub of elfpmd --madvise must be invisible
 # (DESIGN.md section 8, issue 8): a rewritten program behaves as the

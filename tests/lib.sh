@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # tests/lib.sh: shell helpers shared by the tests/run-*.sh scripts (bash).
 #
 # Source it after setting nothing; it reads the environment that

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # madvise.sh: the body of the run-madvise-*.sh tests, one per fixture and
 # one for xfs (MADVISE_PARTS below).  elfpmd --madvise, the startup stub that gets the aligned
 # text onto PMD (2 MiB) pages at run time (DESIGN.md sections 3, 5 and 6).

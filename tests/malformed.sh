@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # malformed.sh -- the body of run-malformed.sh (part "mutated") and
 # run-malformed-special.sh (part "special"): feed elfpmd a few thousand malformed, truncated and
 # non-ELF inputs and check that it never crashes, hangs, trips a sanitizer,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* mutate.c -- deterministic ELF mutator for elfpmd's malformed-input tests.
  *
  * Plain C, no libelf: it parses the ELF header, the program header table and

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # padding.sh: the body of the run-padding-*.sh tests (one per part below),
 # about the file padding that elfpmd inserts where a read-only
 # segment's file offset is not congruent with its address modulo the PMD size

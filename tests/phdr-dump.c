@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* phdr-dump: an independent reader of ELF program headers, used by the tests
    to check what elfpmd wrote.
 

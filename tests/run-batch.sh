@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-batch.sh: runs over many files (-r, --files-from, -j, --exclude, -p)
 # and hard links.  A staging tree is built from two programs and a library
 # with 4.5 MiB of text each, hard links (inside and outside the run), a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-buildsys.sh: the build-system recipes of doc/integration.md, run for
 # real on tiny projects (tests/buildsys/, see its README):
 #   - doc: each recipe file appears in doc/integration.md, byte for byte, in

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # The command-line contract: options, usage errors (64), per-file failures
 # (1, file untouched, one line naming it), several files in one run, --help,
 # symbolic links, dry runs.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-cross.sh: elfpmd and elfpmd --madvise on programs and libraries of
 # other architectures, cross-built with the Debian cross toolchains and run
 # under qemu-user.  For each architecture (aarch64, riscv64) and each

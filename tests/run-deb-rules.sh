@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # Debian packages whose debian/rules does not run dh, so that the dh add-on
 # (DH_EXTRA_ADDONS=elfpmd included) does not reach them: dpkg-buildpackage
 # builds tests/pkg/upstream with each debian/rules that doc/integration.md

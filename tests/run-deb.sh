@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # The debhelper integration (dist/debhelper/): dh_elfpmd and the elfpmd
 # sequence add-on, used as a package uses them, straight from the source
 # tree: PATH and PERL5LIB point at copies of dh_elfpmd and elfpmd.pm, and

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-fixtures.sh: build real programs and libraries with more than 4 MiB of
 # text (tests/fixtures), rewrite them with elfpmd, and check that
 #   - the rewritten files still run and print exactly what the originals print;

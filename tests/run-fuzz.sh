@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-fuzz.sh -- a short libFuzzer run of tests/fuzz/fuzz_elfpmd (the
 # library's per-file pipeline under ASan and UBSan, see the harness's
 # header comment for what it asserts) on a seed corpus built here by

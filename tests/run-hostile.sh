@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-hostile.sh: numbers in a file that are valid ELF but made to break the
 # planner's arithmetic or its assumptions, one crafted case per defect found
 # by review and fuzzing.  Every number read from a file is untrusted: a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-ima.sh: what a rewrite in place does with IMA's and EVM's extended
 # attributes (elfpmd(1), IMA AND EVM).  The fixture pie (and lld-pie, padded
 # with a hole) gets security.ima values made here with Python's hashlib,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-invisible-debuggers.sh: gdb breakpoints, uprobes and an LD_PRELOAD patch
 # in the stub's text see what they see in the original, cold, warm and order-0
 # (and the FilePmdMapped of those runs, noted) (tests/invisible.sh, cases 1-3,

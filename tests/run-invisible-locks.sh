@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-invisible-locks.sh: another user's locks on the file (flock, faked
 # progress, an OFD read lock, a worker and a pretender) delay a start by the
 # bounded amount only, for one library and for 24 loaded by one program, and

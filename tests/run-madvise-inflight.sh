@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-madvise-inflight.sh: a shared library whose text a read-ahead started
 # by ld.so is still reading when the library's startup stub runs, as
 # HotSpot's libjvm.so from a cold cache (fixtures/inflight.c), loaded by a

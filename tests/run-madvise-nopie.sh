@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-madvise-nopie.sh: elfpmd --madvise on a gcc -no-pie program (ET_EXEC)
 # with 17 MiB of text: the report, the same output, eu-elflint, phdr-dump
 # --bytemap, a second run, FilePmdMapped >= 95% of the ideal cold, warm,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-manifest.sh: a conversion kept (--manifest, --keep-originals) and its
 # round trip: convert, an upgrade replaces a file (a new build, renamed over
 # it as dpkg does), elfpmd reapply converts it again with the same options,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-map.sh: elfpmd map FILE (issue 12: will my hot code be on huge pages?).
 #
 # The fixture is a program of three compilation units (map-a.c, map-b.c,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # Every option is documented: for the main command and each verb (status,
 # prime, map), every option its --help lists is in the man page's section
 # for it (OPTIONS, STATUS, PRIME, MAP), and every option the man page

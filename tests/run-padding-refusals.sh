@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-padding-refusals.sh: files crafted so that padding must be refused (a segment or a section
 # spanning the text's start, the program headers in a PT_LOAD at the end, a
 # later segment that would need a second hole): the reason is reported and

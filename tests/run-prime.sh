@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-prime.sh: elfpmd prime, which puts a file's aligned text into the page
 # cache as PMD-sized folios without running it (issue 12).  The fixture is
 # the 17 MiB-text PIE mad-pie (tests/fixtures madbig.S, madmain.c) in two

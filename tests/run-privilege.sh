@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # The stub across privilege boundaries (elfpmd(1), SECURITY), on this
 # machine's kernel, with the invisible fixtures (tests/fixtures: inv-pie,
 # libinv.so and smallstack), their text cached in 4 KiB folios so that a

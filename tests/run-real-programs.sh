@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-real-programs.sh: real programs nobody here wrote, rewritten with
 # elfpmd --madvise, in every page cache state bench/real-programs.sh knows
 # (fresh, cold, warm, order-0, three at once, dirty): each run prints what

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # elfpmd as root over a tree another user owns (elfpmd(1), RUNNING AS ROOT):
 # no name that user controls can redirect what root writes, opens or waits
 # for.  The user is played by fixtures/racer.c, an LD_PRELOAD library in

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-rpm.sh: the RPM integration (dist/rpm/brp-elfpmd, dist/rpm/macros.elfpmd)
 # with the rpm and rpmbuild installed here, the files taken from the source
 # tree (nothing installed).

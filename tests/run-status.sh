@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-status.sh: elfpmd status, the report of which running programs have
 # their text on PMD pages (issue 12).  Programs with 17 MiB of text
 # (tests/fixtures madbig.S, madmain.c with FIXTURE_PAUSE: they stay, text

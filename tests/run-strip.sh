@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-strip.sh: GNU strip, eu-strip and objcopy after elfpmd --madvise keep a
 # working file, for the shapes whose program header table had no free slot
 # (the table grows in place; it no longer moves into the stub's segment,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-stub-symbols.sh: a crash inside the stub can be attributed.  A file
 # without a symbol table (stripped, as distributions ship them) gets the
 # stub's MiniDebugInfo: a section .gnu_debugdata holding an xz stream of a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # The committed stub machine code (src/inject/stub_x86_64.h, src/inject/stub_aarch64.h,
 # src/inject/stub_riscv64.h) is what tools/gen-stub.sh makes from stub/:
 # regenerate each and compare byte for byte, so the reviewed source is the

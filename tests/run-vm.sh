@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # run-vm.sh: elfpmd --madvise on a kernel users run, booted unchanged in
 # qemu-system-x86_64 (the short form of the VM harness, tests/vm/README; the
 # long form with all kernels is bench/vm-kernels.sh).

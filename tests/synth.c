@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Synthetic ELF files for the unit tests.  */
 #define _GNU_SOURCE
 #include <ftw.h>

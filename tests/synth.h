@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Synthetic ELF files for the unit tests, written byte by byte without libelf
    or any code of the tool, so that the tests do not share code with what
    they check.  */

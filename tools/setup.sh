@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # Set up elfpmd on a fresh Debian or Ubuntu machine, from the source tree.
 #
 #   sh tools/setup.sh demo    install what is needed, build, and show elfpmd
@@ -42,6 +44,8 @@ PACKAGES="$PACKAGES systemd"
 # libjvm.so bench/real-programs.sh rewrites and java loads (about 200 MB
 # installed; Debian 12: OpenJDK 17).
 PACKAGES="$PACKAGES default-jre-headless"
+# tests/run-licence.sh: a second opinion on every file's licence.
+PACKAGES="$PACKAGES licensecheck"
 # The VM harness (tests/run-vm.sh, tests/run-vm-aarch64.sh,
 # tests/run-vm-riscv64.sh, bench/vm-kernels.sh), installed without the
 # recommended packages (qemu's would add a desktop stack, ~140 packages);

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # stack-depth.awk: the deepest stack a call of ROOT can use, from the call
 # graph files gcc writes with -fcallgraph-info=su (one per translation
 # unit, VCG): each node's label ends in "N bytes (static)" (or

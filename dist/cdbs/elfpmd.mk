@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # -*- mode: makefile; coding: utf-8 -*-
 # Description: align the text of ELF programs and libraries for huge pages
 #   with dh_elfpmd (elfpmd), in each architecture-dependent package

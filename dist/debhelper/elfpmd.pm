@@ -1,4 +1,6 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # The elfpmd sequence add-on for dh(1): "dh $@ --with elfpmd", a build
 # dependency on dh-sequence-elfpmd, or DH_EXTRA_ADDONS=elfpmd in the build
 # environment.

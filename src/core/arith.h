@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Arithmetic on numbers read from a file: every sum and rounding that could
    wrap is checked, so that a hostile value becomes a refusal with a reason
    instead of a wrapped offset.  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* CRC-32, zlib's polynomial (crc32.h).  */
 #include <config.h>
 

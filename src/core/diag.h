@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The reason an operation on one file failed, to be printed as
    "elfpmd: FILE: REASON" by the driver.  */
 #ifndef ELFPMD_DIAG_H

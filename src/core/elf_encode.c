@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The one encoder of ELF records.  Records are built in the file's class in
    native byte order, then libelf converts them to the file's byte order.  */
 #include <config.h>

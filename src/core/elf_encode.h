@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The one encoder of ELF records: headers, program and section headers,
    dynamic entries and symbols, from libelf's class-independent GElf form
    into a file's class and byte order.  */

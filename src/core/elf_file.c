@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Reading and validating one ELF file.
 
    Everything elfpmd later relies on is checked here, once, with arithmetic that

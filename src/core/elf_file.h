@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Reading and validating one ELF file.  */
 #ifndef ELFPMD_ELF_FILE_H
 #define ELFPMD_ELF_FILE_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* What the running kernel offers huge pages for files, from sysfs.  */
 #include <config.h>
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The layout plan: decide every change before writing, then prove it consistent.
 
    Planning runs in three steps.  First each PT_LOAD gets the verdicts of

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Reading a list of file names (--files-from), for batch runs and prime.  */
 #include <config.h>
 

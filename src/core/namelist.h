@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Reading a list of file names: one per line, or one per NUL byte (-0),
    from a file or standard input ("-"), as --files-from takes them.  */
 #ifndef ELFPMD_NAMELIST_H

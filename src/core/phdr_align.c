@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The eligibility rules for PMD alignment and the PMD size of each architecture.  */
 #include <config.h>
 

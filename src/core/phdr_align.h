@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Which PT_LOAD segments may be aligned to the PMD size, and what the PMD size is.  */
 #ifndef ELFPMD_PHDR_ALIGN_H
 #define ELFPMD_PHDR_ALIGN_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The pieces a rewrite is made of, as plain data: byte ranges copied from
    the input, literal byte patches, and the output's header tables.  The
    layout and the stub produce them, plan.c composes them, write.c applies

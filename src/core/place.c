@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Where a file lives, resolved once into a directory descriptor and a name
    in it (struct place), so that every later operation on it (open, the
    temporary file, rename, link, the directory's fsync) is relative to that

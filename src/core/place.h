@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Where a file lives, resolved once (place.c).  */
 #ifndef ELFPMD_PLACE_H
 #define ELFPMD_PLACE_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Room for one more program header.
 
    A rewrite that appends a PT_LOAD at the end of the file (elfpmd's startup

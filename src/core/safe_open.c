@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Opening files and directories where another user may change the names on
    the way: elfpmd runs as root over trees other users can write, and reads
    files other processes name (elfpmd status).  Between a check and a use,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Opening files and directories whose names other users may change on the
    way (safe_open.c).  */
 #ifndef ELFPMD_SAFE_OPEN_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* SHA-256 (FIPS 180-4), for the manifest's hashes of a file before and
    after a rewrite (the values sha256sum prints).  */
 #ifndef ELFPMD_SHA256_H

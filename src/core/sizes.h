@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Parsing and printing of byte sizes ("4K", "2M", "0x200000").  */
 #ifndef ELFPMD_SIZES_H
 #define ELFPMD_SIZES_H

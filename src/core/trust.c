@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The one rule for what elfpmd reads or writes on a user's say-so
    (trust.h).  Root runs reapply from a package manager's trigger, and
    revert, prime, --manifest, --keep-originals and --json=FILE by hand; the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The one rule for a file or directory elfpmd reads or writes on a user's
    say-so (trust.c): a manifest, the originals directory and the copies
    kept in it, the reports and manifests it writes.  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Names from a file are bytes; what elfpmd prints must be text.  */
 #ifndef ELFPMD_UTF8_H
 #define ELFPMD_UTF8_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The aarch64 startup stub: machine code generated from stub/ at the top of
    the tree (tools/gen-stub.sh aarch64).  Its entry saves x0-x15, x18, x29
    and x30 (x0 holds ld.so's finaliser at process entry, sp points at argc;

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The table of startup stubs, one per architecture.  */
 #include <config.h>
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* One architecture's startup stub, behind one small interface: its machine
    code and where its entry point and parameters are in it.  Adding an
    architecture is one file defining a struct stub_arch and one entry in the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The first entry of a shared object's DT_INIT_ARRAY, as the stub takes it
    over.
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The first entry of a shared object's DT_INIT_ARRAY, where the stub is
    hooked on machines whose ld.so calls no DT_INIT (riscv64).  */
 #ifndef ELFPMD_STUB_INIT_ARRAY_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The stub's MiniDebugInfo: a small ELF file whose only contents are a
    symbol table naming the stub's functions, as the section .gnu_debugdata
    of the rewritten file, xz-compressed, where gdb and elfutils (eu-stack,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The stub's MiniDebugInfo (.gnu_debugdata): its symbols for debuggers
    and crash reporters, in a stripped file (minidebug.c).  */
 #ifndef ELFPMD_MINIDEBUG_H

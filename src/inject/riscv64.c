@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The riscv64 startup stub: machine code generated from stub/ at the top of
    the tree (tools/gen-stub.sh riscv64).  Its entry saves ra, a0-a7, t0-t6
    and s0 (a0 holds ld.so's finaliser at process entry, sp points at argc)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The startup stub that makes the kernel back the aligned text with huge
    pages, and its injection into a file.
 

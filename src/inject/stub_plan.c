@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The startup stub's plan: where it goes in the file, how it is hooked, and
    what it adds to the output.  It reads the layout plan and never changes
    it; the layout does not know the stub exists.  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: 0BSD
+   Copyright (C) 2026 The elfpmd authors  */
 /* The x86-64 startup stub: machine code generated from stub/ at the top of
    the tree (tools/gen-stub.sh).  Its entry saves every register the entry
    ABI passes (rdx holds ld.so's finaliser, rsp points at argc) and either

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The independent checker (see check.h).  Nothing here calls the planner:
    the output is judged from its final tables, the input's tables, and the
    list of copies and patches, as plain data.  */

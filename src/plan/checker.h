@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The independent checker: proves a rewrite plan, and then the written file,
    consistent from the output's final tables alone.
 

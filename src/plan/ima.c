@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* IMA's and EVM's extended attributes of a file elfpmd rewrites in place.
    security.ima holds IMA's hash of the contents, or a signature;
    security.evm EVM's HMAC or signature over the file's security attributes

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* IMA's and EVM's extended attributes of a file rewritten in place
    (ima.c).  */
 #ifndef ELFPMD_IMA_H

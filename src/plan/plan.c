@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The rewrite plan, composed: the layout's copies and mapped headers, then
    the stub's changes, then the headers encoded once, here.  */
 #include <config.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The per-file report, as text or as one JSON object per line.  */
 #ifndef ELFPMD_REPORT_H
 #define ELFPMD_REPORT_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Applying a rewrite plan: the only code that writes.
 
    The output is assembled in a temporary file in the target's directory:

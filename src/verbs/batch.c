@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* A run over many files, in four passes:
 
    1. gather: the names of the command line, of directory walks (sorted by

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* A run over many files: the names gathered from the command line, from
    directory walks (-r) and from a list (--files-from), hard links among them
    found, the files processed by several worker processes, the summary.  */

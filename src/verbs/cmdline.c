@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* What the command lines of elfpmd's verbs share (see cmdline.h).  */
 #include <config.h>
 

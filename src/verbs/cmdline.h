@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* What the command lines of elfpmd's verbs share: the keys of long-only
    options, sizes as arguments, the --files-from argument, and the status
    of a report that must reach standard output.  Each verb owns its option

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The manifest of a conversion, and the verbs reapply and revert
    (manifest.h).
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The manifest of a conversion (--manifest=FILE): one JSON line per file
    rewritten, with the SHA-256 of its contents before and after and the
    options that made it, appended in the order of the names; and the verbs

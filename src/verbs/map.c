@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd map: what lies in each whole PMD chunk of a file's text.
 
    Only whole PMD chunks of text can be mapped with PMD pages: a PMD-aligned

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd map: which compilation units and functions lie in the whole PMD
    chunks of a file's text, which stay outside them on small pages, and how
    much of a profile's hot code the chunks hold.  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd prime: put the aligned text of a file into the page cache as
    PMD-sized folios, without running it, so that the next start of the
    program maps PMD pages at once (the kernel maps a PMD-sized folio with a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd prime: put the aligned text of files into the page cache as
    PMD-sized folios without running them.  */
 #ifndef ELFPMD_PRIME_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Processing one file: parse, plan, check the plan, report, then write.
    Nothing is written until the plan has been checked.  */
 #include <config.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Processing one file: parse, plan, check the plan, report, write.  */
 #ifndef ELFPMD_PROCESS_H
 #define ELFPMD_PROCESS_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The default verb, rewriting files: "elfpmd [OPTION...] FILE...", its
    options (the page's OPTIONS) and its run over process.c and batch.c.  */
 #include <config.h>

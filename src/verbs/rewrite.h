@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd's default verb: rewrite the files named.  */
 #ifndef ELFPMD_REWRITE_H
 #define ELFPMD_REWRITE_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd status: for each process, each mapped ELF object whose text holds
    at least one whole PMD chunk, or would once aligned: how much of it the
    kernel maps with PMD pages now, whether the object is aligned and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd status: which running programs have their text on PMD pages, and
    which would gain from elfpmd.  */
 #ifndef ELFPMD_STATUS_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* fuzz_elfpmd.c: a libFuzzer target for elfpmd's per-file pipeline.
 
    Each input is written to a file in a private temporary directory and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* fuzz_stub.c: a libFuzzer target over the startup stub's readers, built
    for the host against the fake kernel (stub/host-syscall.h,
    tests/stub/fake_kernel.c), with ASan and UBSan.  The first byte of an

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # make-corpus.sh -- build the seed corpus of tests/fuzz/fuzz_elfpmd into DIR.
 #
 #   sh tests/fuzz/make-corpus.sh DIR

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # stub-seeds.sh DIR [FILE]: seeds for tests/fuzz/fuzz_stub in DIR: this
 # machine's own /proc and /sys files (an environment made up here, not the
 # caller's; and FILE, an ELF file, for the perf map's reader), each behind

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the guard of the text's neighbours (stub/guard.c) and of
    what it spares the populate step (stub/populate.c), against the fake
    kernel: which parts of which mappings are advised at each read-ahead,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the bounds on the stub's waiting (stub/lock.c,
    stub/repair.c): whatever locks another process holds or grows on the
    object's file, and whatever pages of it that process keeps mapped, a

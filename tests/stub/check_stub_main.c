@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of stub_main as a whole against the fake kernel: what it does
    in a process the user who started it may not influence (AT_SECURE, not
    dumpable, an auxiliary vector that cannot be read), what it costs where

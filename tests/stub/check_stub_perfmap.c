@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the stub's perf map (stub/perfmap.c) on the fake kernel:
    what it writes for a well-formed symbol table, and that it ends, reads
    nothing it should not and writes only well-formed lines for hostile ones

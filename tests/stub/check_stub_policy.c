@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the stub's decision (stub/policy.c) for every kernel, file
    system and THP setting in doc/design.md, "By kernel and file system"
    (summed up in elfpmd(1), STARTUP STUB), against the fake kernel: the

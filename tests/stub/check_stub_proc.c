@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the stub's readers of /proc and /sys (stub/proc.c,
    stub/facts.c): long lines, odd paths, reads cut short at any length,
    against the fake kernel.  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* A fake kernel for the stub's unit tests (fake_kernel.h).  */
 /* Before the system headers, whose definitions of the same constants win
    quietly.  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* A fake kernel for the stub's unit tests: the runtime built for the host
    (stub/host-syscall.h) makes every system call through syscall6, which
    this answers from a model the test sets up: files by path (contents,

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # shellcheck disable=SC3043  # busybox sh has local
 # guest.sh: the measurement the VM harness runs inside the guest (busybox sh;
 # tests/vm/README).  /init runs it after loading the modules.  It reads

@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
 # shellcheck disable=SC2034  # VM_* globals are the interface to the callers
 # tests/vm/lib.sh: host side of the VM harness (bash; tests/vm/README):
 # fetch Debian's kernel packages through a private apt configuration, pick

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* selfmad.c: the VM harness's hand-written madvise program (tests/vm/README),
    linked into "self", a static ET_EXEC of the fixture's text (bigtext.S or
    madbig.S, bigcall.c, madmain.c) whose executable PT_LOAD the linker put

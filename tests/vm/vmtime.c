@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* vmtime.c: the guest's timing and kernel-probing helper of the VM harness
    (tests/vm/README).  Built on the host, run inside the guest.
 

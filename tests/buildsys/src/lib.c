@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 /* The shared library: calls into every MiB of its own 4.5 MiB of text.  */
 extern char big_text[];
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later
+   Copyright (C) 2026 The elfpmd authors  */
 //! 4.5 MiB of `ret` instructions under one hidden symbol; main calls into
 //! every MiB of it and says how many calls returned.
 use std::arch::global_asm;
