@@ -3,8 +3,9 @@
 # Copyright (C) 2026 The elfpmd authors
 # run-buildsys.sh: the build-system recipes of doc/integration.md, run for
 # real on tiny projects (tests/buildsys/, see its README):
-#   - doc: each recipe file appears in doc/integration.md, byte for byte, in
-#     the fenced block after its marker `<!-- recipe: tests/buildsys/PATH -->`;
+#   - doc: each recipe file appears in doc/integration.md, byte for byte but
+#     for its licence header (SPDX and copyright lines), in the fenced block
+#     after its marker `<!-- recipe: tests/buildsys/PATH -->`;
 #   - pipeline: what the doc says of elfpmd and debug-info extraction (the
 #     build-id note and .gnu_debuglink kept, gdb finds the debug file), and
 #     of strip, eu-strip and dwz after elfpmd (the alignment kept);
@@ -215,11 +216,15 @@ if want_part doc; then
 			END { if (inblock) print "a fenced block is not closed"; if (want) print "marker for " want " at the end" }' "$DOC")
 		[ -z "$problems" ] && pass "doc: every recipe marker is followed by a closed fenced block" \
 			|| fail "doc: $problems"
+		# (The file's licence header, which a user's copy of the recipe does
+		# not carry, is not in the block.)
 		for r in $RECIPES; do
+			mkdir -p "$O/file/${r%/*}"
+			sed '/SPDX-License-Identifier: /d; /Copyright (C) 2026 The elfpmd authors/d' "$BS/$r" >"$O/file/$r"
 			if [ ! -f "$O/doc/$r" ]; then fail "doc: no '<!-- recipe: tests/buildsys/$r -->' block in doc/integration.md"
-			elif cmp -s "$BS/$r" "$O/doc/$r"; then pass "doc: the block of tests/buildsys/$r is the file"
+			elif cmp -s "$O/file/$r" "$O/doc/$r"; then pass "doc: the block of tests/buildsys/$r is the file"
 			else fail "doc: the block of tests/buildsys/$r differs from the file:"
-				diff "$BS/$r" "$O/doc/$r" | head -10 | sed 's/^/      /'; fi
+				diff "$O/file/$r" "$O/doc/$r" | head -10 | sed 's/^/      /'; fi
 		done
 		# shellcheck disable=SC2086  # the list is words
 		extra=$(cd "$O/doc" 2>/dev/null && find . -type f | sed 's|^\./||' | grep -vxF -f <(printf '%s\n' $RECIPES))
