@@ -272,6 +272,23 @@ cp "$src/prog" "$work/a" && ln -f "$work/a" "$work/b"
 check "elfpmd a b on hard links: one inode" test "$(stat -c %i "$work/a")" = "$(stat -c %i "$work/b")" -a "$(stat -c %h "$work/a")" -eq 2
 "$PHDR_DUMP" --expect-relaxed 0x200000 "$work/b" > /dev/null 2>&1
 check "elfpmd a b: rewritten" test $? -eq 0
+# A symbolic link named beside its target (in either order) and a hard
+# link: the link is the same file, never a hard link to put back: no
+# warning, the link stays a link to the rewritten file, the hard link names
+# it, one rewrite; a batch run's summary counts the link as no hard link.
+for order in "t l h" "l t h"; do
+	rm -rf "$work/sl" && mkdir "$work/sl" && cp "$src/prog" "$work/sl/t" && ln -s t "$work/sl/l" && ln "$work/sl/t" "$work/sl/h"
+	# shellcheck disable=SC2086  # the names are words
+	(cd "$work/sl" && "$ELFPMD" $order) > "$work/sl.out" 2> "$work/sl.err"
+	rc=$?
+	holds "elfpmd $order (t a file, l a symbolic link to it, h a hard link): exit 0 (got $rc), no warning ($(head -1 "$work/sl.err")), l still a link, h the new file, l said the same file" \
+		'[ $rc -eq 0 ] && [ ! -s "$work/sl.err" ] && [ -L "$work/sl/l" ] && [ "$(readlink "$work/sl/l")" = t ] \
+		 && [ "$(stat -c %i "$work/sl/t")" = "$(stat -c %i "$work/sl/h")" ] && "$PHDR_DUMP" --expect-relaxed 0x200000 "$work/sl/t" >/dev/null 2>&1 \
+		 && grep -q "^l: same file as t: changed" "$work/sl.out"'
+done
+(cd "$work/sl" && cp "$src/prog" t.new && mv t.new t && rm h && "$ELFPMD" -r -j2 l t) > "$work/sl.out" 2> "$work/sl.err"
+holds "-r -j2 l t: no warning, the summary counts no hard link ($(tail -1 "$work/sl.out"))" \
+	'[ ! -s "$work/sl.err" ] && tail -1 "$work/sl.out" | grep -q ": 1 changed, " && ! tail -1 "$work/sl.out" | grep -q "further hard link"'
 "$ELFPMD" -q "$tree/usr/bin/script" 2> "$work/err"
 check "a script named outside a batch run is an error" test $? -eq 1
 grep -q 'not an ELF file' "$work/err" && pass "... saying it is not ELF" || fail "error: $(cat "$work/err")"

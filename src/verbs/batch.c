@@ -48,7 +48,8 @@ struct entry
   bool have_stat;
   dev_t dev;
   ino_t ino;
-  size_t leader;		/* the entry processed for this inode: itself or an earlier one */
+  bool via_link;		/* a name given whose last component is a symbolic link */
+  size_t leader;		/* the entry processed for this inode: itself or another one */
   size_t unit;			/* a leader's index among the processed names */
 };
 
@@ -301,8 +302,34 @@ walk (struct gather *g, int rootfd, int dirfd, const char *shown, const char *re
    link is root's or this user's (place.c), else as it is; walked if it is
    a directory and the run walks, the directory held open as the walk's
    root.  */
+static int add_name_resolved (struct gather *g, char *path, bool follow);
+
 static int
 add_name (struct gather *g, char *path, bool follow)
+{
+  /* A name given that is a symbolic link: followed, but it names the file
+     only through the link, never as one of its hard links.  */
+  bool via_link = false;
+  if (follow)
+    {
+      struct place pl;
+      struct diag err = { "" };
+      struct stat st;
+      via_link = place_resolve (&pl, path, false, &err) == 0
+		 && fstatat (pl.dirfd, pl.base, &st, AT_SYMLINK_NOFOLLOW) == 0
+		 && S_ISLNK (st.st_mode);
+      place_close (&pl);
+    }
+  size_t at = g->n;
+  int ret = add_name_resolved (g, path, follow);
+  if (ret == 0 && via_link && g->n == at + 1 && g->e[at].rootfd == -1)
+    g->e[at].via_link = true;
+  return ret;
+}
+
+/* add_name, once the name's last component was looked at.  */
+static int
+add_name_resolved (struct gather *g, char *path, bool follow)
 {
   const struct batch_options *bo = g->bo;
   struct stat st;
@@ -398,7 +425,8 @@ by_inode (const void *a, const void *b)
   return *(const size_t *) a < *(const size_t *) b ? -1 : 1;
 }
 
-/* Point each entry at the first entry of its inode.  */
+/* Point each entry at the entry processed for its inode: the first of its
+   names that is not a symbolic link, or the first if all are.  */
 static int
 find_links (struct entry *e, size_t n)
 {
@@ -411,12 +439,21 @@ find_links (struct entry *e, size_t n)
       idx[m++] = i;
   sort_entries = e;
   qsort (idx, m, sizeof *idx, by_inode);
-  for (size_t k = 1; k < m; k++)
+  for (size_t k = 0; k < m;)
     {
-      const struct entry *prev = &e[idx[k - 1]];
-      struct entry *cur = &e[idx[k]];
-      if (cur->dev == prev->dev && cur->ino == prev->ino)
-	cur->leader = prev->leader;
+      size_t end = k + 1;
+      while (end < m && e[idx[end]].dev == e[idx[k]].dev && e[idx[end]].ino == e[idx[k]].ino)
+	end++;
+      size_t lead = idx[k];
+      for (size_t j = k; j < end; j++)
+	if (!e[idx[j]].via_link)
+	  {
+	    lead = idx[j];
+	    break;
+	  }
+      for (size_t j = k; j < end; j++)
+	e[idx[j]].leader = lead;
+      k = end;
     }
   free (idx);
   return 0;
@@ -720,7 +757,8 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
       /* Another name of a file processed before.  */
       const struct entry *lead = &e[e[i].leader];
       const struct result *lr = &results[lead->unit];
-      c->hard_links++;
+      if (!e[i].via_link)
+	c->hard_links++;
       if (!lr->done || lr->out.status == STATUS_SKIPPED || lr->out.status == STATUS_ERROR)
 	return;
       if (ro->format != REPORT_NONE)
@@ -910,8 +948,10 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
 	j->dev = g.e[i].dev;
 	j->ino = g.e[i].ino;
 	j->links = links + used;
-	for (size_t k = i + 1; k < g.n; k++)
-	  if (g.e[k].leader == i && k != i && g.e[k].skip == SKIP_NONE)
+	/* The other hard links, to name the new file; a name through a
+	   symbolic link names it anyway.  */
+	for (size_t k = 0; k < g.n; k++)
+	  if (g.e[k].leader == i && k != i && g.e[k].skip == SKIP_NONE && !g.e[k].via_link)
 	    links[used + j->nlinks++] = (struct job_name) { .name = g.e[k].name,
 							     .rootfd = g.e[k].rootfd,
 							     .rel = g.e[k].rel };
@@ -927,10 +967,14 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
 	 the names already.  */
       for (size_t i = 0; i < g.n; i++)
 	{
-	  if (g.e[i].unit != SIZE_MAX)
+	  /* A name before the one processed for its file (a symbolic link
+	     given before its target) has that one processed first.  */
+	  size_t lead = g.e[i].leader;
+	  size_t u = g.e[i].unit != SIZE_MAX ? g.e[i].unit : lead != i ? g.e[lead].unit : SIZE_MAX;
+	  if (u != SIZE_MAX && !results[u].done)
 	    {
-	      process_to_memory (&jobs[g.e[i].unit], ro, &results[g.e[i].unit]);
-	      results[g.e[i].unit].done = true;
+	      process_to_memory (&jobs[u], ro, &results[u]);
+	      results[u].done = true;
 	    }
 	  count_and_print (g.e, i, results, ro, report, json, errors, counts, &status);
 	  if (g.e[i].unit != SIZE_MAX)
