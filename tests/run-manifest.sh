@@ -160,6 +160,18 @@ holds "reapply after revert: the reverted files stay original" \
 	'cmp -s "$W/tree/bin/prog" "$W/orig/prog-v2" && grep -q " 0 converted again" "$W/reapply3.out"'
 "$ELFPMD" revert --manifest="$M" "$W/tree/bin/prog" >"$W/revert2.out" 2>&1
 check "revert of a reverted file: nothing to do, exit 0" test $? -eq 0
+holds "revert prints a summary ($(tail -1 "$W/revert2.out"))" \
+	'tail -1 "$W/revert2.out" | grep -q "^elfpmd revert: 1 of the 3 files in $M: 0 put back, 1 original already, 0 left alone, 0 failed$"'
+# reapply where nothing was ever converted with the default manifest: it
+# says so and exits 0 (a dry run: this machine's manifest is never touched).
+if [ ! -e /var/lib/elfpmd/manifest ] && [ ! -L /var/lib/elfpmd/manifest ]; then
+	"$ELFPMD" reapply -n >"$W/fresh.out" 2>&1
+	rc=$?
+	holds "reapply -n without a manifest: exit 0 (got $rc), nothing recorded ($(cat "$W/fresh.out"))" \
+		'[ $rc -eq 0 ] && grep -qx "elfpmd reapply: nothing recorded (no /var/lib/elfpmd/manifest)" "$W/fresh.out"'
+else
+	skip "this machine has /var/lib/elfpmd/manifest: the fresh-system case is not run"
+fi
 
 # Refusals.
 cp "$W/orig/prog" "$W/tree/bin/prog2"

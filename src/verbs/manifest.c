@@ -479,6 +479,7 @@ struct manifest_cmdline
   char **files;
   int nfiles;
   uint64_t max_size;		/* reapply: files larger are left alone; 0: no limit */
+  bool manifest_given;		/* --manifest */
 };
 
 enum { OPT_MANIFEST_FILE = 0x200 };
@@ -511,6 +512,7 @@ parse_manifest_opt (int key, char *arg, struct argp_state *state)
       if (*arg == '\0')
 	argp_error (state, "--manifest needs a FILE");
       c->manifest = arg;
+      c->manifest_given = true;
       break;
     case 'n':
       c->dry_run = true;
@@ -546,9 +548,11 @@ static const char reapply_doc[] =
   "one elfpmd wrote is not hashed: it was replaced.  The "
   "packaging hooks run 'elfpmd reapply -q' after every dpkg or rpm "
   "transaction that touched the directories elfpmd converts in.\n\n"
+  "Without --manifest and with no " MANIFEST_DEFAULT " (nothing was ever "
+  "converted with it) it says \"nothing recorded\".\n\n"
   "Exit status: 0 when every file is as the manifest wants it (or was left "
-  "alone with a reason); 1 when a conversion failed or the manifest cannot "
-  "be read; 64 for a usage error.";
+  "alone with a reason), or nothing is recorded; 1 when a conversion failed "
+  "or the manifest cannot be read; 64 for a usage error.";
 
 static const char revert_doc[] =
   "Put back the originals of the files of the manifest (or of the FILEs "
@@ -563,6 +567,8 @@ static const char revert_doc[] =
   "replaced it), is left alone and said so.  A file whose original was not "
   "kept cannot be put back: reinstall its package (dpkg -S FILE, rpm -qf "
   "FILE).\n\n"
+  "A summary line follows (unless -q): how many files were put back, "
+  "original already, left alone, failed.\n\n"
   "Exit status: 0 when every file asked for is original now (or left alone "
   "with a reason); 1 when one could not be put back (no kept original, an "
   "I/O error) or the manifest cannot be read; 64 for a usage error.";
@@ -678,6 +684,14 @@ reapply_command (int argc, char **argv)
     {
       fprintf (stderr, "elfpmd reapply: takes no FILE (it reapplies the manifest)\n");
       return EX_USAGE;
+    }
+  /* A machine where nothing was converted with the default manifest.  */
+  struct stat mst;
+  if (!c.manifest_given && lstat (c.manifest, &mst) != 0 && errno == ENOENT)
+    {
+      if (!c.quiet)
+	printf ("elfpmd reapply: nothing recorded (no %s)\n", c.manifest);
+      return 0;
     }
   struct entry *v;
   long n = read_manifest (c.manifest, &v);
@@ -814,29 +828,36 @@ restore (struct place *pl, int cur, const struct stat *st, int orig, const struc
   return ret;
 }
 
-/* Revert E: 0 done or left alone (said), 1 failed (said).  SHARED: another
-   entry of the manifest needs the same kept original, which stays.  */
-static int
+/* What revert did with a file, for its summary.  */
+enum revert_outcome { REVERT_PUT_BACK, REVERT_ORIGINAL, REVERT_LEFT, REVERT_FAILED, REVERT_KINDS };
+
+/* Revert E and say so: what became of it.  SHARED: another entry of the
+   manifest needs the same kept original, which stays.  */
+static enum revert_outcome
 revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bool shared)
 {
+  enum revert_outcome out = REVERT_PUT_BACK;
   struct place pl;
   struct stat st;
   char hex[65];
   bool gone, elf;
   struct diag err = { "" };
-  int ret = 0, cur = -1;
+  int cur = -1;
   if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, 0, 0, NULL, &err) != 0)
     {
+      out = REVERT_LEFT;
       if (!c->quiet)
 	printf ("%s: left alone: %s\n", e->file, gone ? "gone" : err.msg);
     }
   else if (strcmp (hex, e->before) == 0)
     {
+      out = REVERT_ORIGINAL;
       if (!c->quiet)
 	printf ("%s: original already\n", e->file);
     }
   else if (strcmp (hex, e->after) != 0)
     {
+      out = REVERT_LEFT;
       if (!c->quiet)
 	printf ("%s: left alone: changed since elfpmd rewrote it (an upgrade replaced it?)\n",
 		e->file);
@@ -845,7 +866,7 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
     {
       fprintf (stderr, "elfpmd: %s: the original was not kept (--keep-originals): reinstall its "
 	       "package (dpkg -S, rpm -qf name it)\n", e->file);
-      ret = 1;
+      out = REVERT_FAILED;
     }
   else
     {
@@ -859,14 +880,14 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
 	{
 	  fprintf (stderr, "elfpmd: %s: the kept original %s/%s: %s\n", e->file, e->originals,
 		   e->before, kdir >= 0 && errno == ENOENT ? "gone" : kerr.msg);
-	  ret = 1;
+	  out = REVERT_FAILED;
 	}
       else if (c->dry_run)
 	printf ("%s: would be put back\n", e->file);
       else if (restore (&pl, cur, &st, kfd, &kst, e->before, &kerr) != 0)
 	{
 	  fprintf (stderr, "elfpmd: %s: %s\n", e->file, kerr.msg);
-	  ret = 1;
+	  out = REVERT_FAILED;
 	}
       else
 	{
@@ -898,7 +919,7 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
   if (cur >= 0)
     close (cur);
   place_close (&pl);
-  return ret;
+  return out;
 }
 
 int
@@ -941,8 +962,11 @@ revert_command (int argc, char **argv)
 	v[i].asked = true;
       free (abs);
     }
+  unsigned long done[REVERT_KINDS] = { 0 };
   for (long i = 0; i < n; i++)
     {
+      if (v[i].asked && v[i].revert)
+	done[REVERT_ORIGINAL]++;	/* reverted before */
       if (!v[i].asked || v[i].revert)
 	continue;
       bool shared = false;
@@ -950,9 +974,16 @@ revert_command (int argc, char **argv)
 	shared = k != i && !v[k].revert && v[k].originals != NULL && v[i].originals != NULL
 		 && strcmp (v[k].before, v[i].before) == 0
 		 && strcmp (v[k].originals, v[i].originals) == 0;
-      if (revert_one (&v[i], m, &c, shared) != 0)
+      enum revert_outcome o = revert_one (&v[i], m, &c, shared);
+      done[o]++;
+      if (o == REVERT_FAILED)
 	status = 1;
     }
+  if (!c.quiet)
+    printf ("elfpmd revert: %lu of the %ld files in %s: %lu %sput back, %lu original already, "
+	    "%lu left alone, %lu failed\n", done[0] + done[1] + done[2] + done[3], n, c.manifest,
+	    done[REVERT_PUT_BACK], c.dry_run ? "would be " : "", done[REVERT_ORIGINAL],
+	    done[REVERT_LEFT], done[REVERT_FAILED]);
   if (m != NULL && fclose (m) != 0)
     status = 1;
   for (long i = 0; i < n; i++)
