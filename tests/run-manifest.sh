@@ -112,13 +112,16 @@ check "reapply again: nothing to do ($(tail -1 "$W/reapply2.out"))" grep -q ' 0 
 mkdir -p "$W/bt" && cp "$W/orig/prog" "$W/bt/prog" && "$ELFPMD" -q --madvise --manifest="$W/M5" "$W/bt/prog" \
 	|| hard_error "cannot convert $W/bt/prog"
 if have strace; then
+	# (LeakSanitizer cannot run under ptrace: off for the traced runs of a
+	# sanitizer build.)
+	traced_asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	cp "$W/orig/prog-v2" "$W/bt/prog"
-	strace -qq -y -e trace=read,pread64 -o "$W/size.strace" "$ELFPMD" reapply -n --manifest="$W/M5" >"$W/size.out" 2>&1
+	ASAN_OPTIONS=$traced_asan strace -qq -y -e trace=read,pread64 -o "$W/size.strace" "$ELFPMD" reapply -n --manifest="$W/M5" >"$W/size.out" 2>&1
 	reads=$(grep -c "<$W/bt/prog>" "$W/size.strace")
 	holds "reapply -n, a replaced file of another size: would be converted, read $reads time(s) (the magic only: 1)" \
 		'grep -q "bt/prog: would be converted again" "$W/size.out" && [ "$reads" -eq 1 ] && grep -q "pread64([0-9]*<$W/bt/prog>, .*, 4, 0) = 4" "$W/size.strace"'
 	truncate -s $(((1 << 30) + 4096)) "$W/bt/prog"
-	strace -qq -y -e trace=read,pread64 -o "$W/big.strace" "$ELFPMD" reapply --manifest="$W/M5" >"$W/big.out" 2>&1
+	ASAN_OPTIONS=$traced_asan strace -qq -y -e trace=read,pread64 -o "$W/big.strace" "$ELFPMD" reapply --manifest="$W/M5" >"$W/big.out" 2>&1
 	st=$?
 	reads=$(grep -c "<$W/bt/prog>" "$W/big.strace")
 	holds "reapply, a listed file of 1 GiB + 4 KiB: exit 0 (got $st), left alone, larger than --max-size, read $reads time(s) ($(head -1 "$W/big.out"))" \
