@@ -39,6 +39,7 @@ place_init (struct place *pl)
 {
   pl->dirfd = -1;
   pl->base = NULL;
+  pl->via_link = false;
 }
 
 void
@@ -130,6 +131,8 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
 	}
       if (S_ISLNK (st.st_mode) && (!last || follow_last))
 	{
+	  if (last)
+	    pl->via_link = true;
 	  if (++links > MAX_LINKS)
 	    {
 	      close (at);

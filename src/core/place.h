@@ -15,6 +15,7 @@ struct place
 {
   int dirfd;			/* the directory; -1 when unresolved */
   char *base;			/* the name in it, without '/' */
+  bool via_link;		/* PATH's last component was a symbolic link, followed */
 };
 
 void place_init (struct place *pl);
@@ -23,7 +24,8 @@ void place_close (struct place *pl);
 /* Resolve PATH, a name the user gave (relative to the working
    directory), into *PL: one component at a time, a symbolic link followed
    only when root or the running user owns it, and the last one only when
-   FOLLOW_LAST (it is the file, not a name to replace).  A last component
+   FOLLOW_LAST (it is the file, not a name to replace; PL->via_link says
+   whether it was one).  A last component
    that does not exist is resolved (a file to be made).  Return 0, or -1
    with the reason in *ERR and errno set (ENOENT or ENOTDIR for a
    directory on the way that is missing or is none, EPERM for a symbolic

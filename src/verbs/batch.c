@@ -116,6 +116,17 @@ add_entry (struct gather *g, char *name, enum skip_kind skip, const struct stat 
   return add_entry_at (g, name, -1, NULL, skip, st, error);
 }
 
+/* add_entry of a name given to be processed, VIA_LINK when it was reached
+   through a symbolic link.  */
+static int
+add_entry_link (struct gather *g, char *name, const struct stat *st, bool via_link)
+{
+  int ret = add_entry (g, name, SKIP_NONE, st, NULL);
+  if (ret == 0)
+    g->e[g->n - 1].via_link = via_link;
+  return ret;
+}
+
 /* Whether PATH, whose last component is BASE, matches an --exclude pattern:
    one without '/' is matched against BASE, one with '/' against PATH.  */
 static bool
@@ -302,34 +313,8 @@ walk (struct gather *g, int rootfd, int dirfd, const char *shown, const char *re
    link is root's or this user's (place.c), else as it is; walked if it is
    a directory and the run walks, the directory held open as the walk's
    root.  */
-static int add_name_resolved (struct gather *g, char *path, bool follow);
-
 static int
 add_name (struct gather *g, char *path, bool follow)
-{
-  /* A name given that is a symbolic link: followed, but it names the file
-     only through the link, never as one of its hard links.  */
-  bool via_link = false;
-  if (follow)
-    {
-      struct place pl;
-      struct diag err = { "" };
-      struct stat st;
-      via_link = place_resolve (&pl, path, false, &err) == 0
-		 && fstatat (pl.dirfd, pl.base, &st, AT_SYMLINK_NOFOLLOW) == 0
-		 && S_ISLNK (st.st_mode);
-      place_close (&pl);
-    }
-  size_t at = g->n;
-  int ret = add_name_resolved (g, path, follow);
-  if (ret == 0 && via_link && g->n == at + 1 && g->e[at].rootfd == -1)
-    g->e[at].via_link = true;
-  return ret;
-}
-
-/* add_name, once the name's last component was looked at.  */
-static int
-add_name_resolved (struct gather *g, char *path, bool follow)
 {
   const struct batch_options *bo = g->bo;
   struct stat st;
@@ -344,10 +329,13 @@ add_name_resolved (struct gather *g, char *path, bool follow)
     }
   /* A name given outside a batch run is processed whatever it is, so that
      the error says why it cannot be.  */
+  /* A name given through a symbolic link names the file through the link,
+     never as one of its hard links.  */
+  bool via_link = pl.via_link;
   if (!g->batch)
     {
       place_close (&pl);
-      return add_entry (g, path, SKIP_NONE, S_ISREG (st.st_mode) ? &st : NULL, NULL);
+      return add_entry_link (g, path, S_ISREG (st.st_mode) ? &st : NULL, via_link);
     }
   const char *base = base_name (path);
   if (S_ISDIR (st.st_mode) && bo->recursive)
@@ -388,7 +376,7 @@ add_name_resolved (struct gather *g, char *path, bool follow)
     return add_entry (g, path, SKIP_SYMLINK, &st, NULL);
   if (!S_ISREG (st.st_mode))
     return add_entry (g, path, SKIP_NOT_REGULAR, &st, NULL);
-  return add_entry (g, path, SKIP_NONE, &st, NULL);
+  return add_entry_link (g, path, &st, via_link);
 }
 
 /* Add the names of the list LIST ("-": standard input), one per line or
