@@ -168,6 +168,7 @@ struct entry
   size_t noptions;
   char *originals;		/* from originals_hex, or NULL */
   bool asked;			/* revert: named on the command line */
+  bool reconverted;		/* reapply: converted again in this run */
 };
 
 /* The lowercase hexadecimal string value of KEY in LINE ("KEY":"..."):
@@ -415,14 +416,11 @@ read_manifest (const char *path, struct entry **entries)
    0, or -1 with the reason in *ERR (ENOENT in *GONE when it is not
    there).  Not hashed (HEX empty) when its size is not SIZE_WANT (not 0):
    it cannot have the contents wanted.  A file larger than MAX_SIZE (not
-   0) is refused: -1, and *BIG.  */
+   0) is refused: -1.  */
 static int
 current (const char *path, struct place *pl, struct stat *st, char hex[65], bool *gone,
-	 bool *elf, int *keep, uint64_t size_want, uint64_t max_size, bool *big,
-	 struct diag *err)
+	 bool *elf, int *keep, uint64_t size_want, uint64_t max_size, struct diag *err)
 {
-  if (big != NULL)
-    *big = false;
   hex[0] = '\0';
   if (keep != NULL)
     *keep = -1;
@@ -445,8 +443,6 @@ current (const char *path, struct place *pl, struct stat *st, char hex[65], bool
   if (max_size != 0 && (uint64_t) st->st_size > max_size)
     {
       close (fd);
-      if (big != NULL)
-	*big = true;
       return diag_set (err, "larger than --max-size (%jd bytes, %" PRIu64 " at most)",
 		       (intmax_t) st->st_size, max_size);
     }
@@ -618,8 +614,17 @@ reconvert (const struct entry *e, const char *manifest, const struct stat *st, b
   return status;
 }
 
+/* Whether the entry X, a file's state, needs the kept original of E: the
+   same original kept in the same directory.  */
+static bool
+same_kept_original (const struct entry *x, const struct entry *e)
+{
+  return !x->revert && x->originals != NULL && e->originals != NULL
+	 && strcmp (x->before, e->before) == 0 && strcmp (x->originals, e->originals) == 0;
+}
+
 /* After reapply: the kept originals of the entries of V (N, the manifest
-   as it was) converted again (ASKED) that no entry of the manifest as it
+   as it was) converted again (RECONVERTED) that no entry of the manifest as it
    is now needs (a file's last convert entry with the same originals
    directory and original hash) are removed: an upgrade superseded them.
    Each through the directory trust_open_dir opened, only a regular file
@@ -629,7 +634,7 @@ prune_superseded (struct entry *v, long n, const char *manifest, bool quiet)
 {
   bool any = false;
   for (long i = 0; i < n && !any; i++)
-    any = v[i].asked && v[i].originals != NULL;
+    any = v[i].reconverted && v[i].originals != NULL;
   if (!any)
     return;
   struct entry *now;
@@ -639,19 +644,15 @@ prune_superseded (struct entry *v, long n, const char *manifest, bool quiet)
   for (long i = 0; i < n; i++)
     {
       const struct entry *e = &v[i];
-      if (!e->asked || e->originals == NULL)
+      if (!e->reconverted || e->originals == NULL)
 	continue;
       bool needed = false;
       for (long k = 0; k < m && !needed; k++)
-	needed = !now[k].revert && now[k].originals != NULL
-		 && strcmp (now[k].before, e->before) == 0
-		 && strcmp (now[k].originals, e->originals) == 0;
+	needed = same_kept_original (&now[k], e);
       /* And not by another entry of this run's that was not converted
 	 again (the same original kept for two names).  */
       for (long k = 0; k < n && !needed; k++)
-	needed = k != i && !v[k].asked && !v[k].revert && v[k].originals != NULL
-		 && strcmp (v[k].before, e->before) == 0
-		 && strcmp (v[k].originals, e->originals) == 0;
+	needed = k != i && !v[k].reconverted && same_kept_original (&v[k], e);
       if (needed)
 	continue;
       struct diag err = { "" };
@@ -712,8 +713,8 @@ reapply_command (int argc, char **argv)
       char hex[65];
       bool gone, elf;
       struct diag err = { "" };
-      if (current (e->file, &pl, &st, hex, &gone, &elf, NULL, e->size_after, c.max_size, NULL,
-		   &err) != 0)
+      if (current (e->file, &pl, &st, hex, &gone, &elf, NULL, e->size_after, c.max_size, &err)
+	  != 0)
 	{
 	  place_close (&pl);
 	  if (!c.quiet)
@@ -745,7 +746,7 @@ reapply_command (int argc, char **argv)
       if (reconvert (e, c.manifest, &st, c.quiet) != 0)
 	status = 1;
       else
-	e->asked = true;	/* converted again: its kept original may be superseded */
+	e->reconverted = true;
     }
   if (!c.dry_run)
     prune_superseded (v, n, c.manifest, c.quiet);
@@ -843,7 +844,7 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
   bool gone, elf;
   struct diag err = { "" };
   int cur = -1;
-  if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, 0, 0, NULL, &err) != 0)
+  if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, 0, 0, &err) != 0)
     {
       out = REVERT_LEFT;
       if (!c->quiet)
@@ -971,9 +972,7 @@ revert_command (int argc, char **argv)
 	continue;
       bool shared = false;
       for (long k = 0; k < n && !shared; k++)
-	shared = k != i && !v[k].revert && v[k].originals != NULL && v[i].originals != NULL
-		 && strcmp (v[k].before, v[i].before) == 0
-		 && strcmp (v[k].originals, v[i].originals) == 0;
+	shared = k != i && same_kept_original (&v[k], &v[i]);
       enum revert_outcome o = revert_one (&v[i], m, &c, shared);
       done[o]++;
       if (o == REVERT_FAILED)
