@@ -640,6 +640,21 @@ stop_holder () {
 	HOLDER=
 }
 CLEANUP+=("stop_holder")
+# start_holder LOG MODE FILE...: nobody runs invlock MODE FILE..., our
+# child (HOLDER), its output in LOG; wait at most 5 s for it to say
+# "locked".  Return 0 once it has, 1 if it never did or ended.
+start_holder () {
+	local log=$1 k
+	shift
+	"${AS_NOBODY[@]}" "$O/invlock" "$@" >"$log" 2>&1 </dev/null &
+	HOLDER=$!
+	for ((k = 0; k < 50; k++)); do
+		grep -qs locked "$log" && return 0
+		kill -0 "$HOLDER" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	grep -qs locked "$log"
+}
 
 if ! $have_pie || ! $have_tools; then
 	skip "lock: fixtures missing"
@@ -652,15 +667,7 @@ elif ! "${AS_NOBODY[@]}" test -r "$P_MAD"; then
 else
 	for mode in flock faker ofd worker pretender; do
 		w=$WORK/lock.$mode
-		"${AS_NOBODY[@]}" "$O/invlock" $mode "$P_MAD" >"$w.holder" 2>&1 </dev/null &
-		HOLDER=$!
-		holder=$HOLDER
-		for ((k = 0; k < 50; k++)); do
-			grep -qs locked "$w.holder" && break
-			kill -0 $holder 2>/dev/null || break
-			sleep 0.1
-		done
-		if ! grep -qs locked "$w.holder"; then
+		if ! start_holder "$w.holder" $mode "$P_MAD"; then
 			skip "lock, $mode: nobody could not take the lock: $(head -1 "$w.holder")"
 			stop_holder
 			continue
@@ -669,7 +676,7 @@ else
 		state order-0 "$P_MAD"
 		# The worker and the pretender start their work now, on the
 		# chunks the start finds in small folios.
-		case $mode in worker | pretender) kill -USR1 "$holder" ;; esac
+		case $mode in worker | pretender) kill -USR1 "$HOLDER" ;; esac
 		rm -f "$w.smaps"
 		FIXTURE_SMAPS=$w.smaps run_logged "$w.out" strace -f -qq -o "$w.strace" \
 			-e trace=flock,fcntl,fadvise64,nanosleep,clock_nanosleep "$P_MAD" "${ARGS[@]}"
@@ -754,17 +761,7 @@ else
 		echo $((t1 - t0)) >"$out.ns"
 	}
 	# many_hold: nobody takes every library's flock, as in case 7.
-	many_hold () {
-		local k
-		"${AS_NOBODY[@]}" "$O/invlock" flock "${libs[@]}" >"$WORK/many.holder" 2>&1 </dev/null &
-		HOLDER=$!
-		for ((k = 0; k < 50; k++)); do
-			grep -qs locked "$WORK/many.holder" && return 0
-			kill -0 $HOLDER 2>/dev/null || break
-			sleep 0.1
-		done
-		return 1
-	}
+	many_hold () { start_holder "$WORK/many.holder" flock "${libs[@]}"; }
 	what="$MANY_LIBS libraries, every lock held by nobody, order-0"
 	many_run "$WORK/many.free"
 	if ! many_hold; then
