@@ -166,11 +166,9 @@ for f in usr/bin/script usr/lib/obj.o usr/share/doc/prog.debug usr/lib/debug/pro
 done
 check "-p keeps the modification time" test "$(stat -c %Y "$tree/usr/lib/libbatch.so.1")" = "$(date -d '2001-02-03 04:05:06' +%s)"
 check "the set-user-ID bit survives" test "$(stat -c %a "$tree/usr/libexec/batch/helper")" = 4755
-if grep -q 'same file as' "$work/out" && [ "$(grep -c ': same file as .*/usr/bin/prog: changed' "$work/out")" -eq 2 ]; then
-	pass "the report lists the further names as the same file"
-else
-	fail "report of the hard links: $(grep 'same file' "$work/out")"
-fi
+# The further names of prog's inode are counted in the summary; the report
+# lists them with -v (run-batch-output.sh) and in JSON.
+check "the report does not list the further names without -v" sh -c "! grep -q 'same file as' '$work/out'"
 
 # A second run changes nothing.
 "$ELFPMD" -r -j2 --exclude='skipme' --exclude='*/usr/bin/excluded-*' "$tree" > "$work/out2" 2>&1
@@ -208,8 +206,8 @@ for j in 1 2; do
 done
 check "--json=FILE: the hard-link names are in the JSON" grep -q '"same_file_as"' "$work/both-json-j2"
 "$ELFPMD" -r -n -q --json="$work/q-json" "$work/orig" >"$work/q-text" 2>/dev/null
-holds "-q --json=FILE: nothing on standard output, the JSON in FILE" \
-	'[ ! -s "$work/q-text" ] && tail -1 "$work/q-json" | grep -q "^{\"summary\""'
+holds "-q --json=FILE: only the summary line on standard output, the JSON in FILE" \
+	'[ "$(wc -l < "$work/q-text")" -eq 1 ] && grep -q "^elfpmd: [0-9]* files: " "$work/q-text" && tail -1 "$work/q-json" | grep -q "^{\"summary\""'
 "$ELFPMD" -r -n --json="$work/no/such/dir/x" "$work/orig" >/dev/null 2>"$work/j-err"
 st=$?
 holds "--json=FILE that cannot be written: exit 1 before any file, one line naming it" \
@@ -241,7 +239,7 @@ EOF
 injected=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["summary"]["stubs"]["injected"])' "$work/out-stub.json" 2>/dev/null)
 stub_line=$(tail -2 "$work/out-stub" | head -1)
 case $stub_line in
-"elfpmd: startup stub: ${injected:-x} injected, "[0-9]*" not"*) pass "--madvise: the stub's line before the summary: $stub_line" ;;
+"elfpmd: startup stub: ${injected:-x} would be injected, "[0-9]*" would not be"*) pass "--madvise: the stub's line before the summary: $stub_line" ;;
 *) fail "--madvise: no stub line: $(tail -2 "$work/out-stub")" ;;
 esac
 if tail -2 "$work/out" | grep -q 'startup stub'; then fail "without --madvise: a stub line"; else pass "without --madvise: no stub line"; fi

@@ -239,8 +239,12 @@ fi
 # names of the ELF files (symlinks, the script, debug files, the objects
 # and the source's own files left out).
 elfpmd_args="--json --no-sync --files-from=- -0"
-check "aligned: two elfpmd runs (build tree with -p, package) with $elfpmd_args -j 2" \
-	test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "$elfpmd_args -j 2 -p"$'\n'"$elfpmd_args -j 2"
+check "aligned: two elfpmd runs (build tree with -p and the stash as --known-links, package) with $elfpmd_args -j 2" \
+	test "$(cat "$A/elfpmd.args" 2>/dev/null)" = "$elfpmd_args -j 2 -p --known-links=debian/.debhelper/elfpmd/buildtree"$'\n'"$elfpmd_args -j 2"
+# The stash keeps a hard link of each file of the build tree: elfpmd is told
+# so, and the log has no warning about it (it had one per file before).
+check "aligned: the build log has no warning about a hard link keeping the old contents" \
+	sh -c "! grep -q 'hard link.*keep.*the old contents' '$A.log'"
 printf '%s\n' "./$pkg" "./lib$pkg.so.1" "debian/$pkg/usr/bin/$pkg" "debian/$pkg/usr/bin/$pkg-link" "debian/$pkg/usr/lib/lib$pkg.so.1" > "$work/want-build.list"
 if [ -f "$A/elfpmd.list" ] && tr '\0' '\n' < "$A/elfpmd.list" | cmp -s - "$work/want-build.list"; then
 	pass "aligned: elfpmd was given the build tree's two ELF files, then the package's three names of two, sorted, NUL-terminated"

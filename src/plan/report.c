@@ -99,6 +99,18 @@ rule_name (enum align_rule rule)
   return rule == ALIGN_RULE_KERNEL ? "kernel" : "relaxed";
 }
 
+/* Whether R's plan raises p_align of a fixed-address program (ET_EXEC)
+   and adds no stub: the kernel maps such a program at its link addresses
+   and never reads p_align, so the new alignment alone changes nothing at
+   run time (padding that makes offsets congruent does: the page cache's
+   huge folios can then be mapped whole).  */
+static bool
+alignment_without_effect (const struct file_report *r)
+{
+  return r->file->kind == OBJECT_EXECUTABLE && r->plan->layout.aligned != 0
+	 && !r->plan->stub.enabled;
+}
+
 void
 report_summary (FILE *out, const struct file_report *r)
 {
@@ -111,14 +123,17 @@ report_summary (FILE *out, const struct file_report *r)
   else
     {
       char pmd[32];
-      fprintf (out, ": %zu of %zu PT_LOADs aligned to %s; PMD-mappable chunks %" PRIu64
-	       " -> %" PRIu64, r->plan->layout.aligned, r->file->nloads,
+      /* A dry run speaks in the conditional.  */
+      const char *would = r->dry_run && !r->has_written ? "would be " : "";
+      fprintf (out, ": %zu of %zu PT_LOADs %saligned to %s; PMD-mappable chunks %" PRIu64
+	       " -> %" PRIu64, r->plan->layout.aligned, r->file->nloads, would,
 	       format_size (r->pmd, pmd, sizeof pmd), r->plan->layout.chunks_before,
 	       r->plan->layout.chunks_after);
       if (r->plan->layout.aslr_bits_lost != 0)
-	fprintf (out, "; load base loses %u random bits", r->plan->layout.aslr_bits_lost);
+	fprintf (out, "; load base %s %u random bits", *would != '\0' ? "would lose" : "loses",
+		 r->plan->layout.aslr_bits_lost);
       if (r->plan->layout.padded != 0)
-	fprintf (out, "; %zu moved by %" PRIu64 " bytes of padding", r->plan->layout.padded,
+	fprintf (out, "; %zu %smoved by %" PRIu64 " bytes of padding", r->plan->layout.padded, would,
 		 r->plan->layout.new_size - r->plan->layout.old_size);
       if (r->plan->layout.need_padding != 0)
 	fprintf (out, "; %zu segment%s need%s padding (--no-pad)", r->plan->layout.need_padding,
@@ -127,13 +142,17 @@ report_summary (FILE *out, const struct file_report *r)
 	fprintf (out, "; padding refused for %zu segment%s", r->plan->layout.refused,
 		 r->plan->layout.refused == 1 ? "" : "s");
       if (r->plan->stub.enabled)
-	fprintf (out, "; startup stub hooked through %s", stub_hook_name (r->plan->stub.hook));
+	fprintf (out, "; startup stub %shooked through %s", would,
+		 stub_hook_name (r->plan->stub.hook));
       else if (r->plan->stub.wanted)
 	fprintf (out, "; no startup stub: %s", r->plan->stub.refusal);
       char buf[48];
       if (report_ima (r, buf, sizeof buf) != NULL)
 	fprintf (out, "; IMA hash (security.ima, %s) %s", r->ima->alg,
 		 r->has_written ? "renewed" : "would be renewed");
+      if (alignment_without_effect (r))
+	fputs ("; fixed-address program (ET_EXEC): p_align has no run-time effect, --madvise or "
+	       "'elfpmd prime' gets its text onto huge pages", out);
     }
   fputc ('\n', out);
 }
@@ -244,6 +263,11 @@ report_text (FILE *out, const struct file_report *r)
 	   p->chunks_before, p->chunks_after);
   if (f->kind == OBJECT_EXECUTABLE)
     fprintf (out, "  load address fixed (ET_EXEC): no address-space randomisation to lose\n");
+  if (alignment_without_effect (r))
+    fprintf (out, "  fixed-address program: the kernel maps it at its link addresses and never "
+	     "reads p_align, so the new alignment has no run-time effect%s; --madvise (the "
+	     "startup stub) or 'elfpmd prime FILE' gets its text onto huge pages\n",
+	     p->padded != 0 ? " (the padding has: it makes the offsets congruent)" : "");
   else
     fprintf (out, "  load base alignment %s -> %s: %u bits of address-space randomisation lost\n",
 	     format_size (p->old_max_align > r->page ? p->old_max_align : r->page, pmd, sizeof pmd),
@@ -384,6 +408,8 @@ report_json (FILE *out, const struct file_report *r)
   json_key_string (out, "rule", rule_name (r->rule));
   fprintf (out, ",\"dry_run\":%s,\"changed\":%s", r->dry_run ? "true" : "false",
 	   rp->changed ? "true" : "false");
+  /* (ET_EXEC: the kernel ignores p_align; see alignment_without_effect) */
+  fprintf (out, ",\"fixed_address\":%s", f->kind == OBJECT_EXECUTABLE ? "true" : "false");
   fputs (",\"segments\":[", out);
   bool first = true;
   for (size_t i = 0; i < f->phnum; i++)

@@ -36,6 +36,7 @@
 #include "manifest.h"
 #include "namelist.h"
 #include "place.h"
+#include "progress.h"
 
 /* One name met by the run.  */
 struct entry
@@ -564,10 +565,10 @@ worker (const struct file_job *jobs, size_t njobs, uint64_t *next, const struct 
   _exit (0);
 }
 
-/* Read one message from FD into RESULTS.  Return 0, 1 at end of file, -1 on
-   a broken message.  */
+/* Read one message from FD into RESULTS, saying in *UNIT which it filled.
+   Return 0, 1 at end of file, -1 on a broken message.  */
 static int
-receive (int fd, struct result *results, size_t njobs)
+receive (int fd, struct result *results, size_t njobs, size_t *unit)
 {
   struct message m;
   int r = read_all (fd, &m, sizeof m);
@@ -591,6 +592,7 @@ receive (int fd, struct result *results, size_t njobs)
   res->rc = m.rc;
   res->out = m.out;
   res->done = true;
+  *unit = m.unit;
   return 0;
 }
 
@@ -621,11 +623,19 @@ count_stub (struct batch_counts *c, const struct file_outcome *out)
   c->stub_whys[c->nstub_whys++].n = 1;
 }
 
+/* Whether a file with STATUS counts as changed on the progress line.  */
+static bool
+status_changed (int status)
+{
+  return status == STATUS_CHANGED || status == STATUS_WOULD_CHANGE;
+}
+
 /* Process the NJOBS jobs in NWORKERS worker processes, filling RESULTS.
    Results that never arrived (a worker died) stay not done.  */
 static void
 run_workers (const struct file_job *jobs, size_t njobs, unsigned nworkers,
-	     const struct run_options *ro, struct result *results, FILE *errors)
+	     const struct run_options *ro, struct result *results, FILE *errors,
+	     struct progress *pr)
 {
   uint64_t *next = mmap (NULL, sizeof *next, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -669,6 +679,7 @@ run_workers (const struct file_job *jobs, size_t njobs, unsigned nworkers,
 	{
 	  process_to_memory (&jobs[u], ro, &results[u]);
 	  results[u].done = true;
+	  progress_step (pr, jobs[u].name, status_changed (results[u].out.status));
 	}
       goto out;
     }
@@ -682,12 +693,17 @@ run_workers (const struct file_job *jobs, size_t njobs, unsigned nworkers,
 	}
       for (unsigned k = 0; k < started; k++)
 	if (fds[k].fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
-	  if (receive (fds[k].fd, results, njobs) != 0)
-	    {
-	      close (fds[k].fd);
-	      fds[k].fd = -1;
-	      open_fds--;
-	    }
+	  {
+	    size_t u;
+	    if (receive (fds[k].fd, results, njobs, &u) != 0)
+	      {
+		close (fds[k].fd);
+		fds[k].fd = -1;
+		open_fds--;
+	      }
+	    else
+	      progress_step (pr, jobs[u].name, status_changed (results[u].out.status));
+	  }
     }
   for (unsigned k = 0; k < started; k++)
     {
@@ -721,14 +737,26 @@ print_same_file (FILE *out, bool json, const char *name, const char *lead, int s
     fprintf (out, "%s: same file as %s: %s\n", name, lead, file_status_name (status));
 }
 
+/* Whether a text report of a file with STATUS is printed: in a batch run
+   without -v only what changed (or would), what was refused and what
+   failed are; the JSON report lists every file.  */
+static bool
+listed (const struct run_options *ro, int status)
+{
+  return !ro->batch || ro->list_all || ro->format == REPORT_JSON
+	 || (status != STATUS_ALREADY_ALIGNED && status != STATUS_NOTHING_ELIGIBLE
+	     && status != STATUS_SKIPPED);
+}
+
 static void
 count_and_print (const struct entry *e, size_t i, const struct result *results,
 		 const struct run_options *ro, FILE *report, FILE *json, FILE *errors,
-		 struct batch_counts *c, int *status)
+		 struct batch_counts *c, int *status, struct progress *pr)
 {
   c->files++;
   if (e[i].error != NULL)
     {
+      progress_clear (pr);
       fprintf (errors, "elfpmd: %s: %s\n", e[i].name, e[i].error);
       c->status[STATUS_ERROR]++;
       *status = 1;
@@ -749,9 +777,13 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
 	c->hard_links++;
       if (!lr->done || lr->out.status == STATUS_SKIPPED || lr->out.status == STATUS_ERROR)
 	return;
-      if (ro->format != REPORT_NONE)
-	print_same_file (report, ro->format == REPORT_JSON, e[i].name, lead->name,
-			 lr->out.status);
+      /* (counted in the summary; listed with -v, and always in JSON) */
+      if (ro->format != REPORT_NONE && (ro->list_all || ro->format == REPORT_JSON))
+	{
+	  progress_clear (pr);
+	  print_same_file (report, ro->format == REPORT_JSON, e[i].name, lead->name,
+			   lr->out.status);
+	}
       if (json != NULL)
 	print_same_file (json, true, e[i].name, lead->name, lr->out.status);
       if (ro->manifest_out != NULL && lr->out.written)
@@ -759,6 +791,8 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
       return;
     }
   const struct result *r = &results[e[i].unit];
+  if (!r->done || r->errors_len != 0 || (r->report_len != 0 && listed (ro, r->out.status)))
+    progress_clear (pr);
   if (!r->done)
     {
       fprintf (errors, "elfpmd: %s: internal error: the worker process processing it died\n",
@@ -767,7 +801,8 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
       *status = 1;
       return;
     }
-  fwrite (r->report, 1, r->report_len, report);
+  if (listed (ro, r->out.status))
+    fwrite (r->report, 1, r->report_len, report);
   if (json != NULL && r->json != NULL)
     fwrite (r->json, 1, r->json_len, json);
   if (ro->manifest_out != NULL && r->out.written)
@@ -789,10 +824,11 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
 }
 
 /* With --madvise, the stub's line before the summary: "elfpmd: startup
-   stub: 120 injected, 3 not (2: REASON; 1: REASON)", the reasons in the
+   stub: 120 injected, 3 not (2: REASON; 1: REASON)" (in a DRY_RUN "would
+   be injected, 3 would not be"), the reasons in the
    order first met; or the summary's "stubs" object.  */
 static void
-print_stub_summary (FILE *out, const struct batch_counts *c, bool json)
+print_stub_summary (FILE *out, const struct batch_counts *c, bool json, bool dry_run)
 {
   if (json)
     {
@@ -810,8 +846,9 @@ print_stub_summary (FILE *out, const struct batch_counts *c, bool json)
       fputs ("}}", out);
       return;
     }
-  fprintf (out, "elfpmd: startup stub: %" PRIu64 " injected, %" PRIu64 " not", c->stub_injected,
-	   c->stub_refused);
+  fprintf (out, "elfpmd: startup stub: %" PRIu64 " %s, %" PRIu64 " %s", c->stub_injected,
+	   dry_run ? "would be injected" : "injected", c->stub_refused,
+	   dry_run ? "would not be" : "not");
   for (size_t k = 0; k < c->nstub_whys; k++)
     fprintf (out, "%s%" PRIu64 ": %s", k == 0 ? " (" : "; ", c->stub_whys[k].n, c->stub_whys[k].why);
   if (c->stub_other != 0)
@@ -840,14 +877,14 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
 	  }
       fputc ('}', out);
       if (ro->stub.wanted)
-	print_stub_summary (out, c, true);
+	print_stub_summary (out, c, true, ro->dry_run);
       if (ro->times)
 	fprintf (out, ",\"seconds\":%.3f", c->seconds);
       fputs ("}}\n", out);
       return;
     }
   if (ro->stub.wanted)
-    print_stub_summary (out, c, false);
+    print_stub_summary (out, c, false, ro->dry_run);
   fprintf (out, "elfpmd: %" PRIu64 " file%s: ", c->files, c->files == 1 ? "" : "s");
   /* The usual outcomes always, the rarer ones when they happened.  */
   static const int order[] = { STATUS_CHANGED, STATUS_WOULD_CHANGE, STATUS_ALREADY_ALIGNED,
@@ -946,6 +983,8 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
 	used += j->nlinks;
       }
 
+  struct progress pr;
+  progress_start (&pr, errors, bo->progress, njobs, ro->dry_run);
   unsigned nworkers = bo->jobs != 0 ? bo->jobs : batch_cpus ();
   if (nworkers > njobs)
     nworkers = (unsigned) njobs;
@@ -963,8 +1002,9 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
 	    {
 	      process_to_memory (&jobs[u], ro, &results[u]);
 	      results[u].done = true;
+	      progress_step (&pr, jobs[u].name, status_changed (results[u].out.status));
 	    }
-	  count_and_print (g.e, i, results, ro, report, json, errors, counts, &status);
+	  count_and_print (g.e, i, results, ro, report, json, errors, counts, &status, &pr);
 	  if (g.e[i].unit != SIZE_MAX)
 	    {
 	      struct result *r = &results[g.e[i].unit];
@@ -977,15 +1017,18 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
     }
   else
     {
-      run_workers (jobs, njobs, nworkers, ro, results, errors);
+      run_workers (jobs, njobs, nworkers, ro, results, errors, &pr);
+      progress_clear (&pr);
       for (size_t i = 0; i < g.n; i++)
-	count_and_print (g.e, i, results, ro, report, json, errors, counts, &status);
+	count_and_print (g.e, i, results, ro, report, json, errors, counts, &status, &pr);
     }
+  progress_clear (&pr);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   counts->seconds = (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9;
   if (ro->batch)
     {
-      print_summary (report, counts, ro, ro->format);
+      /* -q keeps the summary: it is the answer to "did it work".  */
+      print_summary (report, counts, ro, ro->format == REPORT_NONE ? REPORT_SUMMARY : ro->format);
       if (json != NULL)
 	print_summary (json, counts, ro, REPORT_JSON);
     }

@@ -24,6 +24,7 @@ struct batch_options
   size_t nexcludes;
   bool default_excludes;	/* prune usr/lib/debug and .build-id */
   unsigned jobs;		/* worker processes; 0: the CPUs this process may use */
+  bool progress;		/* a progress line on the errors stream, if a terminal */
 };
 
 #define BATCH_STUB_WHYS 16

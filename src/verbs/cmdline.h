@@ -37,6 +37,8 @@ enum
   OPT_TIMES,
   OPT_EXPECT_INODE,
   OPT_MAX_SIZE,
+  OPT_NO_PROGRESS,
+  OPT_KNOWN_LINKS,
 };
 
 /* The largest file reapply and prime work on unless --max-size says

@@ -28,6 +28,27 @@ place_of (const char *name, int rootfd, const char *rel, bool follow, struct pla
   return rootfd >= 0 ? place_beneath (at, rootfd, rel, err) : place_resolve (at, name, follow, err);
 }
 
+/* How many of the names of --known-links (sorted by device, then inode)
+   name the file DEV, INO.  */
+static uint64_t
+known_links_of (const struct run_options *opts, dev_t dev, ino_t ino)
+{
+  const struct known_inode *k = opts->known_links;
+  size_t lo = 0, hi = opts->nknown_links;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (k[mid].dev < dev || (k[mid].dev == dev && k[mid].ino < ino))
+	lo = mid + 1;
+      else
+	hi = mid;
+    }
+  uint64_t n = 0;
+  for (; lo < opts->nknown_links && k[lo].dev == dev && k[lo].ino == ino; lo++)
+    n++;
+  return n;
+}
+
 int
 process_file (const char *name, const struct run_options *opts, FILE *report, FILE *errors)
 {
@@ -180,10 +201,12 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
       if (r.written.warning[0] != '\0')
 	fprintf (errors, "elfpmd: %s: warning: %s\n", name, r.written.warning);
       /* The names of the old inode that this run did not name keep the old
-	 contents: harmless, but not what whoever made the links meant.  */
-      if (wo.in_place && file.st.st_nlink > 1 + job->nlinks)
+	 contents: harmless, but not what whoever made the links meant
+	 (unless they are in --known-links, kept so on purpose).  */
+      uint64_t known = wo.in_place ? known_links_of (opts, file.st.st_dev, file.st.st_ino) : 0;
+      if (wo.in_place && file.st.st_nlink > 1 + job->nlinks + known)
 	{
-	  uint64_t outside = (uint64_t) file.st.st_nlink - 1 - job->nlinks;
+	  uint64_t outside = (uint64_t) file.st.st_nlink - 1 - job->nlinks - known;
 	  fprintf (errors, "elfpmd: %s: warning: %" PRIu64 " other hard link%s of this file %s not "
 		 "in this run and keep%s the old contents\n", name, outside,
 		 outside == 1 ? "" : "s", outside == 1 ? "is" : "are", outside == 1 ? "s" : "");

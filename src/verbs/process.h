@@ -12,6 +12,13 @@
 #include "phdr_align.h"
 #include "stub.h"
 
+/* A file's identity, for --known-links.  */
+struct known_inode
+{
+  dev_t dev;
+  ino_t ino;
+};
+
 enum report_format
 {
   REPORT_SUMMARY,		/* one line per file */
@@ -31,6 +38,8 @@ struct run_options
   struct stub_request stub;	/* --madvise, --populate-max, =copy, --copy-max */
   bool preserve_dates;		/* -p: the output keeps the input's atime and mtime */
   bool batch;			/* -r, --files-from: skipped files print no report */
+  bool list_all;		/* a batch run's text report lists every file (-v), not
+				   only those changed, refused or failed */
   const char *output;		/* -o, or NULL to rewrite in place */
   enum report_format format;
   bool json_too;		/* --json=FILE: the JSON report too, to its own stream */
@@ -42,6 +51,11 @@ struct run_options
      absolute, for manifest_entry (batch.c).  */
   FILE *manifest_out;
   const char *keep_dir;
+  /* --known-links: the inodes of DIR's files, sorted, whose names there are
+     hard links that are meant to keep the old contents (a stash of the files
+     as they were): they are not warned about.  */
+  const struct known_inode *known_links;
+  size_t nknown_links;
   /* --machine: a batch run processes only files of these machines (e_machine
      and ELF class), skipping the others; none: every machine.  */
   /* --expect-inode: the one file named must still be this one.  */

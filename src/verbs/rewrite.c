@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <argp.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@
 static struct argp_option rewrite_options[] = {
   { NULL, 0, NULL, 0, "Output:", 1 },
   { "output", 'o', "FILE", 0, "Write the result to FILE instead of rewriting the input (one input only)", 0 },
-  { "dry-run", 'n', NULL, 0, "Print the full report, write nothing", 0 },
+  { "dry-run", 'n', NULL, 0,
+    "Write nothing; say what would change (for a FILE named alone, the full report)", 0 },
   { "check", 0, NULL, OPTION_ALIAS, NULL, 0 },
   { "no-sync", OPT_NO_SYNC, NULL, 0, "Do not fsync the new file before and after renaming it", 0 },
 
@@ -37,6 +39,9 @@ static struct argp_option rewrite_options[] = {
   { "manifest", OPT_MANIFEST, "FILE", 0,
     "Append to FILE a line for each file rewritten: its path, the SHA-256 of its contents "
     "before and after, the options (for 'elfpmd reapply' and 'elfpmd revert')", 0 },
+  { "known-links", OPT_KNOWN_LINKS, "DIR", 0,
+    "Hard links of a file in DIR (not below it) are kept there on purpose with the old "
+    "contents: no warning for them (dh_elfpmd_buildtree's stash)", 0 },
   { "keep-originals", OPT_KEEP_ORIGINALS, "DIR", 0,
     "With --manifest: keep a copy of each file rewritten in DIR, named by its SHA-256, for "
     "'elfpmd revert'", 0 },
@@ -96,8 +101,14 @@ static struct argp_option rewrite_options[] = {
   { "times", OPT_TIMES, NULL, 0,
     "End a batch run's summary with its run time (\"in 39.2 s\"; \"seconds\" in the JSON "
     "summary); without it the same input gives the same report bytes", 0 },
-  { "verbose", 'v', NULL, 0, "Print the full report also when rewriting", 0 },
-  { "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+  { "no-progress", OPT_NO_PROGRESS, NULL, 0,
+    "No progress line in a batch run (otherwise shown on a terminal, never in a pipe "
+    "or a file)", 0 },
+  { "quiet", 'q', NULL, 0,
+    "Print nothing but errors and warnings, and a batch run's summary line", 0 },
+  { "verbose", 'v', NULL, 0,
+    "A batch run lists every file, not only those changed, refused or failed; -vv (and "
+    "-v for a FILE named alone) prints the full report of each file", 0 },
   { NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -111,7 +122,9 @@ static const char rewrite_doc[] =
   "is not congruent with its address, a hole is inserted before it.\n\n"
   "With -r or --files-from (a batch run), what is no ELF executable or shared "
   "object (scripts, archives, relocatable objects, debug files, symbolic links) "
-  "is skipped quietly and counted in a summary line at the end.  In any run, "
+  "is skipped quietly and counted in a summary line at the end; the text "
+  "report lists only the files changed, refused or failed (-v: every file), "
+  "and on a terminal a progress line shows meanwhile.  In any run, "
   "names of one file (hard links) are processed once, and afterwards every "
   "one of them in the run names the rewritten file.\n\n"
   "Safe as root over trees others can write: every operation goes through a "
@@ -150,10 +163,12 @@ struct cmdline
 {
   struct run_options run;
   struct batch_options batch;
-  bool verbose, quiet, json;
+  int verbose;			/* -v given this often */
+  bool quiet, json, no_progress;
   const char *json_file;	/* --json=FILE */
   const char *manifest;		/* --manifest=FILE */
   const char *keep_dir;		/* --keep-originals=DIR */
+  const char *known_links;	/* --known-links=DIR */
   struct size_options sizes;
   bool seen_rule, seen_populate, seen_jobs;
   const char **excludes;
@@ -206,6 +221,11 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--manifest needs a FILE");
       c->manifest = arg;
       break;
+    case OPT_KNOWN_LINKS:
+      if (c->known_links != NULL)
+	argp_error (state, "--known-links given twice");
+      c->known_links = arg;
+      break;
     case OPT_KEEP_ORIGINALS:
       if (*arg == '\0')
 	argp_error (state, "--keep-originals needs a DIR");
@@ -227,6 +247,9 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
       break;
     case OPT_TIMES:
       c->run.times = true;
+      break;
+    case OPT_NO_PROGRESS:
+      c->no_progress = true;
       break;
     case OPT_NO_PAD:
       c->run.pad = false;
@@ -327,7 +350,7 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	c->json = true;
       break;
     case 'v':
-      c->verbose = true;
+      c->verbose++;
       break;
     case 'q':
       c->quiet = true;
@@ -383,6 +406,81 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
   return 0;
 }
 
+static int
+by_known_inode (const void *a, const void *b)
+{
+  const struct known_inode *x = a, *y = b;
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The inodes of the regular files in the directory DIR (--known-links),
+   into *OUT (sorted, *N of them; free it).  DIR is opened as the
+   originals' directory is, its entries looked at without following a
+   symbolic link.  Return 0, or -1 with the reason in *ERR.  */
+static int
+read_known_links (const char *dir, struct known_inode **out, size_t *n, struct diag *err)
+{
+  *out = NULL;
+  *n = 0;
+  int fd = trust_open_dir (dir, 0, err);
+  if (fd < 0)
+    return -1;
+  int dfd = dup (fd);
+  DIR *d = dfd >= 0 ? fdopendir (dfd) : NULL;
+  if (d == NULL)
+    {
+      diag_set (err, "%s", strerror (errno));
+      if (dfd >= 0)
+	close (dfd);
+      close (fd);
+      return -1;
+    }
+  size_t cap = 0;
+  struct dirent *de;
+  int ret = 0;
+  errno = 0;
+  while ((de = readdir (d)) != NULL)
+    {
+      struct stat st;
+      if (fstatat (fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG (st.st_mode)
+	  || st.st_nlink < 2)
+	continue;
+      if (*n == cap)
+	{
+	  cap = cap == 0 ? 64 : cap * 2;
+	  struct known_inode *k = realloc (*out, cap * sizeof *k);
+	  if (k == NULL)
+	    {
+	      diag_set (err, "out of memory");
+	      ret = -1;
+	      break;
+	    }
+	  *out = k;
+	}
+      (*out)[(*n)++] = (struct known_inode) { .dev = st.st_dev, .ino = st.st_ino };
+      errno = 0;
+    }
+  if (ret == 0 && errno != 0)
+    {
+      diag_set (err, "%s", strerror (errno));
+      ret = -1;
+    }
+  closedir (d);
+  close (fd);
+  if (ret != 0)
+    {
+      free (*out);
+      *out = NULL;
+      *n = 0;
+      return -1;
+    }
+  if (*n > 1)
+    qsort (*out, *n, sizeof **out, by_known_inode);
+  return 0;
+}
+
 /* Give --madvise its text, naming the machines that have a stub (arch.c's
    table), so that adding one changes no message here.  */
 static void
@@ -413,11 +511,17 @@ rewrite_command (int argc, char **argv)
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
 
+  /* How much to say: a batch run (over thousands of files) lists what
+     changed, was refused or failed, with -v every file, with -vv every
+     file's full report; files named alone get a line each, with -v or -n
+     the full report.  JSON is always complete.  */
+  c.run.batch = c.batch.recursive || c.batch.files_from != NULL;
+  int detail = c.verbose + (c.run.batch ? 0 : 1 + c.run.dry_run);
   c.run.format = c.json ? REPORT_JSON
 		 : c.quiet ? REPORT_NONE
-		 : (c.verbose || c.run.dry_run) ? REPORT_FULL : REPORT_SUMMARY;
-
-  c.run.batch = c.batch.recursive || c.batch.files_from != NULL;
+		 : detail >= 2 ? REPORT_FULL : REPORT_SUMMARY;
+  c.run.list_all = detail >= 1;
+  c.batch.progress = c.run.batch && !c.quiet && !c.no_progress;
   c.batch.excludes = c.excludes;
   c.batch.nexcludes = c.nexcludes;
 
@@ -467,6 +571,16 @@ rewrite_command (int argc, char **argv)
 	}
       c.run.keep_dir = keep_abs;
     }
+  if (c.known_links != NULL)
+    {
+      struct known_inode *known;
+      if (read_known_links (c.known_links, &known, &c.run.nknown_links, &err) != 0)
+	{
+	  fprintf (stderr, "elfpmd: %s: cannot read the known links: %s\n", c.known_links, err.msg);
+	  goto done;
+	}
+      c.run.known_links = known;
+    }
   struct batch_counts counts;
   status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
 		      stdout, json, stderr, &counts);
@@ -474,6 +588,7 @@ rewrite_command (int argc, char **argv)
 
 done:
   free (c.excludes);
+  free ((struct known_inode *) c.run.known_links);
   if (manifest != NULL && fclose (manifest) != 0 && ran)
     {
       fprintf (stderr, "elfpmd: %s: cannot write the manifest\n", c.manifest);
