@@ -135,6 +135,9 @@ START_TEST (test_text_report)
   assert_has (t, "0 before, 3 after");
   assert_has (t, "9 bits of address-space randomisation lost");
   assert_has (t, "result: would change");
+  /* The kernel column reads as the file will be: the segment this run
+     aligns says "aligned", and no kernel-rule reason follows it.  */
+  assert_has (t, " 0x200000  aligned    yes\n");
   free (t);
 
   o.format = REPORT_SUMMARY;

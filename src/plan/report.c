@@ -237,12 +237,17 @@ report_text (FILE *out, const struct file_report *r)
 	continue;
       const struct segment_plan *sp = &p->segs[i];
       char flags[4];
+      /* The kernel column reads as the file will be (as "new align" does):
+	 a segment aligned to the PMD size, by this run or before, is one
+	 a patched kernel has nothing more to do for.  */
+      bool aligned = sp->new_align >= r->pmd;
       fprintf (out, "  %3zu %-3s %#18" PRIx64 " %#18" PRIx64 " %#18" PRIx64 " %#10" PRIx64
 	       " %#10" PRIx64 "  %-10s %s\n", i, flags_string (ph->p_flags, flags),
 	       (uint64_t) ph->p_offset, (uint64_t) ph->p_vaddr, (uint64_t) ph->p_filesz,
 	       (uint64_t) ph->p_align, sp->new_align,
-	       sp->kernel == RULE_ELIGIBLE ? "yes" : "no", sp->relaxed == RULE_ELIGIBLE ? "yes" : "no");
-      if (sp->kernel != RULE_ELIGIBLE)
+	       aligned ? "aligned" : sp->kernel == RULE_ELIGIBLE ? "yes" : "no",
+	       sp->relaxed == RULE_ELIGIBLE ? "yes" : "no");
+      if (sp->kernel != RULE_ELIGIBLE && !aligned)
 	fprintf (out, "      kernel rule: %s\n", rule_verdict_string (sp->kernel));
       if (sp->relaxed != RULE_ELIGIBLE)
 	fprintf (out, "      relaxed rule: %s\n", rule_verdict_string (sp->relaxed));

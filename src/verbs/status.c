@@ -21,6 +21,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -45,6 +47,8 @@ struct object_file
   struct diag error;		/* why not, when !read */
   bool aligned;			/* elfpmd would change nothing, and it has whole chunks */
   bool stub;			/* it carries elfpmd's startup stub */
+  bool fixed;			/* ET_EXEC: the kernel ignores its p_align */
+  bool tmpfs;			/* on tmpfs, whose huge pages follow shmem_enabled */
   uint64_t chunks_after;	/* whole chunks once aligned */
   uint64_t gain;		/* chunks aligning would add */
 };
@@ -352,6 +356,7 @@ plan_object (struct status *s, struct object_file *of, const struct elf_file *fi
     return;
   of->read = true;
   of->stub = plan.stub.present;
+  of->fixed = file->kind == OBJECT_EXECUTABLE;
   of->chunks_after = plan.layout.chunks_after;
   of->aligned = !plan.layout.changed && plan.layout.chunks_after > 0;
   of->gain = plan.layout.chunks_after > plan.layout.chunks_before
@@ -404,6 +409,8 @@ read_object (struct status *s, long pid, const struct object_use *o, struct obje
       if (root >= 0)
 	close (root);
     }
+  struct statfs sf;
+  of->tmpfs = fd >= 0 && fstatfs (fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
   if (fd >= 0)
     {
       struct elf_file file;
@@ -628,6 +635,8 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
 struct totals
 {
   uint64_t objects, whole, pmd_chunks, pmd_kb, anon_kb, copied_kb, not_aligned, gain, stubs;
+  uint64_t fixed_no_stub;	/* ET_EXEC programs without the stub */
+  uint64_t on_tmpfs;		/* objects (with whole chunks) on tmpfs */
   uint64_t anon_exec_kb;	/* JIT code, not text */
   uint64_t small, unused;	/* chunks used in small pages, chunks not used */
   bool touched_known;		/* for every object */
@@ -656,9 +665,12 @@ add_up (const struct status *s)
 	  t.pmd_chunks += huge_chunks (s, o);
 	  t.anon_kb += o->anon_kb;
 	  t.copied_kb += o->copied_kb;
+	  if (o->file != NULL && o->file->tmpfs && o->whole != 0)
+	    t.on_tmpfs++;
 	  if (o->file != NULL && o->file->read)
 	    {
 	      t.stubs += o->file->stub;
+	      t.fixed_no_stub += o->file->fixed && !o->file->stub && o->whole != 0;
 	      if (!o->file->aligned)
 		{
 		  t.not_aligned++;
@@ -668,6 +680,26 @@ add_up (const struct status *s)
 	}
     }
   return t;
+}
+
+/* Why none of the whole chunks T counts is on huge pages, or NULL when
+   some are (or there are none).  */
+static const char *
+why_none (const struct status *s, const struct totals *t)
+{
+  if (t->whole == 0 || t->pmd_chunks != 0 || t->anon_kb != 0)
+    return NULL;
+  if (strcmp (s->thp, "never") == 0)
+    return "transparent huge pages are off (/sys/kernel/mm/transparent_hugepage/enabled: never)";
+  if (t->on_tmpfs != 0 && t->on_tmpfs == t->objects)
+    return "the text is on tmpfs, whose huge pages follow the mount's huge= option and "
+	   "/sys/kernel/mm/transparent_hugepage/shmem_enabled";
+  if (t->stubs == 0 && strcmp (s->thp, "madvise") == 0)
+    return "THP is 'madvise' and no object carries the startup stub: text gets PMD pages "
+	   "only where something asks (elfpmd --madvise, or elfpmd prime before the start)";
+  return "the page cache holds the text in small folios (a file system or kernel without "
+	 "large folios for it, text read before it was aligned, or memory too fragmented; "
+	 "elfpmd prime FILE says which)";
 }
 
 static void
@@ -690,6 +722,11 @@ print_summary (FILE *out, const struct status *s)
 	       ",\"with_stub\":%" PRIu64 ",\"not_aligned\":%" PRIu64 ",\"gain_chunks\":%" PRIu64,
 	       s->pmd, s->seen, s->unreadable, s->gone, t.objects, t.whole, t.pmd_chunks, t.pmd_kb,
 	       t.anon_kb, t.copied_kb, t.anon_exec_kb, t.stubs, t.not_aligned, t.gain);
+      fprintf (out, ",\"fixed_address_without_stub\":%" PRIu64 ",\"why_none\":", t.fixed_no_stub);
+      if (why_none (s, &t) != NULL)
+	json_string (out, why_none (s, &t));
+      else
+	fputs ("null", out);
       if (t.touched_known)
 	fprintf (out, ",\"small_chunks\":%" PRIu64 ",\"unused_chunks\":%" PRIu64, t.small,
 		 t.unused);
@@ -733,9 +770,15 @@ print_summary (FILE *out, const struct status *s)
   if (t.anon_exec_kb != 0)
     fprintf (out, ", %" PRIu64 " kB of other anonymous executable memory on huge pages (JIT "
 	     "code, not counted as text)", t.anon_exec_kb);
+  if (why_none (s, &t) != NULL)
+    fprintf (out, " (none on huge pages: %s)", why_none (s, &t));
   fprintf (out, "; %" PRIu64 " with the stub, %" PRIu64 " not aligned (aligning would add %"
-	   PRIu64 " chunk%s); kernel %s, THP %s, PMD %" PRIu64 " kB\n", t.stubs, t.not_aligned,
-	   t.gain, t.gain == 1 ? "" : "s", release, s->thp, s->pmd / 1024);
+	   PRIu64 " chunk%s)", t.stubs, t.not_aligned, t.gain, t.gain == 1 ? "" : "s");
+  if (t.fixed_no_stub != 0)
+    fprintf (out, ", %" PRIu64 " fixed-address program%s (ET_EXEC) without the stub, for which "
+	     "alignment alone has no run-time effect", t.fixed_no_stub,
+	     t.fixed_no_stub == 1 ? "" : "s");
+  fprintf (out, "; kernel %s, THP %s, PMD %" PRIu64 " kB\n", release, s->thp, s->pmd / 1024);
 }
 
 /* Every process ID in the proc file system, sorted, into *PIDS.  Return
