@@ -350,7 +350,7 @@ st=$?
 expect baddwarf exec-baddwarf symtab exec-baddwarf
 if [ $st = 0 ] && compare baddwarf; then pass "bad DWARF: exit 0, names from .symtab"; else fail "bad DWARF: exit $st, $(head -3 baddwarf.diff) $(head -2 baddwarf.err)"; fi
 check "bad DWARF: one line on stderr says the names come from the symbol table" \
-	test "$(wc -l <baddwarf.err)" = 1 -a "$(grep -c '^elfpmd: exec-baddwarf: exec-baddwarf: .*: names from the symbol table$' baddwarf.err)" = 1
+	test "$(wc -l <baddwarf.err)" = 1 -a "$(grep -c '^elfpmd map: exec-baddwarf: exec-baddwarf: .*: names from the symbol table$' baddwarf.err)" = 1
 
 # .gnu_debuglink: beside the file, in .debug/, under the debug root + the
 # file's directory.
@@ -371,7 +371,7 @@ printf 'x' >>"root-dl$O/exec-g.debug"
 map_check exec-dl-badcrc exec-dl symtab exec-dl
 if $dwarf; then
 	check "exec-dl, wrong CRC: a warning names the file and the CRCs" \
-		grep -q "^elfpmd: exec-dl: warning: $O/root-dl$O/exec-g.debug: CRC 0x[0-9a-f]* is not the 0x[0-9a-f]* of .gnu_debuglink; passed over" exec-dl-badcrc.err
+		grep -q "^elfpmd map: exec-dl: warning: $O/root-dl$O/exec-g.debug: CRC 0x[0-9a-f]* is not the 0x[0-9a-f]* of .gnu_debuglink; passed over" exec-dl-badcrc.err
 fi
 rm -r "root-dl$O"
 
@@ -440,13 +440,13 @@ err_check () {
 		fail "$what: exit $got, stderr: $(head -2 err.err)"
 	fi
 }
-err_check "missing file: exit 1" 1 '^elfpmd: nosuch: ' map nosuch
+err_check "missing file: exit 1" 1 '^elfpmd map: nosuch: ' map nosuch
 echo 'not elf' >notelf
-err_check "not ELF: exit 1" 1 '^elfpmd: notelf: ' map notelf
+err_check "not ELF: exit 1" 1 '^elfpmd map: notelf: ' map notelf
 # The sizes as the main command chooses them (one choose_sizes): a page size
 # the machine does not have is refused with --pmd-size too.
 err_check "--pmd-size=2M --page-size=16K on x86-64: refused as elfpmd -n refuses it" 1 \
-	'^elfpmd: exec-g: x86-64: this machine has 4K pages only' map --pmd-size=2M --page-size=16K exec-g
+	'^elfpmd map: exec-g: x86-64: this machine has 4K pages only' map --pmd-size=2M --page-size=16K exec-g
 printf 'inb 1\ninb\n' >bad1
 err_check "--hot: a line of one word names line 2" 1 'bad1:2: 1 words' map --hot=bad1 exec-g
 printf '# c\ninb -3\n' >bad2
@@ -455,7 +455,7 @@ printf 'inb nan\n' >bad3
 err_check "--hot: nan is not a weight" 1 "bad3:1: 'nan' is not a weight" map --hot=bad3 exec-g
 printf '0xzz 1\n' >bad4
 err_check "--hot: a bad address" 1 "bad4:1: '0xzz' is not a hexadecimal address" map --hot=bad4 exec-g
-err_check "--hot: a missing file" 1 '^elfpmd: exec-g: --hot: nohot: ' map --hot=nohot exec-g
+err_check "--hot: a missing file" 1 '^elfpmd map: exec-g: --hot: nohot: ' map --hot=nohot exec-g
 err_check "no FILE: usage error 64" 64 'no FILE' map
 err_check "two FILEs: usage error 64" 64 'one FILE only' map exec-g exec-g
 err_check "unknown option: usage error 64" 64 'unrecognized option' map --bogus exec-g

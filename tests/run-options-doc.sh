@@ -5,7 +5,7 @@
 # prime, map), every option its --help lists is in the man page's section
 # for it (OPTIONS, STATUS, PRIME, MAP), and every option the man page
 # tags there (.TP) is in that --help.  --help, --usage and --version (and
-# -?, -V), which argp gives every verb, are documented once, in OPTIONS.
+# -?, -V, -h), which every verb takes, are documented once, in OPTIONS.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_elfpmd
 
@@ -38,7 +38,7 @@ mentioned () {
 	printf '%s\n' "$2" | grep -q -E -- "(^|[^A-Za-z0-9-])$(printf '%s' "$1" | sed 's/[?]/[?]/g')([^A-Za-z0-9-]|\$)"
 }
 
-generic='--help --usage --version -? -V'
+generic='--help --usage --version -? -V -h'
 for verb in main status prime map; do
 	case $verb in
 	main) args=(); sec=OPTIONS ;;

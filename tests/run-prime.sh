@@ -272,13 +272,13 @@ head -c 4096 "$WORK/list/mad-pie" >"$WORK/list/truncated"
 printf '%s\n' "$WORK/list/truncated" "$WORK/list/mad-pie" >"$WORK/bad.list"
 "$ELFPMD" prime -T "$WORK/bad.list" >"$WORK/bad.out" 2>"$WORK/bad.err"
 rc=$?
-ok=false; [ $rc = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] && grep -q "^elfpmd: $WORK/list/truncated: " "$WORK/bad.err" && ok=true
+ok=false; [ $rc = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] && grep -q "^elfpmd prime: $WORK/list/truncated: " "$WORK/bad.err" && ok=true
 check "-T LIST with a truncated ELF file: exit 1 (got $rc), one line on stderr naming it ($(cat "$WORK/bad.err"))" $ok
 ok=false; grep -q "^$WORK/list/mad-pie: $ideal of $ideal chunks" "$WORK/bad.out" && grep -q ' 1 ELF files read, 1 failed,' "$WORK/bad.out" && ok=true
 check "... the other file still primed, the summary counts 1 failed" $ok
 "$ELFPMD" prime -q -T "$WORK/no-such.list" >/dev/null 2>"$WORK/nolist.err"
 rc=$?
-ok=false; [ $rc = 1 ] && grep -q "^elfpmd: $WORK/no-such.list: cannot open the list" "$WORK/nolist.err" && ok=true
+ok=false; [ $rc = 1 ] && grep -q "^elfpmd prime: $WORK/no-such.list: cannot open the list" "$WORK/nolist.err" && ok=true
 check "-T with a list that cannot be opened: exit 1 (got $rc), named ($(cat "$WORK/nolist.err"))" $ok
 "$ELFPMD" prime -0 "$WORK/list/mad-pie" >/dev/null 2>&1
 rc=$?
@@ -329,7 +329,7 @@ printf 'not an ELF file\n' >"$WORK/text"
 "$ELFPMD" prime "$WORK/text" "$WORK/missing" "$WORK/align/mad-pie" >"$WORK/err.out" 2>"$WORK/err.err"
 rc=$?
 holds "a text file and a missing file: exit 1 (got $rc), one line on stderr for each" \
-	'[ $rc = 1 ] && [ "$(wc -l <"$WORK/err.err")" = 2 ] && grep -q "^elfpmd: $WORK/text: " "$WORK/err.err" && grep -q "^elfpmd: $WORK/missing: " "$WORK/err.err"'
+	'[ $rc = 1 ] && [ "$(wc -l <"$WORK/err.err")" = 2 ] && grep -q "^elfpmd prime: $WORK/text: " "$WORK/err.err" && grep -q "^elfpmd prime: $WORK/missing: " "$WORK/err.err"'
 check "... and the good file after them is still primed ($(cat "$WORK/err.out"))" \
 	grep -q "^$WORK/align/mad-pie: $ideal of $ideal chunks" "$WORK/err.out"
 "$ELFPMD" prime >/dev/null 2>&1

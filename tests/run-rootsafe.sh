@@ -188,8 +188,8 @@ rm -rf "$T/p" "$W/racer.log"
 nobody_tree "mkdir p && cp '$ELF' p/prog && ln -s p link"
 printf '%s\n' "$T/link/prog" > "$W/prime.list"
 { timeout -k 5 20 "$ELFPMD" prime -T "$W/prime.list" >"$W/out" 2>&1; rc=$?; } 2>/dev/null
-holds "prime -T LIST: a name through nobody's symbolic link is refused (exit $rc: $(grep -m1 'elfpmd:' "$W/out"))" \
-	'[ "$rc" -eq 1 ] && grep -q "^elfpmd: $T/link/prog: the symbolic link link on the way belongs to another user" "$W/out" \
+holds "prime -T LIST: a name through nobody's symbolic link is refused (exit $rc: $(grep -m1 'elfpmd prime:' "$W/out"))" \
+	'[ "$rc" -eq 1 ] && grep -q "^elfpmd prime: $T/link/prog: the symbolic link link on the way belongs to another user" "$W/out" \
 	 && grep -q "1 failed" "$W/out"'
 
 echo "# 7. names are bytes"

@@ -399,7 +399,7 @@ check "status -q prints the summary line only" [ "$(wc -l <"$WORK/quiet.txt")" =
 "$ELFPMD" status 2147483646 >/dev/null 2>"$WORK/nopid.err"
 rc=$?
 holds "a PID that does not exist: exit 1 (got $rc), one line naming it" \
-	'[ $rc = 1 ] && [ "$(cat "$WORK/nopid.err")" = "elfpmd: status: 2147483646: no such process" ]'
+	'[ $rc = 1 ] && [ "$(cat "$WORK/nopid.err")" = "elfpmd status: 2147483646: no such process" ]'
 "$ELFPMD" status abc >/dev/null 2>&1
 rc=$?
 check "status abc: usage error 64 (got $rc)" [ $rc = 64 ]

@@ -8,6 +8,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* What every message of this run starts with: "elfpmd", or for a verb
+   "elfpmd status" and so on, as argp names the program in its own
+   messages (main sets it).  */
+extern const char *diag_program;
+
 struct diag
 {
   char msg[512];

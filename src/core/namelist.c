@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "namelist.h"
 
 int
@@ -16,7 +17,7 @@ namelist_open (struct namelist *l, const char *path, bool null, bool comments, F
   l->in = strcmp (path, "-") == 0 ? stdin : fopen (path, "re");
   if (l->in == NULL)
     {
-      fprintf (errors, "elfpmd: %s: cannot open the list: %s\n", path, strerror (errno));
+      fprintf (errors, "%s: %s: cannot open the list: %s\n", diag_program, path, strerror (errno));
       return 1;
     }
   return 0;
@@ -36,7 +37,7 @@ namelist_next (struct namelist *l, int *err, FILE *errors)
       /* A name with a NUL inside, from a list of lines, cannot be a path.  */
       if (strlen (l->line) != (size_t) len)
 	{
-	  fprintf (errors, "elfpmd: %s: a name in the list holds a NUL byte (use -0)\n", l->path);
+	  fprintf (errors, "%s: %s: a name in the list holds a NUL byte (use -0)\n", diag_program, l->path);
 	  *err = 1;
 	  return NULL;
 	}
@@ -44,7 +45,7 @@ namelist_next (struct namelist *l, int *err, FILE *errors)
     }
   if (ferror (l->in))
     {
-      fprintf (errors, "elfpmd: %s: cannot read the list: %s\n", l->path, strerror (errno));
+      fprintf (errors, "%s: %s: cannot read the list: %s\n", diag_program, l->path, strerror (errno));
       *err = 1;
     }
   return NULL;

@@ -643,7 +643,7 @@ run_workers (const struct file_job *jobs, size_t njobs, unsigned nworkers,
   pid_t *pids = calloc (nworkers, sizeof *pids);
   if (next == MAP_FAILED || fds == NULL || pids == NULL)
     {
-      fprintf (errors, "elfpmd: cannot start worker processes: out of memory\n");
+      fprintf (errors, "%s: cannot start worker processes: out of memory\n", diag_program);
       goto out;
     }
   *next = 0;
@@ -757,7 +757,7 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
   if (e[i].error != NULL)
     {
       progress_clear (pr);
-      fprintf (errors, "elfpmd: %s: %s\n", e[i].name, e[i].error);
+      fprintf (errors, "%s: %s: %s\n", diag_program, e[i].name, e[i].error);
       c->status[STATUS_ERROR]++;
       *status = 1;
       return;
@@ -795,7 +795,7 @@ count_and_print (const struct entry *e, size_t i, const struct result *results,
     progress_clear (pr);
   if (!r->done)
     {
-      fprintf (errors, "elfpmd: %s: internal error: the worker process processing it died\n",
+      fprintf (errors, "%s: %s: internal error: the worker process processing it died\n", diag_program,
 	       e[i].name);
       c->status[STATUS_ERROR]++;
       *status = 1;
@@ -846,7 +846,7 @@ print_stub_summary (FILE *out, const struct batch_counts *c, bool json, bool dry
       fputs ("}}", out);
       return;
     }
-  fprintf (out, "elfpmd: startup stub: %" PRIu64 " %s, %" PRIu64 " %s", c->stub_injected,
+  fprintf (out, "%s: startup stub: %" PRIu64 " %s, %" PRIu64 " %s", diag_program, c->stub_injected,
 	   dry_run ? "would be injected" : "injected", c->stub_refused,
 	   dry_run ? "would not be" : "not");
   for (size_t k = 0; k < c->nstub_whys; k++)
@@ -885,7 +885,7 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
     }
   if (ro->stub.wanted)
     print_stub_summary (out, c, false, ro->dry_run);
-  fprintf (out, "elfpmd: %" PRIu64 " file%s: ", c->files, c->files == 1 ? "" : "s");
+  fprintf (out, "%s: %" PRIu64 " file%s: ", diag_program, c->files, c->files == 1 ? "" : "s");
   /* The usual outcomes always, the rarer ones when they happened.  */
   static const int order[] = { STATUS_CHANGED, STATUS_WOULD_CHANGE, STATUS_ALREADY_ALIGNED,
 			       STATUS_NOTHING_ELIGIBLE, STATUS_PADDING_REFUSED,
@@ -1035,7 +1035,7 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
   goto out;
 
 oom:
-  fprintf (errors, "elfpmd: out of memory\n");
+  fprintf (errors, "%s: out of memory\n", diag_program);
   status = 1;
 out:
   for (size_t u = 0; results != NULL && u < njobs; u++)

@@ -77,6 +77,29 @@ max_size_argument (struct argp_state *state, const char *arg)
   return size;
 }
 
+/* -h, as the short form of --help that most programs take (argp's own is
+   -?), for every verb through cmdline_children.  */
+static const struct argp_option help_options[] = {
+  { NULL, 'h', NULL, 0, "Give this help list (as --help)", -1 },
+  { NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static error_t
+parse_help (int key, char *arg, struct argp_state *state)
+{
+  if (key != 'h')
+    return ARGP_ERR_UNKNOWN;
+  argp_state_help (state, stdout, ARGP_HELP_STD_HELP);
+  return 0;
+}
+
+static const struct argp help_argp = { help_options, parse_help, NULL, NULL, NULL, NULL, NULL };
+
+const struct argp_child cmdline_children[] = {
+  { &help_argp, 0, NULL, -1 },
+  { NULL, 0, NULL, 0 }
+};
+
 void
 files_from_argument (struct argp_state *state, const char **list, const char *arg)
 {
@@ -92,7 +115,7 @@ report_flushed (int status)
 {
   if (fflush (stdout) != 0 || ferror (stdout))
     {
-      fprintf (stderr, "elfpmd: cannot write the report\n");
+      fprintf (stderr, "%s: cannot write the report\n", diag_program);
       return 1;
     }
   return status;

@@ -41,6 +41,9 @@ enum
   OPT_KNOWN_LINKS,
 };
 
+/* The children every verb's argp has: -h for --help.  */
+extern const struct argp_child cmdline_children[];
+
 /* The largest file reapply and prime work on unless --max-size says
    otherwise: root runs both unattended, over names other users may
    place files at, and the time they take grows with the file.  */

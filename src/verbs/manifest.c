@@ -116,7 +116,7 @@ append_line (FILE *m, char *buf, size_t len)
 	continue;
       if (put <= 0)
 	{
-	  fprintf (stderr, "elfpmd: the manifest: %s\n", put < 0 ? strerror (errno) : "short write");
+	  fprintf (stderr, "%s: the manifest: %s\n", diag_program, put < 0 ? strerror (errno) : "short write");
 	  return;
 	}
       done += (size_t) put;
@@ -132,7 +132,7 @@ manifest_entry (FILE *m, const char *name, const struct file_outcome *out,
   FILE *line = open_memstream (&buf, &len);
   if (abs == NULL || line == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: the manifest: out of memory\n", name);
+      fprintf (stderr, "%s: %s: the manifest: out of memory\n", diag_program, name);
       free (abs);
       if (line != NULL)
 	fclose (line);
@@ -328,7 +328,7 @@ read_manifest (const char *path, struct entry **entries)
   FILE *f = fd >= 0 ? fdopen (fd, "r") : NULL;
   if (f == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: %s\n", path, fd >= 0 ? strerror (errno) : err.msg);
+      fprintf (stderr, "%s: %s: %s\n", diag_program, path, fd >= 0 ? strerror (errno) : err.msg);
       if (fd >= 0)
 	close (fd);
       return -1;
@@ -359,7 +359,7 @@ read_manifest (const char *path, struct entry **entries)
 	 whatever directory reapply runs in.  */
       if (ok && (e.file[0] != '/' || (e.originals != NULL && e.originals[0] != '/')))
 	{
-	  fprintf (stderr, "elfpmd: %s: line %zu: a name that is not absolute\n", path, lineno);
+	  fprintf (stderr, "%s: %s: line %zu: a name that is not absolute\n", diag_program, path, lineno);
 	  entry_free (&e);
 	  ret = -1;
 	  break;
@@ -367,10 +367,10 @@ read_manifest (const char *path, struct entry **entries)
       if (!ok)
 	{
 	  if (bad != NULL)
-	    fprintf (stderr, "elfpmd: %s: line %zu: the option '%s' is not one elfpmd records\n",
+	    fprintf (stderr, "%s: %s: line %zu: the option '%s' is not one elfpmd records\n", diag_program,
 		     path, lineno, bad);
 	  else
-	    fprintf (stderr, "elfpmd: %s: line %zu: not an entry elfpmd wrote\n", path, lineno);
+	    fprintf (stderr, "%s: %s: line %zu: not an entry elfpmd wrote\n", diag_program, path, lineno);
 	  if (bad != NULL)
 	    free (bad);
 	  entry_free (&e);
@@ -390,7 +390,7 @@ read_manifest (const char *path, struct entry **entries)
       if (grown == NULL)
 	{
 	  entry_free (&e);
-	  fprintf (stderr, "elfpmd: %s: out of memory\n", path);
+	  fprintf (stderr, "%s: %s: out of memory\n", diag_program, path);
 	  ret = -1;
 	  break;
 	}
@@ -581,7 +581,7 @@ reconvert (const struct entry *e, const char *manifest, const struct stat *st, b
 		   (unsigned long long) st->st_ino) < 0
       || (e->originals != NULL && asprintf (&kopt, "--keep-originals=%s", e->originals) < 0))
     {
-      fprintf (stderr, "elfpmd: %s: out of memory\n", e->file);
+      fprintf (stderr, "%s: %s: out of memory\n", diag_program, e->file);
       free (argv);
       return 1;
     }
@@ -606,7 +606,7 @@ reconvert (const struct entry *e, const char *manifest, const struct stat *st, b
       status = WIFEXITED (status) ? WEXITSTATUS (status) : 1;
     }
   else
-    fprintf (stderr, "elfpmd: %s: cannot run elfpmd again: %s\n", e->file, strerror (errno));
+    fprintf (stderr, "%s: %s: cannot run elfpmd again: %s\n", diag_program, e->file, strerror (errno));
   free (argv);
   free (mopt);
   free (kopt);
@@ -677,8 +677,7 @@ int
 reapply_command (int argc, char **argv)
 {
   struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT, .max_size = MAX_SIZE_DEFAULT };
-  const struct argp argp = { reapply_options, parse_manifest_opt, "", reapply_doc, NULL,
-			     NULL, NULL };
+  const struct argp argp = { reapply_options, parse_manifest_opt, "", reapply_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   if (c.nfiles != 0)
@@ -865,8 +864,8 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
     }
   else if (e->originals == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: the original was not kept (--keep-originals): reinstall its "
-	       "package (dpkg -S, rpm -qf name it)\n", e->file);
+      fprintf (stderr, "%s: %s: the original was not kept (--keep-originals): reinstall its "
+	       "package (dpkg -S, rpm -qf name it)\n", diag_program, e->file);
       out = REVERT_FAILED;
     }
   else
@@ -879,7 +878,7 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
       int kfd = kdir >= 0 ? trust_open_at (kdir, e->before, &kst, &kerr) : -1;
       if (kfd < 0)
 	{
-	  fprintf (stderr, "elfpmd: %s: the kept original %s/%s: %s\n", e->file, e->originals,
+	  fprintf (stderr, "%s: %s: the kept original %s/%s: %s\n", diag_program, e->file, e->originals,
 		   e->before, kdir >= 0 && errno == ENOENT ? "gone" : kerr.msg);
 	  out = REVERT_FAILED;
 	}
@@ -887,7 +886,7 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
 	printf ("%s: would be put back\n", e->file);
       else if (restore (&pl, cur, &st, kfd, &kst, e->before, &kerr) != 0)
 	{
-	  fprintf (stderr, "elfpmd: %s: %s\n", e->file, kerr.msg);
+	  fprintf (stderr, "%s: %s: %s\n", diag_program, e->file, kerr.msg);
 	  out = REVERT_FAILED;
 	}
       else
@@ -927,8 +926,7 @@ int
 revert_command (int argc, char **argv)
 {
   struct manifest_cmdline c = { .manifest = MANIFEST_DEFAULT };
-  const struct argp argp = { revert_options, parse_manifest_opt, "[FILE...]", revert_doc, NULL,
-			     NULL, NULL };
+  const struct argp argp = { revert_options, parse_manifest_opt, "[FILE...]", revert_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   struct entry *v;
@@ -939,7 +937,7 @@ revert_command (int argc, char **argv)
   FILE *m = c.dry_run ? NULL : open_output (c.manifest, O_APPEND, "a", &merr);
   if (!c.dry_run && m == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: %s\n", c.manifest, merr.msg);
+      fprintf (stderr, "%s: %s: %s\n", diag_program, c.manifest, merr.msg);
       for (long i = 0; i < n; i++)
 	entry_free (&v[i]);
       free (v);
@@ -956,7 +954,7 @@ revert_command (int argc, char **argv)
 	i++;
       if (abs == NULL || i == n)
 	{
-	  fprintf (stderr, "elfpmd: %s: not in %s\n", c.files[k], c.manifest);
+	  fprintf (stderr, "%s: %s: not in %s\n", diag_program, c.files[k], c.manifest);
 	  status = 1;
 	}
       else

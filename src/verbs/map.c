@@ -428,7 +428,7 @@ find_debug_file (struct map *m, struct debug_file *d, FILE *errors)
 		  free (path);
 		  return true;
 		}
-	      fprintf (errors, "elfpmd: %s: warning: %s: %s; passed over\n", m->name, path,
+	      fprintf (errors, "%s: %s: warning: %s: %s; passed over\n", diag_program, m->name, path,
 		       has_dwarf (d->elf) ? "its build ID differs" : "no DWARF in it");
 	      debug_file_close (d);
 	    }
@@ -459,10 +459,10 @@ find_debug_file (struct map *m, struct debug_file *d, FILE *errors)
 	}
       uint32_t crc;
       if (!file_crc32 (d->fd, &crc) || crc != want)
-	fprintf (errors, "elfpmd: %s: warning: %s: CRC %#010" PRIx32 " is not the %#010" PRIx32
-		 " of .gnu_debuglink; passed over\n", m->name, path, crc, want);
+	fprintf (errors, "%s: %s: warning: %s: CRC %#010" PRIx32 " is not the %#010" PRIx32
+		 " of .gnu_debuglink; passed over\n", diag_program, m->name, path, crc, want);
       else if (!has_dwarf (d->elf))
-	fprintf (errors, "elfpmd: %s: warning: %s: no DWARF in it; passed over\n", m->name, path);
+	fprintf (errors, "%s: %s: warning: %s: no DWARF in it; passed over\n", diag_program, m->name, path);
       else
 	{
 	  d->found_by = ".gnu_debuglink";
@@ -848,7 +848,7 @@ find_names (struct map *m, FILE *errors)
       for (char *c = why; *c != '\0'; c++)
 	if (*c == '\n' || *c == '\r')
 	  *c = ' ';
-      fprintf (errors, "elfpmd: %s: %s: %s: names from the symbol table\n", m->name,
+      fprintf (errors, "%s: %s: %s: %s: names from the symbol table\n", diag_program, m->name,
 	       dwarf_path, why);
       names_free (&m->names);
     }
@@ -1570,7 +1570,7 @@ map_run (const char *name, const struct map_options *opts, FILE *out, FILE *erro
 
 done:
   if (err.msg[0] != '\0')
-    fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
+    fprintf (errors, "%s: %s: %s\n", diag_program, name, err.msg);
   for (size_t k = 0; k < m.nranges; k++)
     free (m.ranges[k].cus);
   free (m.ranges);
@@ -1677,7 +1677,7 @@ map_command (int argc, char **argv)
     c.opts.debug_root = root;
   const char *no_dwarf = getenv ("ELFPMD_MAP_NO_DWARF");
   c.opts.no_dwarf = no_dwarf != NULL && *no_dwarf != '\0';
-  const struct argp argp = { map_options, parse_map_opt, "FILE", map_doc, NULL, NULL, NULL };
+  const struct argp argp = { map_options, parse_map_opt, "FILE", map_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   int status = map_run (c.file, &c.opts, stdout, stderr);

@@ -423,7 +423,7 @@ prime_one (const char *name, int fd, uint64_t pmd, long page, const struct prime
     }
   else if (prime_file (name, fd, pmd, page, opts->max_size, &r, &err) != 0)
     {
-      fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
+      fprintf (errors, "%s: %s: %s\n", diag_program, name, err.msg);
       return 1;
     }
   if (!opts->quiet)
@@ -478,7 +478,7 @@ list_name_wanted (const char *name, const struct prime_options *opts, FILE *out,
   place_close (&pl);
   if (*fd < 0)
     {
-      fprintf (errors, "elfpmd: %s: %s\n", name, why.msg);
+      fprintf (errors, "%s: %s: %s\n", diag_program, name, why.msg);
       return -1;
     }
   unsigned char magic[SELFMAG];
@@ -645,8 +645,7 @@ int
 prime_command (int argc, char **argv)
 {
   struct prime_cmdline c = { .opts = { .json = false, .max_size = MAX_SIZE_DEFAULT } };
-  const struct argp argp = { prime_options, parse_prime_opt, "FILE...\n--files-from=LIST [FILE...]", prime_doc,
-			     NULL, NULL, NULL };
+  const struct argp argp = { prime_options, parse_prime_opt, "FILE...\n--files-from=LIST [FILE...]", prime_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   int status = prime_run (c.files, c.nfiles, &c.opts, stdout, stderr);

@@ -61,6 +61,7 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
 	     FILE *json, FILE *errors, struct file_outcome *out)
 {
   const char *name = job->name;
+  const char *err_name = name;	/* the file an error line names */
   struct diag err = { "" };
   struct elf_file file;
   struct rewrite_plan plan = { 0 };
@@ -160,6 +161,9 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
 				  .hash = opts->manifest, .keep = opts->keep,
 				  .keep_dirfd = opts->keep_dirfd,
 				  .preserve_dates = opts->preserve_dates, .ima = &ima };
+      /* From here on a failure is the output's (-o): it is named.  */
+      if (!wo.in_place)
+	err_name = opts->output;
       /* -o: a symbolic link at OUTPUT is replaced, not followed.  */
       if (!wo.in_place && place_of (opts->output, -1, NULL, false, &out_at, &err) != 0)
 	goto done;
@@ -199,7 +203,7 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
 	goto done;
       r.has_written = true;
       if (r.written.warning[0] != '\0')
-	fprintf (errors, "elfpmd: %s: warning: %s\n", name, r.written.warning);
+	fprintf (errors, "%s: %s: warning: %s\n", diag_program, name, r.written.warning);
       /* The names of the old inode that this run did not name keep the old
 	 contents: harmless, but not what whoever made the links meant
 	 (unless they are in --known-links, kept so on purpose).  */
@@ -207,8 +211,8 @@ process_job (const struct file_job *job, const struct run_options *opts, FILE *r
       if (wo.in_place && file.st.st_nlink > 1 + job->nlinks + known)
 	{
 	  uint64_t outside = (uint64_t) file.st.st_nlink - 1 - job->nlinks - known;
-	  fprintf (errors, "elfpmd: %s: warning: %" PRIu64 " other hard link%s of this file %s not "
-		 "in this run and keep%s the old contents\n", name, outside,
+	  fprintf (errors, "%s: %s: warning: %" PRIu64 " other hard link%s of this file %s not "
+		 "in this run and keep%s the old contents\n", diag_program, name, outside,
 		 outside == 1 ? "" : "s", outside == 1 ? "is" : "are", outside == 1 ? "s" : "");
 	}
     }
@@ -219,7 +223,7 @@ done:
       r.error = err.msg;
       r.file = NULL;
       r.plan = NULL;
-      fprintf (errors, "elfpmd: %s: %s\n", name, err.msg);
+      fprintf (errors, "%s: %s: %s\n", diag_program, err_name, err.msg);
     }
   enum report_format format = opts->format;
   /* A batch run counts what it skips; it does not list it.  */

@@ -188,6 +188,11 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, "--output given twice");
       if (*arg == '\0')
 	argp_error (state, "--output needs a file name");
+      /* The result is a file renamed into place, and standard output
+	 carries the report: '-' is no name for it (./- is).  */
+      if (strcmp (arg, "-") == 0)
+	argp_error (state, "--output=-: the result cannot go to standard output; name a "
+		    "file ('./-' for one called '-')");
       c->run.output = arg;
       break;
     case 'n':
@@ -506,8 +511,7 @@ rewrite_command (int argc, char **argv)
 				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { rewrite_options, parse_rewrite_opt,
-			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE\nreapply [--manifest=FILE]\nrevert [--manifest=FILE] [FILE...]", rewrite_doc,
-			     NULL, NULL, NULL };
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE\nreapply [--manifest=FILE]\nrevert [--manifest=FILE] [FILE...]", rewrite_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
 
@@ -541,14 +545,14 @@ rewrite_command (int argc, char **argv)
   if (c.json_file != NULL
       && (json = open_output (c.json_file, O_TRUNC, "w", &err)) == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: cannot write the JSON report: %s\n", c.json_file, err.msg);
+      fprintf (stderr, "%s: %s: cannot write the JSON report: %s\n", diag_program, c.json_file, err.msg);
       goto done;
     }
   c.run.json_too = json != NULL;
   if (c.manifest != NULL
       && (manifest = open_output (c.manifest, O_APPEND, "a", &err)) == NULL)
     {
-      fprintf (stderr, "elfpmd: %s: cannot append to the manifest: %s\n", c.manifest, err.msg);
+      fprintf (stderr, "%s: %s: cannot append to the manifest: %s\n", diag_program, c.manifest, err.msg);
       goto done;
     }
   c.run.manifest = manifest != NULL;
@@ -566,7 +570,7 @@ rewrite_command (int argc, char **argv)
 	}
       if (keep_abs == NULL)
 	{
-	  fprintf (stderr, "elfpmd: %s: cannot keep originals there: %s\n", c.keep_dir, err.msg);
+	  fprintf (stderr, "%s: %s: cannot keep originals there: %s\n", diag_program, c.keep_dir, err.msg);
 	  goto done;
 	}
       c.run.keep_dir = keep_abs;
@@ -576,7 +580,7 @@ rewrite_command (int argc, char **argv)
       struct known_inode *known;
       if (read_known_links (c.known_links, &known, &c.run.nknown_links, &err) != 0)
 	{
-	  fprintf (stderr, "elfpmd: %s: cannot read the known links: %s\n", c.known_links, err.msg);
+	  fprintf (stderr, "%s: %s: cannot read the known links: %s\n", diag_program, c.known_links, err.msg);
 	  goto done;
 	}
       c.run.known_links = known;
@@ -591,7 +595,7 @@ done:
   free ((struct known_inode *) c.run.known_links);
   if (manifest != NULL && fclose (manifest) != 0 && ran)
     {
-      fprintf (stderr, "elfpmd: %s: cannot write the manifest\n", c.manifest);
+      fprintf (stderr, "%s: %s: cannot write the manifest\n", diag_program, c.manifest);
       status = 1;
     }
   if (c.run.keep)
@@ -599,7 +603,7 @@ done:
   free (keep_abs);
   if (json != NULL && (fflush (json) != 0 || ferror (json) || fclose (json) != 0) && ran)
     {
-      fprintf (stderr, "elfpmd: %s: cannot write the JSON report\n", c.json_file);
+      fprintf (stderr, "%s: %s: cannot write the JSON report\n", diag_program, c.json_file);
       status = 1;
     }
   return report_flushed (status);

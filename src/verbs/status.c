@@ -830,8 +830,8 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
   host_thp_mode (s.thp, sizeof s.thp);
   if (s.pmd == 0 || s.pmd < s.page)
     {
-      fprintf (errors, "elfpmd: status: this kernel has no transparent huge pages "
-	       "(no /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)\n");
+      fprintf (errors, "%s: this kernel has no transparent huge pages "
+	       "(no /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)\n", diag_program);
       return 1;
     }
 
@@ -844,7 +844,7 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       long n = list_pids (opts->proc, &all);
       if (n < 0)
 	{
-	  fprintf (errors, "elfpmd: status: %s: %s\n", opts->proc, strerror (errno));
+	  fprintf (errors, "%s: %s: %s\n", diag_program, opts->proc, strerror (errno));
 	  return 1;
 	}
       pids = all;
@@ -860,7 +860,7 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
 	  s.gone++;
 	  if (named)
 	    {
-	      fprintf (errors, "elfpmd: status: %ld: no such process\n", pids[i]);
+	      fprintf (errors, "%s: %ld: no such process\n", diag_program, pids[i]);
 	      status = 1;
 	    }
 	}
@@ -877,7 +877,7 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
 	    }
 	  if (named)
 	    {
-	      fprintf (errors, "elfpmd: status: %ld: %s\n", pids[i], strerror (err));
+	      fprintf (errors, "%s: %ld: %s\n", diag_program, pids[i], strerror (err));
 	      status = 1;
 	    }
 	}
@@ -1006,8 +1006,7 @@ int
 status_command (int argc, char **argv)
 {
   struct status_cmdline c = { .opts = { .proc = "/proc" } };
-  const struct argp argp = { status_options, parse_status_opt, "[PID...]", status_doc,
-			     NULL, NULL, NULL };
+  const struct argp argp = { status_options, parse_status_opt, "[PID...]", status_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
   int status = status_run (c.pids, c.npids, &c.opts, stdout, stderr);
