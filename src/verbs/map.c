@@ -188,6 +188,59 @@ names_add (struct names *n, const char *name, const char *linkage, uint64_t lo, 
   return 0;
 }
 
+#ifdef HAVE_CXA_DEMANGLE
+/* libstdc++'s demangler (the C++ ABI's), as elfutils and binutils use it.  */
+char *__cxa_demangle (const char *mangled, char *buf, size_t *len, int *status);
+#endif
+
+/* Names longer than this are left mangled: the demangler's work grows with
+   the name, and the names come from the file, which may be hostile.  */
+#define DEMANGLE_MAX 4096
+
+/* -C: give each function of N that has a C++ mangled name (its linkage
+   name, or its symbol) the demangled one, the mangled one kept as its
+   linkage name, so that --hot finds it by either.  Names that do not
+   demangle stay as they are.  Return 0, or -1 when out of memory.  */
+static int
+names_demangle (struct names *n)
+{
+#ifdef HAVE_CXA_DEMANGLE
+  for (size_t i = 0; i < n->nfuncs; i++)
+    {
+      struct function *f = &n->funcs[i];
+      const char *mangled = f->linkage != NULL ? f->linkage : f->name;
+      if (strncmp (mangled, "_Z", 2) != 0 || strlen (mangled) > DEMANGLE_MAX)
+	continue;
+      int status = -1;
+      char *shown = __cxa_demangle (mangled, NULL, NULL, &status);
+      if (status != 0 || shown == NULL)
+	{
+	  free (shown);
+	  continue;
+	}
+      if (f->linkage == NULL)
+	f->linkage = f->name;
+      else
+	free (f->name);
+      f->name = shown;
+    }
+  return 0;
+#else
+  (void) n;
+  return 0;
+#endif
+}
+
+bool
+map_has_demangler (void)
+{
+#ifdef HAVE_CXA_DEMANGLE
+  return true;
+#else
+  return false;
+#endif
+}
+
 /* Free everything N holds.  */
 static void
 names_free (struct names *n)
@@ -1556,7 +1609,8 @@ map_run (const char *name, const struct map_options *opts, FILE *out, FILE *erro
       diag_set (&err, "no read-only executable PT_LOAD with contents: no text to map");
       goto done;
     }
-  if (find_names (&m, errors) != 0 || attribute_functions (&m) != 0)
+  if (find_names (&m, errors) != 0 || (opts->demangle && names_demangle (&m.names) != 0)
+      || attribute_functions (&m) != 0)
     {
       diag_set (&err, "out of memory");
       goto done;
@@ -1588,6 +1642,9 @@ done:
 static const struct argp_option map_options[] = {
   { "hot", OPT_HOT, "FILE", 0,
     "Weigh the hot code in FILE, lines 'ADDRESS-or-SYMBOL WEIGHT', against the whole chunks", 0 },
+  { "demangle", 'C', NULL, 0,
+    "Show C++ functions by their demangled names (as nm -C does); --hot still takes "
+    "either", 0 },
   { "json", OPT_JSON, NULL, 0, "One JSON object", 0 },
   { "pmd-size", OPT_PMD_SIZE, "SIZE", 0,
     "Chunks of SIZE (e.g. 2M) instead of the PMD size of the file's machine", 0 },
@@ -1637,6 +1694,12 @@ parse_map_opt (int key, char *arg, struct argp_state *state)
     {
     case OPT_JSON:
       c->opts.json = true;
+      break;
+    case 'C':
+      if (!map_has_demangler ())
+	argp_error (state, "-C: this elfpmd was built without a demangler (configure found no "
+		    "libstdc++ with __cxa_demangle)");
+      c->opts.demangle = true;
       break;
     case OPT_HOT:
       if (c->opts.hot != NULL)

@@ -18,12 +18,17 @@ struct map_options
   const char *hot;		/* --hot FILE, or NULL */
   const char *debug_root;	/* where separate debug files live ("/usr/lib/debug") */
   bool no_dwarf;		/* read no DWARF, as a build without libdwarf */
+  bool demangle;		/* -C: C++ names demangled */
 };
 
 /* Map the file NAME under OPTS: the report to OUT, errors and the one
    warning about DWARF that cannot be read to ERRORS, one line each.
    Return 0, or 1 when NAME or the --hot file could not be read.  */
 int map_run (const char *name, const struct map_options *opts, FILE *out, FILE *errors);
+
+/* Whether this build can demangle C++ names (configure found libstdc++'s
+   __cxa_demangle).  */
+bool map_has_demangler (void);
 
 /* Whether this build reads DWARF (configure found libdwarf).  */
 bool map_has_libdwarf (void);

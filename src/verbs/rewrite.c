@@ -511,7 +511,7 @@ rewrite_command (int argc, char **argv)
 				  .stub = { .populate_max = STUB_POPULATE_DEFAULT } },
 		       .batch = { .default_excludes = true } };
   const struct argp argp = { rewrite_options, parse_rewrite_opt,
-			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [--hot=FILE] [--json] FILE\nreapply [--manifest=FILE]\nrevert [--manifest=FILE] [FILE...]", rewrite_doc, cmdline_children, NULL, NULL };
+			     "FILE...\n-r DIR...\n--files-from=LIST [FILE...]\nstatus [PID...]\nprime [--files-from=LIST] FILE...\nmap [-C] [--hot=FILE] [--json] FILE\nreapply [--manifest=FILE]\nrevert [--manifest=FILE] [FILE...]", rewrite_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
 
