@@ -11,19 +11,28 @@
 #                             tests under AddressSanitizer and UBSan, make distcheck
 #   sh tools/setup.sh build   install and build only
 #
-# Builds go to _build/ (and _build-asan/) in the source tree; nothing is
-# installed but Debian packages.  Run as root, or with sudo available.
+# demo and build install only what a user needs to build elfpmd
+# (USER_PACKAGES, and autoconf and automake for a git checkout); check
+# installs everything the test suite uses (about 1 GB: compilers for other
+# machines, qemu, rpm, a Java runtime...).  Builds go to _build/ (and
+# _build-asan/) in the source tree; nothing is installed but Debian
+# packages.  Run as root, or with sudo available.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-check}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-PACKAGES="build-essential autoconf automake pkg-config libelf-dev check elfutils
-	clang lld attr libcap2-bin python3 e2fsprogs gdb strace"
-# elfpmd map reads DWARF with libdwarf (optional at build time; Debian 12's
-# is 20210528, without a libdwarf.pc: configure looks for it directly).
-PACKAGES="$PACKAGES libdwarf-dev"
+# What a user needs to build elfpmd from a release tarball: a C compiler,
+# pkg-config, libelf (elfutils) and, optionally, libdwarf for elfpmd map's
+# names; from git also autoconf and automake.  (README, Install.)
+USER_PACKAGES="build-essential pkg-config libelf-dev libdwarf-dev"
+GIT_PACKAGES="autoconf automake"
+# The test suite's.
+PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
+	clang lld attr libcap2-bin python3 e2fsprogs gdb strace bsdutils bash-completion"
+# (elfpmd map reads DWARF with libdwarf, optional at build time; Debian 12's
+# is 20210528, without a libdwarf.pc: configure looks for it directly.)
 # The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
 # perl), and tests/run-deb.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
@@ -81,7 +90,21 @@ not_installed () {
 	done
 }
 
+# install_packages user|all: install what a user needs to build, or what
+# the whole test suite uses.
 install_packages () {
+	if [ "$1" = user ]; then
+		# shellcheck disable=SC2086  # the lists are words
+		missing=$(not_installed $USER_PACKAGES $GIT_PACKAGES)
+		[ -z "$missing" ] && return 0
+		echo "== installing:$missing"
+		sudo=
+		[ "$(id -u)" -eq 0 ] || sudo=sudo
+		$sudo apt-get update -qq
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing > /dev/null
+		return 0
+	fi
 	# shellcheck disable=SC2086  # the lists are words
 	missing=$(not_installed $PACKAGES)
 	# shellcheck disable=SC2086
@@ -247,10 +270,9 @@ check () {
 	grep -h -E '^[0-9]+ passed, [0-9]+ failed' "$top"/_build/tests/*.log || true
 }
 
-install_packages
 case $what in
-demo) build "$top/_build"; demo ;;
-check) check ;;
-build) build "$top/_build" ;;
+demo) install_packages user; build "$top/_build"; demo ;;
+check) install_packages all; check ;;
+build) install_packages user; build "$top/_build" ;;
 *) echo "usage: sh tools/setup.sh demo|check|build" >&2; exit 64 ;;
 esac
