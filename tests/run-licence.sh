@@ -3,7 +3,9 @@
 # Copyright (C) 2026 The elfpmd authors
 # Every source file says its licence (COPYING): in a git checkout, every
 # file git tracks but the licence texts (COPYING, LICENSES/), the prose
-# (*.md, README) and .gitignore has an SPDX-License-Identifier line in its
+# (*.md, README, NEWS), .gitignore and the Debian files that have no comments
+# (debian/changelog, debian/copyright, which is the licence statement
+# itself, debian/source/format) has an SPDX-License-Identifier line in its
 # first lines: 0BSD under stub/ and src/inject/ (what elfpmd puts into the
 # files it converts, and the code that writes it), GPL-3.0-or-later
 # everywhere else; the generated stub headers (src/inject/stub_*.h) say
@@ -21,7 +23,7 @@ for f in COPYING LICENSES/GPL-3.0-or-later.txt LICENSES/0BSD.txt; do
 	check "$f is there" test -s "$top/$f"
 done
 
-mapfile -t files < <(cd "$top" && git ls-files | grep -Ev '^(COPYING|LICENSES/.*|.*\.md|(.*/)?README|(.*/)?\.gitignore)$')
+mapfile -t files < <(cd "$top" && git ls-files | grep -Ev '^(COPYING|LICENSES/.*|.*\.md|(.*/)?README|(.*/)?\.gitignore|debian/(changelog|copyright|source/format)|NEWS)$')
 [ ${#files[@]} -gt 100 ] || hard_error "git ls-files lists ${#files[@]} files in $top"
 bad=() n0=0 ngpl=0
 for f in "${files[@]}"; do

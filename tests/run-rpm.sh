@@ -24,7 +24,7 @@
 #   - with %_elfpmd_options --madvise: the startup stub's segment is there,
 #     the program runs, eu-elflint and the debuginfo package as above;
 #   - an elfpmd failure fails the build;
-#   - install-time priming: a package carrying dist/rpm/elfpmd-triggers.spec
+#   - install-time priming: a package carrying dist/rpm/elfpmd-triggers.inc
 #     has the file trigger (rpm -qp --filetriggers); its script, run by hand
 #     as rpm runs it (the hooked package's paths on standard input, relative
 #     to its extracted tree), gives them all to elfpmd prime -q -T -, prints
@@ -516,7 +516,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# Install-time priming.  The file trigger of dist/rpm/elfpmd-triggers.spec in
+# Install-time priming.  The file trigger of dist/rpm/elfpmd-triggers.inc in
 # a package of its own: rpm reads it, and its script, run as rpm runs it
 # (standard input: the installed paths, here relative to the extracted
 # hooked package, the working directory), primes the package's ELF files.
@@ -551,7 +551,7 @@ primed_already () {
 {
 	printf '%s\n' 'Name: elfpmd-hooktest' 'Version: 1.0' 'Release: 1' 'Summary: the file trigger' \
 		'License: MIT' 'BuildArch: noarch' '%description' 'tests/run-rpm.sh' '%files'
-	cat "$dist/elfpmd-triggers.spec"
+	cat "$dist/elfpmd-triggers.inc"
 } > "$work/trigger.spec"
 rm -rf "$top"
 if rpmbuild -bb --nodeps --define "_topdir $top" --define "_tmppath $work/tmp" --macros "$base_path" \
@@ -579,7 +579,7 @@ if rpmbuild -bb --nodeps --define "_topdir $top" --define "_tmppath $work/tmp" -
 	check "the trigger's script without elfpmd in PATH: exit 0, nothing printed" \
 		test "$?.$(wc -c < "$work/trigger-none.out")" = 0.0
 else
-	fail "rpmbuild of a package with dist/rpm/elfpmd-triggers.spec failed"
+	fail "rpmbuild of a package with dist/rpm/elfpmd-triggers.inc failed"
 	tail -10 "$work/trigger.log" | sed 's/^/      /'
 fi
 

@@ -46,6 +46,9 @@ PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # rpm package; it pulls rpm2cpio and, from Debian 12 on, debugedit's
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
+# tests/run-packages.sh builds elfpmd's own packages and checks them with
+# lintian.
+PACKAGES="$PACKAGES lintian"
 # elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
 # configure's default unit directory (systemd.pc).
 PACKAGES="$PACKAGES systemd"
