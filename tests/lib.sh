@@ -547,3 +547,20 @@ throttle_reads () {
 throttled () {
 	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$THROTTLE_CG" "$@"
 }
+
+# start_paused LABEL EXE [LIBDIR]: run EXE, a tests/fixtures madmain.c
+# program, paused (FIXTURE_PAUSE: it stays, text mapped, until killed),
+# with LD_LIBRARY_PATH=LIBDIR; its PID into pid_LABEL and onto the array
+# pids (for the caller's cleanup) once it has run through its text (written
+# its smaps copy, $WORK/LABEL.smaps).  Reads WORK.
+start_paused () {
+	local label=$1 exe=$2 n=0
+	rm -f "$WORK/$label.smaps"
+	LD_LIBRARY_PATH=${3:-} FIXTURE_PAUSE=1 FIXTURE_SMAPS=$WORK/$label.smaps \
+		"$exe" alpha >"$WORK/$label.out" 2>&1 &
+	local p=$!
+	pids+=("$p")
+	printf -v "pid_$label" %s "$p"
+	while [ ! -s "$WORK/$label.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+	[ -s "$WORK/$label.smaps" ] || hard_error "$label did not come up: $(head -3 "$WORK/$label.out")"
+}

@@ -39,6 +39,7 @@ rm -rf "$work/build" "$work/src" "$work/deb-root" "$work/rpm-root" "$work/pkg" "
 mkdir -p "$work/build" "$work/src" || hard_error "cannot create $work"
 pkg=elfpmd-pkgtest
 . "$TESTS_SRCDIR/deb-lib.sh"
+. "$TESTS_SRCDIR/rpm-lib.sh"
 
 # clean_env COMMAND...: COMMAND without make check's settings that would
 # change a package build.
@@ -178,41 +179,10 @@ holds "rpm --root installs it: exit 0, rpm -q finds it" \
 
 # The test package's rpm, hooked with what the rpm installed.
 mkdir -p "$work/pkgrpm"
-cat > "$work/pkgrpm/test.spec" <<'EOF'
-Name:           elfpmd-pkgtest
-Version:        1.0
-Release:        1
-Summary:        elfpmd packaging test
-License:        MIT
-Source0:        Makefile
-Source1:        bigtext.S
-Source2:        prog.c
-Source3:        lib.c
-%global debug_package %{nil}
-%define __os_install_post %{__elfpmd_os_install_post}
-
-%description
-tests/pkg/upstream: a PIE and a shared library with 4.5 MiB of text each.
-
-%prep
-%setup -q -c -T
-cp -p %{SOURCE0} %{SOURCE1} %{SOURCE2} %{SOURCE3} .
-
-%build
-make
-
-%install
-make install DESTDIR=%{buildroot} prefix=%{_prefix} libdir=%{_libdir}
-chmod 0755 %{buildroot}%{_libdir}/libelfpmd-pkgtest.so.1
-
-%files
-%{_bindir}/elfpmd-pkgtest
-%{_bindir}/elfpmd-pkgtest-link
-%{_bindir}/elfpmd-pkgtest-alias
-%{_bindir}/elfpmd-pkgtest-script
-%{_libdir}/libelfpmd-pkgtest.so.1
-%{_libdir}/libelfpmd-pkgtest.so
-EOF
+# (--load reads macros.elfpmd after the platform's macros: the hook is on,
+# as with the /etc/rpm form.)
+caps=false debuginfo=false
+write_spec "$work/pkgrpm/test.spec" false
 clean_env ELFPMD="$rroot/usr/bin/elfpmd" rpmbuild -bb --nodeps --define "_topdir $work/pkgrpm/top" \
 	--define "_sourcedir $TESTS_SRCDIR/pkg/upstream" --define "_tmppath $work" \
 	--load "$rroot$macrodir/macros.elfpmd" --define "__elfpmd_brp_script $rroot$configdir/brp-elfpmd" \

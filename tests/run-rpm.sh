@@ -40,6 +40,7 @@
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/rpm-lib.sh"
 require_slow "RPM packages built with rpmbuild"
 
 PMD=$((0x200000))
@@ -220,57 +221,6 @@ caps=false
 if grep -q 'rpmlib(FileCaps)' "$work/showrc"; then caps=true
 else skip "this rpm has no rpmlib(FileCaps): no %caps in the spec, file capability check skipped"; fi
 
-# write_spec FILE OPTOUT: the spec, with "%global __brp_elfpmd %{nil}" when
-# OPTOUT is true.
-write_spec () {
-	local cap=
-	$caps && cap='%caps(cap_net_raw=ep) '
-	{
-		cat <<'EOF'
-Name:           elfpmd-pkgtest
-Version:        1.0
-Release:        1
-Summary:        elfpmd packaging test
-License:        MIT
-Source0:        Makefile
-Source1:        bigtext.S
-Source2:        prog.c
-Source3:        lib.c
-EOF
-		$2 && echo '%global __brp_elfpmd %{nil}'
-		$debuginfo && echo '%debug_package'
-		cat <<EOF
-
-%description
-tests/pkg/upstream: a PIE and a shared library with 4.5 MiB of text each.
-
-%prep
-%setup -q -c -T
-cp -p %{SOURCE0} %{SOURCE1} %{SOURCE2} %{SOURCE3} .
-
-%build
-make CC="${CC:-cc}" CFLAGS="%{optflags}"
-
-%install
-make install DESTDIR=%{buildroot} prefix=%{_prefix} libdir=%{_libdir}
-# A mode elfpmd must keep: set-user-ID, from the buildroot (the hard link
-# shares it).
-chmod 4755 %{buildroot}%{_bindir}/elfpmd-pkgtest
-# find-debuginfo and brp-strip take executable files only (brp-elfperms
-# then drops the x bits of the library again).
-chmod 0755 %{buildroot}%{_libdir}/libelfpmd-pkgtest.so.1
-
-%files
-$cap%{_bindir}/elfpmd-pkgtest
-$cap%{_bindir}/elfpmd-pkgtest-link
-%{_bindir}/elfpmd-pkgtest-alias
-%attr(0750,-,-) %{_bindir}/elfpmd-pkgtest-script
-%{_libdir}/libelfpmd-pkgtest.so.1
-%{_libdir}/libelfpmd-pkgtest.so
-EOF
-		$2 || printf '%s\n' '' '%posttrans' '%elfpmd_prime %{_bindir}/elfpmd-pkgtest %{_libdir}/libelfpmd-pkgtest.so.1'
-	} > "$1"
-}
 top=$work/top
 # build NAME SPEC RPMBUILD-ARG...: rpmbuild -bb SPEC with the hook's macros
 # from the source tree, the log in $work/NAME.log; the packages are moved to

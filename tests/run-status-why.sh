@@ -47,20 +47,9 @@ cp "$O/mad-nopie" "$WORK/exec" \
 	&& "$ELFPMD" -q --madvise -o "$WORK/mad" "$O/mad-pie" \
 	|| hard_error "cannot make the programs"
 
-# start LABEL EXE: run EXE paused; its PID into pid_LABEL once it has run
-# through its text (written its smaps copy).
-start () {
-	local label=$1 exe=$2 n=0
-	FIXTURE_PAUSE=1 FIXTURE_SMAPS=$WORK/$label.smaps "$exe" alpha >"$WORK/$label.out" 2>&1 &
-	local p=$!
-	pids+=("$p")
-	printf -v "pid_$label" %s "$p"
-	while [ ! -s "$WORK/$label.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-	[ -s "$WORK/$label.smaps" ] || hard_error "$label did not come up: $(head -3 "$WORK/$label.out")"
-}
-start exec "$WORK/exec"
-start shm "$shmdir/shm"
-start mad "$WORK/mad"
+start_paused exec "$WORK/exec"
+start_paused shm "$shmdir/shm"
+start_paused mad "$WORK/mad"
 
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
 note "THP mode here: $thp"

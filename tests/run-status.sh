@@ -100,31 +100,17 @@ if [ -x "$O/usemadbig" ] && "$ELFPMD" -q --madvise -o "$WORK/lib/libmadbig.so" "
 	have_lib=true
 fi
 
-# start LABEL EXE [LIBDIR]: run EXE paused; its PID into pid_LABEL once it
-# has written its smaps copy (so it has run through its text).
-start () {
-	local label=$1 exe=$2 n=0
-	rm -f "$WORK/$label.smaps"
-	LD_LIBRARY_PATH=${3:-} FIXTURE_PAUSE=1 FIXTURE_SMAPS=$WORK/$label.smaps \
-		"$exe" alpha >"$WORK/$label.out" 2>&1 &
-	local p=$!
-	pids+=("$p")
-	printf -v "pid_$label" %s "$p"
-	while [ ! -s "$WORK/$label.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-	[ -s "$WORK/$label.smaps" ] || hard_error "$label did not come up: $(head -3 "$WORK/$label.out")"
-}
-
-start orig "$WORK/orig/mad-pie"
-start align "$WORK/align/mad-pie"
-start mad "$WORK/mad/mad-pie"
+start_paused orig "$WORK/orig/mad-pie"
+start_paused align "$WORK/align/mad-pie"
+start_paused mad "$WORK/mad/mad-pie"
 labels="orig align mad"
 if $have_lib; then
-	start lib "$O/usemadbig" "$WORK/lib"
+	start_paused lib "$O/usemadbig" "$WORK/lib"
 	labels="$labels lib"
 fi
-start gone "$WORK/gone/mad-pie"
+start_paused gone "$WORK/gone/mad-pie"
 rm -f "$WORK/gone/mad-pie"
-start moved "$WORK/moved/mad-pie"
+start_paused moved "$WORK/moved/mad-pie"
 mv "$WORK/moved/mad-pie" "$WORK/moved/old"
 cp "$O/mad-pie" "$WORK/moved/mad-pie"
 labels="$labels gone moved"
