@@ -732,12 +732,13 @@ fi
 
 # Write failures: a full file system and a read-only one (tmpfs; needs root
 # with mount rights, skipped otherwise).  The input must stay untouched, no
-# temporary file may be left, stderr is one line naming the input.
+# temporary file may be left, stderr is one line naming the input (with -o
+# the output, NAMED, which is what could not be written).
 expect_fail() { # ID DESC INPUT REF DIR KEEP-NAMES ARGS...
 	local id=$1 desc=$2 in=$3 ref=$4 dir=$5 keep=$6 reasons=""
 	shift 6
 	tool "$W/ff" "$@"
-	expect_exit1 "$in"
+	expect_exit1 "${NAMED:-$in}"
 	cmp -s "$ref" "$in" || reasons+="the input was modified"$'\n'
 	# shellcheck disable=SC2086
 	only_files "$dir" $keep || reasons+="files left behind in $dir: $(ls -A "$dir" | tr '\n' ' ')"$'\n'
@@ -752,7 +753,7 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=3m elfpmd-test "$M" 2>/dev/null;
 		--no-sync "$M/bigpie.elf"
 	expect_fail fs-full-sync "in place on a full file system (fsync path)" "$M/bigpie.elf" "$S/bigpie" "$M" bigpie.elf \
 		"$M/bigpie.elf"
-	expect_fail fs-full-o "-o onto a full file system" "$S/bigpie" "$S/bigpie" "$M" bigpie.elf \
+	NAMED=$M/out.elf expect_fail fs-full-o "-o onto a full file system" "$S/bigpie" "$S/bigpie" "$M" bigpie.elf \
 		-o "$M/out.elf" "$S/bigpie"
 	if mount -o remount,ro "$M" 2>/dev/null; then
 		expect_fail fs-ro "in place on a read-only file system" "$M/bigpie.elf" "$S/bigpie" "$M" bigpie.elf \
