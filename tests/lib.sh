@@ -442,6 +442,28 @@ page_cache_lock () {
 	export ELFPMD_PAGE_CACHE_LOCKED=1
 }
 
+# cpu_lock exclusive|shared: take, for the rest of the script, the lock
+# that keeps bursts of host CPU away from timing in an emulated guest.
+# tests/run-vm.sh takes it exclusive for its x86-64 guests: qemu TCG
+# counts the stub's waits in guest wall time, which runs on while a busy
+# host keeps the vCPU from running, and three programs started at once in
+# a guest (6.1, xfs, THP always) once ended with one chunk of seven in
+# small folios in a make check -j2 (100% run alone).  The tests that load
+# both CPUs for long (run-fuzz.sh, run-packages.sh, run-batch-output.sh)
+# take it shared: they may run side by side, not beside that guest.  ELFPMD_CPU_LOCK names the lock file (default
+# /tmp/elfpmd-tests-cpu.lock); without flock(1) it says so and goes on.
+cpu_lock () {
+	local lock=${ELFPMD_CPU_LOCK:-/tmp/elfpmd-tests-cpu.lock} t0=$SECONDS how=-s
+	[ "$1" = exclusive ] && how=-x
+	if ! have flock || ! exec 7>>"$lock"; then
+		note "flock(1) missing or $lock cannot be opened: the CPU lock is not taken"
+		return 0
+	fi
+	flock "$how" -w 3600 7 || hard_error "waited an hour for the CPU lock $lock"
+	[ $((SECONDS - t0)) -ge 1 ] && note "waited $((SECONDS - t0)) s for the CPU lock ($lock, $1)"
+	return 0
+}
+
 # poke FILE WHAT...: patch ELF header fields of FILE in place (any class and
 # byte order) with mutate's set mode.  WHAT is "phdr INDEX FIELD VALUE",
 # "shdr INDEX FIELD VALUE" (FIELD without its p_ or sh_), "dyn SELECTOR

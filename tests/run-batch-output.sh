@@ -18,6 +18,7 @@
 #     with --no-progress.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_elfpmd
+cpu_lock shared
 
 work=$TESTS_BUILDDIR/batch-output-work
 [ -n "$KEEP" ] || rm -rf "$work"

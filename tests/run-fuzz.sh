@@ -35,6 +35,7 @@ if ! sh "$TESTS_SRCDIR/fuzz/make-corpus.sh" "$work/seeds" > "$work/corpus.log" 2
 	sed 's/^/      /' "$work/corpus.log"
 	skip_all "no seed could be built (tests/fuzz/make-corpus.sh)"
 fi
+cpu_lock shared
 note "$(tail -n 1 "$work/corpus.log")"
 
 # The harness's temporary directory goes under the work directory (TMPDIR).

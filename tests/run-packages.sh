@@ -27,6 +27,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_slow "packages of elfpmd built from make dist's tarball"
 require_elfpmd
+cpu_lock shared
 require_phdr_dump "$TESTS_BUILDDIR/packages-work/tools"
 
 work=$TESTS_BUILDDIR/packages-work

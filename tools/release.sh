@@ -33,7 +33,7 @@ print-quick:
 MK
 )
 echo "== make distcheck (elfpmd $version, commit $commit; tests: $quick)"
-make -s distcheck TESTS="$quick" > distcheck.log 2>&1 || { tail -50 distcheck.log; fail "make distcheck failed (_release/distcheck.log)"; }
+make -s distcheck TESTS="$quick" MALFORMED_PERCENT=10 > distcheck.log 2>&1 || { tail -50 distcheck.log; fail "make distcheck failed (_release/distcheck.log)"; }
 sha256sum "elfpmd-$version.tar.gz" > "elfpmd-$version.tar.gz.sha256"
 echo "== _release/elfpmd-$version.tar.gz"
 cat "elfpmd-$version.tar.gz.sha256"
