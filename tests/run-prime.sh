@@ -137,6 +137,18 @@ prime_then_run () {
 	fi
 	local kb
 	kb=$(pmd_kb "$w.smaps" "$exe")
+	if [ "$kb" -lt $((ideal * 2048)) ] && [ "$label" = align ]; then
+		# This machine's DAMON pageout scheme reclaims cold memory: a PMD
+		# folio can go between the prime and the start, and the start (no
+		# stub) then reads that chunk in small folios.  A second prime that
+		# has to prime a chunk again says so; the pair then runs once more.
+		"$ELFPMD" prime --json "$exe" >"$w.again.json" 2>&1
+		if [ "$(json "$w.again.json" primed)" -gt 0 ] 2>/dev/null; then
+			note "$label $state: the first start had $kb kB PMD-mapped; prime found $(json "$w.again.json" primed) chunk(s) to prime again (reclaimed or split since): started once more"
+			FIXTURE_SMAPS=$w.smaps "$exe" "${ARGS[@]}" >/dev/null 2>&1
+			kb=$(pmd_kb "$w.smaps" "$exe")
+		fi
+	fi
 	if [ "$kb" -eq $((ideal * 2048)) ]; then
 		pass "$label $state: the first start after prime has its text PMD-mapped: $kb kB, all $ideal chunks"
 	else
