@@ -500,6 +500,18 @@ else
 fi
 (cd "$src" && pkg_env timeout 120 dh_elfpmd_buildtree_restore) > "$work/tree-restore2.out" 2>&1
 check "dh_elfpmd_buildtree_restore without a stash: exit 0, nothing changed" test "$?.$(built_sig)" = "0.$sig_built"
+# Within one second (a build started right after dch): debian/changelog
+# written at T.3, the program at T.7 is the build's, the library at T.1 is
+# not.  (A comparison in whole seconds took neither.)
+for f in debian/changelog $pkg lib$pkg.so.1; do touch -r "$src/$f" "$work/time.${f##*/}"; done
+t=$(date +%s)
+touch -d "@$t.3" "$src/debian/changelog" && touch -d "@$t.7" "$src/$pkg" && touch -d "@$t.1" "$src/lib$pkg.so.1"
+reset_log
+(cd "$src" && pkg_env timeout 120 dh_elfpmd_buildtree && pkg_env timeout 120 dh_elfpmd_buildtree_restore) > "$work/tree-second.out" 2>&1
+check "dh_elfpmd_buildtree: newer than debian/changelog to the nanosecond (the program at T.7, not the library at T.1, changelog at T.3)" \
+	test "$?.$(logged_names | tr '\n' ' ')" = "0../$pkg "
+for f in debian/changelog $pkg lib$pkg.so.1; do touch -r "$work/time.${f##*/}" "$src/$f"; done
+check "dh_elfpmd_buildtree_restore: the files as built again" test "$(built_sig)" = "$sig_built"
 (cd "$src" && pkg_env ELFPMD="$work/no-such-elfpmd" timeout 120 dh_elfpmd) > "$work/missing.out" 2>&1
 rc=$?
 [ "$rc" -ne 0 ] && grep -q "cannot run $work/no-such-elfpmd" "$work/missing.out" \
