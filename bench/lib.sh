@@ -7,13 +7,16 @@
 bench_die () { echo "${0##*/}: $*" >&2; exit 1; }
 
 # bench_find_elfpmd: set ELFPMD, unless the environment gives it, to
-# ../src/elfpmd beside the scripts, else to elfpmd on PATH.
+# ../src/elfpmd beside the scripts (an in-tree build), else to
+# ../_build/src/elfpmd (tools/setup.sh's), else to elfpmd on PATH.
 bench_find_elfpmd () {
 	local here
 	here=$(cd "$(dirname "$0")" && pwd)
 	if [ -z "${ELFPMD:-}" ]; then
 		if [ -x "$here/../src/elfpmd" ]; then
 			ELFPMD=$here/../src/elfpmd
+		elif [ -x "$here/../_build/src/elfpmd" ]; then
+			ELFPMD=$here/../_build/src/elfpmd
 		else
 			ELFPMD=$(command -v elfpmd) || bench_die "elfpmd not found: set ELFPMD"
 		fi
@@ -41,4 +44,38 @@ bench_workdir () {
 		WORK=$(mktemp -d "/var/tmp/$1.XXXXXX")
 	fi
 	trap 'if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
+}
+
+# bench_apt_src CACHE COMMAND ARG...: apt-get or apt-cache (COMMAND) through
+# a private list of deb-src entries for this machine's release, its -updates
+# and its -security suites, on the mirrors this machine's apt configuration
+# names (tests/vm/lib.sh's vm_mirrors and vm_apt), kept in CACHE/apt; its
+# lists are fetched when the entries change.  Nothing else is downloaded.
+bench_apt_src () {
+	local cache=$1 here codename a list
+	shift
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	# shellcheck source=tests/vm/lib.sh
+	. "$here/../tests/vm/lib.sh"
+	VM_CACHE=$cache
+	VM_DEB_ARCH=$(dpkg --print-architecture)
+	codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')
+	[ -n "$codename" ] || bench_die "no VERSION_CODENAME in /etc/os-release"
+	a=$(vm_aptdir "$codename-src")
+	vm_mirrors || bench_die "no Debian mirror for the sources: $VM_WHY"
+	list="deb-src [signed-by=$VM_KEYRING] $VM_MIRROR $codename main
+deb-src [signed-by=$VM_KEYRING] $VM_MIRROR $codename-updates main"
+	[ -z "$VM_SECURITY_MIRROR" ] || list="$list
+deb-src [signed-by=$VM_KEYRING] $VM_SECURITY_MIRROR $codename-security main"
+	if [ ! -f "$a/stamp" ] || [ "$(cat "$a/sources.list" 2>/dev/null)" != "$list" ]; then
+		mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/parts" || bench_die "cannot create $a"
+		: >"$a/status"
+		: >"$a/preferences"
+		printf '%s\n' "$list" >"$a/sources.list"
+		rm -f "$a/stamp"
+		vm_apt "$codename-src" apt-get -q update >"$a/update.log" 2>&1 \
+			|| bench_die "apt-get update of the source lists failed: $(tail -1 "$a/update.log")"
+		touch "$a/stamp"
+	fi
+	vm_apt "$codename-src" "$@"
 }

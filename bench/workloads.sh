@@ -103,33 +103,13 @@ NODE=$(readlink -f "$(command -v node)")
 # Sources, once, into $CACHE/src.
 
 # fetch PACKAGE: apt-get source PACKAGE into $CACHE/src/PACKAGE (unpacked,
-# Debian's patches applied), through a private sources list (deb-src of
-# this machine's release) kept by tests/vm/lib.sh's vm_apt under
-# $CACHE/apt/SUITE-src.
+# Debian's patches applied), through bench_apt_src's private sources list.
 fetch () {
-	local pkg=$1 a
+	local pkg=$1
 	[ -f "$CACHE/src/$pkg/.done" ] && return 0
-	if [ -z "${SRC_SUITE:-}" ]; then
-		# shellcheck source=tests/vm/lib.sh
-		. "$HERE/../tests/vm/lib.sh"
-		VM_CACHE=$CACHE
-		VM_DEB_ARCH=$(dpkg --print-architecture)
-		SRC_SUITE=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')-src
-	fi
-	a=$(vm_aptdir "$SRC_SUITE")
-	if [ ! -f "$a/stamp" ]; then
-		vm_mirrors || bench_die "no Debian mirror for the sources: $VM_WHY"
-		mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/parts"
-		: >"$a/status"
-		: >"$a/preferences"
-		echo "deb-src [signed-by=$VM_KEYRING] $VM_MIRROR ${SRC_SUITE%-src} main" >"$a/sources.list"
-		vm_apt "$SRC_SUITE" apt-get -q update >"$a/update.log" 2>&1 \
-			|| bench_die "apt-get update of the source lists failed: $(tail -1 "$a/update.log")"
-		touch "$a/stamp"
-	fi
 	rm -rf "$CACHE/src/$pkg"
 	mkdir -p "$CACHE/src/$pkg"
-	(cd "$CACHE/src/$pkg" && vm_apt "$SRC_SUITE" apt-get -q source "$pkg") >"$CACHE/src/$pkg.log" 2>&1 \
+	(cd "$CACHE/src/$pkg" && bench_apt_src "$CACHE" apt-get -q source "$pkg") >"$CACHE/src/$pkg.log" 2>&1 \
 		|| bench_die "apt-get source $pkg failed: $(tail -1 "$CACHE/src/$pkg.log")"
 	touch "$CACHE/src/$pkg/.done"
 }
