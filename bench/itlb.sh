@@ -29,13 +29,14 @@
 # bench_apt_src) into CACHE (default ~/.cache/elfpmd-itlb;
 # ELFPMD_ITLB_CACHE), never from anywhere else and never committed.
 #
-# Usage: bench/itlb.sh [-c CPU,...] [-W CYCLES] [--json] [-o FILE] [-k]
-#                      -- PROGRAM [ARG...]
+# Usage: bench/itlb.sh [-c CPU,...] [-W CYCLES] [--json] [-o FILE] [-d DIR]
+#                      [-k] -- PROGRAM [ARG...]
 #   -c CPUS    processor models (default all: see -c list)
 #   -W CYCLES  cycles charged per page walk for the walk share (default:
 #              the model's, 30 for each: bench/itlb/tlb.c)
 #   --json     JSON lines instead of the table
 #   -o FILE    the rows to FILE instead of standard output
+#   -d DIR     work directory parent (default /var/tmp)
 #   -k         keep the work directory (copies, layout, raw results)
 #   ELFPMD=path  the tool (default: ../src/elfpmd beside this script)
 # PROGRAM's standard input, output and error are its own; its exit status
@@ -62,6 +63,7 @@ while [ $# -gt 0 ]; do
 	-W) [ $# -ge 2 ] || usage; WALK=$2; shift 2 ;;
 	--json) JSON=1; shift ;;
 	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
+	-d) [ $# -ge 2 ] || usage; WORK=$2; shift 2 ;;
 	-k) KEEP=1; shift ;;
 	--) shift; break ;;
 	*) usage ;;
@@ -176,6 +178,7 @@ for f in sorted(glob.glob(os.path.join(out, "itlb.*.json"))):
         e["insns"] += o["insns"]
 if insns == 0:
     sys.exit("itlb.sh: no instructions were simulated")
+top = sorted(objs.items(), key=lambda kv: -kv[1]["insns"])[:4]
 def line(arm, cpu):
     l1, walks, nolayout = rows[(arm, cpu)]
     walk = walk_opt or walk_cycles[cpu]
@@ -183,14 +186,14 @@ def line(arm, cpu):
     return {"program": prog, "arm": arm, "cpu": cpu, "insns": insns, "processes": procs,
             "l1_mpki": 1000.0 * l1 / insns, "walk_mpki": 1000.0 * walks / insns,
             "walk_share": share, "walk_cycles": walk, "l1_misses": l1, "walks": walks,
-            "insns_without_layout": nolayout, "geometry": geometry[cpu]}
+            "insns_without_layout": nolayout, "geometry": geometry[cpu],
+            "objects": [{"path": p, "share": e["insns"] / insns, "chunks": e["huge"]} for p, e in top]}
 if as_json:
     for arm in ARMS:
         for cpu in cpus:
             print(json.dumps(line(arm, cpu)))
     sys.exit(0)
 print("%s: %d instructions simulated in %d process%s" % (prog, insns, procs, "" if procs == 1 else "es"))
-top = sorted(objs.items(), key=lambda kv: -kv[1]["insns"])[:4]
 print("  where: " + ", ".join("%s %.1f%% (2 MiB chunks: elfpmd %d, kernel %d, glibc %d, remap %d)" % (
     os.path.basename(p), 100.0 * e["insns"] / insns, e["huge"]["elfpmd"], e["huge"]["kernel"],
     e["huge"]["glibc"], e["huge"]["remap"]) for p, e in top))
