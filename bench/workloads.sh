@@ -14,7 +14,16 @@
 # ratios with a t-based 95% interval (on their logarithms), the number of
 # rounds and their spread (smallest and largest).  A ratio below 1: the
 # rewrite is faster.  "faster" or "slower" only when the interval excludes
-# 1; else "not measurable here".
+# 1; else "not measurable here".  What the rounds can resolve is reported
+# beside it: each arm's run-to-run spread (coefficient of variation of its
+# timed runs, and their range), and the smallest effect the rounds could
+# detect (95% two-sided, 80% power: (t(0.975) + t(0.80)) times the standard
+# error of the mean log ratio); an effect below it is not a finding.
+# Every timed run is checked too (the preloaded checker below, in every
+# run): a round in which an orig run had PMD-mapped text of its copies (a
+# sequential read can give even an unmodified binary PMD folios on this
+# kernel) is left out of the ratio and counted, and the pmd arm's smallest
+# PMD-mapped share is reported.
 #
 # Workloads (-w names them, comma-separated; default all):
 #   gcc-c      gcc -O2 -c of sqlite3's amalgamation (sqlite3.c, about 250,000
@@ -231,18 +240,27 @@ prepare () {
 	return 0
 }
 
-# timed WORKLOAD ARM: seconds of one run, under the lock.
+# timed WORKLOAD ARM: seconds of one run, under the lock; the checker's
+# lines of the run in $WORK/ARM/timed.pmd (pmd_of reads them).
 timed () {
 	prepare "$1" "$2"
 	exec 9>>"$LOCK"
 	flock 9
 	local t0 t1
+	rm -f "$WORK/$2/timed.pmd"
 	t0=$(date +%s%N)
-	run "$1" "$2" || bench_die "$1 failed with the $2 arm"
+	ARMCHECK_OUT=$WORK/$2/timed.pmd ARMCHECK_DIR=$WORK/$2/ LD_PRELOAD=$WORK/armcheck.so run "$1" "$2" \
+		|| bench_die "$1 failed with the $2 arm"
 	t1=$(date +%s%N)
 	flock -u 9
 	exec 9>&-
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }'
+}
+
+# pmd_of ARM: the percentage of the arm's text that the last timed run's
+# processes had PMD-mapped (from the checker's lines), 0 without lines.
+pmd_of () {
+	awk '{ p += $2; t += $3 } END { printf "%.0f\n", (t > 0 ? 100 * p / t : 0) }' "$WORK/$1/timed.pmd" 2>/dev/null || echo 0
 }
 
 # The preloaded checker (it spawns nothing).
@@ -347,13 +365,22 @@ for w in "${names[@]}"; do
 	echo "== $w: $ROUNDS rounds"
 	for ((r = 0; r < ROUNDS; r++)); do
 		if [ $((r % 2)) = 0 ]; then order=(orig pmd pmd orig); else order=(pmd orig orig pmd); fi
-		o=0 p=0 times=
+		o=0 p=0 times="" runs="" opmd=0 ppmd=100
 		for arm in "${order[@]}"; do
 			t=$(timed "$w" "$arm")
+			share=$(pmd_of "$arm")
 			times+=" $arm $t"
-			if [ "$arm" = orig ]; then o=$(awk -v a="$o" -v b="$t" 'BEGIN { print a + b }'); else p=$(awk -v a="$p" -v b="$t" 'BEGIN { print a + b }'); fi
+			runs+=" $arm:$t"
+			if [ "$arm" = orig ]; then
+				o=$(awk -v a="$o" -v b="$t" 'BEGIN { print a + b }')
+				opmd=$(awk -v a="$opmd" -v b="$share" 'BEGIN { print (b > a ? b : a) }')
+			else
+				p=$(awk -v a="$p" -v b="$t" 'BEGIN { print a + b }')
+				ppmd=$(awk -v a="$ppmd" -v b="$share" 'BEGIN { print (b < a ? b : a) }')
+			fi
 		done
-		echo "$w $r $o $p" >>"$WORK/results"
+		[ "$opmd" = 0 ] || times+="  (an orig run had ${opmd}% of its text PMD-mapped: left out)"
+		echo "$w $r $o $p $opmd $ppmd$runs" >>"$WORK/results"
 		printf '  round %d:%s  pmd/orig %.4f\n' "$((r + 1))" "$times" "$(awk -v a="$p" -v b="$o" 'BEGIN { print a / b }')"
 	done
 done
@@ -366,25 +393,47 @@ import math, sys
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
        16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086}
-rows = {}
+T80 = {1: 1.376, 2: 1.061, 3: 0.978, 4: 0.941, 5: 0.920, 6: 0.906, 7: 0.896, 8: 0.889,
+       9: 0.883, 10: 0.879, 11: 0.876, 12: 0.873, 13: 0.870, 14: 0.868, 15: 0.866,
+       16: 0.865, 17: 0.863, 18: 0.862, 19: 0.861, 20: 0.860}
+rows, left_out, runs, pmd_min = {}, {}, {}, {}
 for line in open(sys.argv[1]):
-    w, r, o, p = line.split()
+    f = line.split()
+    w, r, o, p, opmd, ppmd = f[:6]
+    for run in f[6:]:
+        arm, t = run.split(":")
+        runs.setdefault(w, {}).setdefault(arm, []).append(float(t))
+    pmd_min[w] = min(pmd_min.get(w, 100), int(ppmd))
+    if int(opmd) > 0:
+        left_out[w] = left_out.get(w, 0) + 1
+        continue
     rows.setdefault(w, []).append((float(o) / 2, float(p) / 2))
-print("| workload | rounds | orig s (median) | pmd s (median) | pmd/orig | 95% interval | rounds' range | verdict |")
-print("|---|---|---|---|---|---|---|---|")
-for w, rs in rows.items():
+def cv(v):
+    m = sum(v) / len(v)
+    return 100 * math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)) / m if len(v) > 1 else float("nan")
+print("| workload | rounds | orig s (median) | pmd s (median) | pmd/orig | 95% interval | rounds' range | smallest detectable | orig spread | pmd spread | pmd arm PMD-mapped | verdict |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for w in runs:
+    rs = rows.get(w, [])
+    n = len(rs)
+    spread = ["%.1f%% (%.2f-%.2f s)" % (cv(runs[w][a]), min(runs[w][a]), max(runs[w][a])) for a in ("orig", "pmd")]
+    note = " (%d left out: PMD-mapped baseline)" % left_out[w] if w in left_out else ""
+    if n < 2:
+        print("| %s | %d%s | | | | | | | %s | %s | >= %d%% | not enough rounds |" % (w, n, note, spread[0], spread[1], pmd_min[w]))
+        continue
     logs = [math.log(p / o) for o, p in rs]
-    n = len(logs)
     m = sum(logs) / n
     sd = math.sqrt(sum((x - m) ** 2 for x in logs) / (n - 1))
-    h = T95.get(n - 1, 1.96) * sd / math.sqrt(n)
+    se = sd / math.sqrt(n)
+    h = T95.get(n - 1, 1.96) * se
+    mde = (T95.get(n - 1, 1.96) + T80.get(n - 1, 0.842)) * se
     lo, hi = math.exp(m - h), math.exp(m + h)
     verdict = "faster" if hi < 1 else "slower" if lo > 1 else "not measurable here"
     med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
     ratios = [p / o for o, p in rs]
-    print("| %s | %d | %.2f | %.2f | %.3f | %.3f-%.3f | %.3f-%.3f | %s |" % (
-        w, n, med([o for o, _ in rs]), med([p for _, p in rs]), math.exp(m), lo, hi,
-        min(ratios), max(ratios), verdict))
+    print("| %s | %d%s | %.2f | %.2f | %.3f | %.3f-%.3f | %.3f-%.3f | %.1f%% | %s | %s | >= %d%% | %s |" % (
+        w, n, note, med([o for o, _ in rs]), med([p for _, p in rs]), math.exp(m), lo, hi,
+        min(ratios), max(ratios), 100 * (math.exp(mde) - 1), spread[0], spread[1], pmd_min[w], verdict))
 EOF
 echo
 echo "summary (pmd/orig < 1: the rewrite is faster; geometric mean of the rounds' ratios):"
