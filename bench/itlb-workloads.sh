@@ -105,8 +105,8 @@ for arm in ["orig", "elfpmd", "kernel", "glibc", "remap", "limit"]:
     for c in cpus:
         r = next(x for x in rows if x["arm"] == arm and x["cpu"] == c)
         cells += ["%.3f" % r["l1_mpki"], "%.4f" % r["walk_mpki"], "%.2f%%" % (100 * r["walk_share"])]
-        if r["insns_without_layout"]:
-            cells[-1] += " (%.0f%% without layout)" % (100.0 * r["insns_without_layout"] / r["insns"])
+        if r["insns_without_layout"] >= 0.001 * r["insns"]:
+            cells[-1] += " (%.1f%% without layout)" % (100.0 * r["insns_without_layout"] / r["insns"])
     print("| %s | %s |" % (arm, " | ".join(cells)))
 EOF
 }

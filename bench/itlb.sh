@@ -122,6 +122,10 @@ fi
 PROG=$(command -v "$1") || bench_die "$1: not found"
 PROG=$(readlink -f "$PROG")
 shift
+# An x86-64 ELF program (qemu-x86_64 runs nothing else: not a script).
+[ "$(od -An -tx1 -j0 -N4 "$PROG" 2>/dev/null | tr -d ' ')" = 7f454c46 ] \
+	&& [ "$(od -An -tu2 -j18 -N2 "$PROG" | tr -d ' ')" = 62 ] \
+	|| bench_die "$PROG: not an x86-64 ELF program (a script runs under its interpreter: give that)"
 bench_find_elfpmd
 
 bench_workdir itlb
@@ -204,8 +208,9 @@ for cpu in cpus:
         print("%-7s %-11s %10.3f %10.4f %11.2f%%  %s" % (arm, cpu, r["l1_mpki"], r["walk_mpki"],
               100.0 * r["walk_share"], "%.1f%%" % (100.0 * r["insns_without_layout"] / insns)
               if r["insns_without_layout"] else "-"))
-print("(walk share at %s cycles a walk, 1 cycle an instruction otherwise)" % (walk_opt or
-      ", ".join("%s %d" % (c, walk_cycles[c]) for c in cpus)))
+wc = sorted(set(walk_opt or walk_cycles[c] for c in cpus))
+print("(walk share at %s cycles a walk, 1 cycle an instruction otherwise)" % (
+      wc[0] if len(wc) == 1 else ", ".join("%s %d" % (c, walk_cycles[c]) for c in cpus)))
 EOF
 if [ "$st" -ne 0 ]; then
 	echo "${0##*/}: $PROG exited with status $st" >&2
