@@ -10,6 +10,8 @@
 # processor's model once per arm:
 #   orig    all 4 KiB pages
 #   elfpmd  the program and its libraries as `elfpmd --madvise` rewrites them
+#           (an object elfpmd puts no stub in keeps 4 KiB pages: nothing
+#           asks for huge pages there)
 #   kernel  the program as Linux patch 001 loads it (`elfpmd --rule=kernel`)
 #   glibc   glibc.elf.thp (libraries whose segments are 2 MiB-aligned already)
 #   remap   an anonymous huge-page copy of the main program's text (iodlr)
@@ -29,9 +31,11 @@
 # bench_apt_src) into CACHE (default ~/.cache/elfpmd-itlb;
 # ELFPMD_ITLB_CACHE), never from anywhere else and never committed.
 #
-# Usage: bench/itlb.sh [-c CPU,...] [-W CYCLES] [--json] [-o FILE] [-d DIR]
-#                      [-k] -- PROGRAM [ARG...]
+# Usage: bench/itlb.sh [-c CPU,...] [-e OPTS] [-W CYCLES] [--json] [-o FILE]
+#                      [-d DIR] [-k] -- PROGRAM [ARG...]
 #   -c CPUS    processor models (default all: see -c list)
+#   -e OPTS    more elfpmd options for the elfpmd arm's rewrites (e.g.
+#              --move-table where the stub finds no room otherwise)
 #   -W CYCLES  cycles charged per page walk for the walk share (default:
 #              the model's, 30 for each: bench/itlb/tlb.c)
 #   --json     JSON lines instead of the table
@@ -48,6 +52,7 @@ set -eu
 export LC_ALL=C
 
 CPUS=
+ELFPMD_OPTS=
 WALK=
 JSON=0
 OUT=
@@ -61,6 +66,7 @@ while [ $# -gt 0 ]; do
 	-c) [ $# -ge 2 ] || usage; CPUS=$2; shift 2 ;;
 	-c*) CPUS=${1#-c}; shift ;;
 	-W) [ $# -ge 2 ] || usage; WALK=$2; shift 2 ;;
+	-e) [ $# -ge 2 ] || usage; ELFPMD_OPTS=$2; shift 2 ;;
 	--json) JSON=1; shift ;;
 	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
 	-d) [ $# -ge 2 ] || usage; WORK=$2; shift 2 ;;
@@ -144,12 +150,22 @@ i=0
 while read -r obj; do
 	[ -n "$obj" ] || continue
 	i=$((i + 1))
-	if "$ELFPMD" -q --no-sync --madvise -o "$WORK/elfpmd/$i" "$obj" 2>>"$WORK/elfpmd.log"; then
-		printf 'elfpmd\t%s\t%s\n' "$obj" "$WORK/elfpmd/$i" >>"$WORK/layout"
+	# shellcheck disable=SC2086 # the extra options' words
+	if "$ELFPMD" --json --no-sync --madvise $ELFPMD_OPTS -o "$WORK/elfpmd/$i" "$obj" >"$WORK/elfpmd/$i.json" 2>>"$WORK/elfpmd.log"; then
+		# The stub's chunks, or "-" when elfpmd put no stub in (then
+		# nothing asks for huge pages: the arm keeps 4 KiB pages there).
+		stub=$(python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1]).readline()).get("stub") or {}
+print(d.get("chunks", 0) if d.get("injected") else "-")' "$WORK/elfpmd/$i.json" 2>/dev/null || echo -)
+		if [ "$stub" = - ]; then
+			printf 'elfpmd\t%s\t-\t0\n' "$obj" >>"$WORK/layout"
+		else
+			printf 'elfpmd\t%s\t%s\t%s\n' "$obj" "$WORK/elfpmd/$i" "$stub" >>"$WORK/layout"
+		fi
 	fi
 done <<<"$objs"
 if "$ELFPMD" -q --no-sync --rule=kernel -o "$WORK/kernel/prog" "$PROG" 2>>"$WORK/elfpmd.log"; then
-	printf 'kernel\t%s\t%s\n' "$PROG" "$WORK/kernel/prog" >>"$WORK/layout"
+	printf 'kernel\t%s\t%s\t0\n' "$PROG" "$WORK/kernel/prog" >>"$WORK/layout"
 fi
 
 plugin_args="out=$WORK/out,layout=$WORK/layout"
@@ -178,10 +194,14 @@ for f in sorted(glob.glob(os.path.join(out, "itlb.*.json"))):
         t = rows.setdefault(k, [0, 0, 0])
         t[0] += r["l1_misses"]; t[1] += r["walks"]; t[2] += r["insns_without_layout"]
     for o in d["objects"]:
-        e = objs.setdefault(o["path"], {"insns": 0, "huge": o["huge"]})
+        e = objs.setdefault(o["path"], {"insns": 0, "huge": o["huge"], "stub_chunks": o.get("stub_chunks")})
         e["insns"] += o["insns"]
 if insns == 0:
     sys.exit("itlb.sh: no instructions were simulated")
+for p, e in objs.items():
+    if e["stub_chunks"] is not None and e["huge"]["elfpmd"] > e["stub_chunks"]:
+        print("itlb.sh: warning: %s: %d text chunks on 2 MiB pages in the elfpmd arm, but elfpmd's stub maps %d"
+              % (p, e["huge"]["elfpmd"], e["stub_chunks"]), file=sys.stderr)
 top = sorted(objs.items(), key=lambda kv: -kv[1]["insns"])[:4]
 def line(arm, cpu):
     l1, walks, nolayout = rows[(arm, cpu)]

@@ -29,7 +29,9 @@
    are: the object, its file offset and so its link address).
 
    Arguments: cpus=NAME:NAME... (tlb.c's models), out=DIR (a JSON file per
-   process, itlb.PID.json), layout=FILE (lines "elfpmd|kernel ORIG COPY").
+   process, itlb.PID.json), layout=FILE (lines "elfpmd|kernel ORIG COPY
+   CHUNKS": the copy, "-" for an object elfpmd put no stub in, and the
+   chunks elfpmd's report says the stub maps).
    Fork resets the counts of the child, which writes its own file.  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -91,6 +93,8 @@ struct copy
   enum arm arm;
   dev_t dev;
   ino_t ino;
+  bool none;			/* no stub in it: nothing asks for huge pages */
+  long stub_chunks;
   struct elf_info elf;
 };
 
@@ -242,7 +246,7 @@ place (struct object *o, uint64_t bias)
   const struct copy *c = find_copy (ARM_ELFPMD, o);
   if (c == NULL)
     o->arm[ARM_ELFPMD].missing = true;
-  else
+  else if (!c->none)
     {
       bool al = dyn && max_align (&c->elf) >= PMD;
       o->arm[ARM_ELFPMD].aligned = al;
@@ -620,8 +624,11 @@ at_exit (qemu_plugin_id_t id, void *p)
 	continue;
       fprintf (f, "%s{\"path\":", first ? "" : ",");
       json_string (f, objects[o].path);
-      fprintf (f, ",\"main\":%s,\"insns\":%" PRIu64 ",\"huge\":{", objects[o].main ? "true" : "false",
-	       obj_insns[o]);
+      const struct copy *c = find_copy (ARM_ELFPMD, &objects[o]);
+      fprintf (f, ",\"main\":%s,\"insns\":%" PRIu64, objects[o].main ? "true" : "false", obj_insns[o]);
+      if (c != NULL && c->stub_chunks >= 0)
+	fprintf (f, ",\"stub_chunks\":%ld", c->stub_chunks);
+      fprintf (f, ",\"huge\":{");
       for (int a = 0; a < NARMS; a++)
 	{
 	  uint64_t bytes = 0;
@@ -648,6 +655,7 @@ read_layout (const char *file)
     {
       line[strcspn (line, "\n")] = 0;
       char *arm = strtok (line, "\t"), *orig = strtok (NULL, "\t"), *copy = strtok (NULL, "\t");
+      char *chunks = strtok (NULL, "\t");
       if (arm == NULL || orig == NULL || copy == NULL)
 	continue;
       struct copy c = { .arm = strcmp (arm, "kernel") == 0 ? ARM_KERNEL : ARM_ELFPMD };
@@ -658,10 +666,16 @@ read_layout (const char *file)
 	die ("layout file: cannot stat %s", orig);
       c.dev = st.st_dev;
       c.ino = st.st_ino;
-      int fd = open (copy, O_RDONLY | O_CLOEXEC);
-      if (fd < 0 || !read_elf (fd, &c.elf))
-	die ("layout file: %s is not a 64-bit little-endian ELF file", copy);
-      close (fd);
+      c.stub_chunks = chunks != NULL ? strtol (chunks, NULL, 10) : -1;
+      if (strcmp (copy, "-") == 0)
+	c.none = true;
+      else
+	{
+	  int fd = open (copy, O_RDONLY | O_CLOEXEC);
+	  if (fd < 0 || !read_elf (fd, &c.elf))
+	    die ("layout file: %s is not a 64-bit little-endian ELF file", copy);
+	  close (fd);
+	}
       copies = realloc (copies, (ncopies + 1) * sizeof *copies);
       if (copies == NULL)
 	die ("%s", "out of memory");
