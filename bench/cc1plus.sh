@@ -109,7 +109,7 @@ for s in d["segments"]:
         s["index"], s["flags"], s["offset"], s["vaddr"], s["filesz"], s["align"],
         s["new_align"], s["action"], ", padding %d" % s["padding"] if s["padding"] else ""))
 st = d.get("stub") or {}
-print("  PMD chunks of read-only segments %d -> %d, padded segments %d, size %d -> %d" % (
+print("  PMD chunks of text %d -> %d, padded segments %d, size %d -> %d" % (
     d["pmd_chunks_before"], d["pmd_chunks_after"], d["padded_segments"],
     d["size_before"], d["size_after"]))
 print("  stub: injected %s, hook %s, table_moved %s, %s range(s), %s chunks" % (

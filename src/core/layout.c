@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "text_chunks.h"
 #include "arith.h"
 #include "sizes.h"
 
@@ -145,49 +146,6 @@ insertion_blocked (const struct elf_file *file, uint64_t at, char *buf, size_t l
 	}
     }
   return NULL;
-}
-
-/* The largest power-of-two p_align among the PT_LOADs, as the kernel's
-   maximum_alignment() computes it, with NEW choosing planned alignments.  */
-static uint64_t
-max_load_align (const struct layout_plan *plan, const struct elf_file *file, bool new)
-{
-  uint64_t max = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      if (file->phdrs[i].p_type != PT_LOAD)
-	continue;
-      uint64_t align = new ? plan->segs[i].new_align : file->phdrs[i].p_align;
-      if (is_power_of_2 (align) && align > max)
-	max = align;
-    }
-  return max;
-}
-
-/* Whole PMD chunks of read-only PT_LOADs that a kernel can map with PMD pages,
-   with NEW choosing the planned offsets and alignments: the chunk must be
-   inside the segment's file contents, its file offset congruent, and the load
-   base PMD-aligned (fixed for executables, the largest p_align otherwise).  */
-static uint64_t
-mappable_chunks (const struct layout_plan *plan, const struct elf_file *file, bool new)
-{
-  uint64_t pmd = plan->opts.pmd;
-  bool base_aligned = file->kind == OBJECT_EXECUTABLE
-		      || max_load_align (plan, file, new) >= pmd;
-  if (!base_aligned)
-    return 0;
-  uint64_t chunks = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      if (file->phdrs[i].p_type != PT_LOAD)
-	continue;
-      struct load_segment seg = elf_file_load (file, i);
-      if (new)
-	seg.offset = plan->segs[i].new_offset;
-      if (!(seg.flags & PF_W) && pmd_congruent (&seg, pmd))
-	chunks += pmd_chunks_inside (&seg, pmd);
-    }
-  return chunks;
 }
 
 /* The modulus the shift of a PT_LOAD that is not being aligned must be a
@@ -457,10 +415,10 @@ layout_plan_build (struct layout_plan *plan, const struct elf_file *file,
 
   if (file->skip_reason == NULL)
     {
-      plan->old_max_align = max_load_align (plan, file, false);
-      plan->new_max_align = max_load_align (plan, file, true);
-      plan->chunks_before = mappable_chunks (plan, file, false);
-      plan->chunks_after = mappable_chunks (plan, file, true);
+      plan->old_max_align = load_max_align (file, NULL);
+      plan->new_max_align = load_max_align (file, plan);
+      plan->chunks_before = text_chunks (file, NULL, plan->opts.pmd);
+      plan->chunks_after = text_chunks (file, plan, plan->opts.pmd);
       /* A position-independent object's base is randomised in pages and then
 	 aligned to the largest p_align; each doubling of it costs one bit.  */
       if (file->kind == OBJECT_PIE || file->kind == OBJECT_SHARED)

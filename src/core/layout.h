@@ -77,7 +77,7 @@ struct layout_plan
   size_t need_padding;		/* segments left alone because they need padding */
   size_t refused;		/* segments whose padding is impossible */
 
-  uint64_t chunks_before;	/* whole PMD chunks of read-only segments PMD-mappable before */
+  uint64_t chunks_before;	/* whole text chunks PMD-mappable before (text_chunks.h) */
   uint64_t chunks_after;	/* ... and after the rewrite */
   uint64_t old_max_align, new_max_align; /* largest power-of-two PT_LOAD p_align */
   unsigned aslr_bits_lost;	/* random bits of the load base the new alignment costs */

@@ -20,6 +20,7 @@
 #include "sizes.h"
 #include "init_array.h"
 #include "stub.h"
+#include "text_chunks.h"
 
 #ifndef EM_LOONGARCH
 # define EM_LOONGARCH 258
@@ -97,27 +98,18 @@ static size_t
 collect_ranges (struct stub_plan *sp, const struct layout_plan *layout,
 		const struct elf_file *file, uint64_t pmd)
 {
-  bool base_aligned = file->kind == OBJECT_EXECUTABLE || layout->new_max_align >= pmd;
+  bool base_aligned = load_base_aligned (file, layout, pmd);
   sp->params.nranges = 0;
-  if (!base_aligned)
-    return SIZE_MAX;
+  struct chunk_run run;
   for (size_t i = 0; i < file->phnum; i++)
     {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || !(ph->p_flags & PF_X))
+      if (!text_chunk_run (file, layout, i, pmd, base_aligned, &run))
 	continue;
-      struct load_segment seg = elf_file_load (file, i);
-      seg.offset = layout->segs[i].new_offset;
-      uint64_t chunks = pmd_chunks_inside (&seg, pmd);
-      if (!pmd_congruent (&seg, pmd) || chunks == 0)
-	continue;
-      if (!(ph->p_flags & PF_R))
+      if (!(file->phdrs[i].p_flags & PF_R))
 	return i;
-      /* (cannot wrap: the segment holds a whole chunk above it) */
-      uint64_t start = (seg.vaddr + pmd - 1) & ~(pmd - 1);
       struct stub_range r = {
-	.start = (int64_t) start, .length = chunks * pmd,	/* made relative later */
-	.file_offset = seg.offset + (start - seg.vaddr),
+	.start = (int64_t) run.vaddr, .length = run.n * pmd,	/* made relative later */
+	.file_offset = run.offset,
       };
       /* Keep the largest ranges when there are more than the stub takes.  */
       size_t n = sp->params.nranges;
@@ -335,11 +327,7 @@ relocation_reach (const struct elf_file *file)
 static uint64_t
 segment_align (const struct layout_plan *layout, const struct elf_file *file, uint64_t page)
 {
-  uint64_t most = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_LOAD && is_power_of_2 (file->phdrs[i].p_align)
-	&& file->phdrs[i].p_align > most)
-      most = file->phdrs[i].p_align;
+  uint64_t most = load_max_align (file, NULL);
   uint64_t align = page;
   while (align < STUB_ALIGN_MAX && align * 2 <= most)
     {

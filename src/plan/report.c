@@ -264,7 +264,7 @@ report_text (FILE *out, const struct file_report *r)
       else if (sp->action == SEGMENT_NEEDS_PADDING)
 	fprintf (out, "      not padded (--no-pad)\n");
     }
-  fprintf (out, "  PMD-mappable chunks of read-only segments: %" PRIu64 " before, %" PRIu64 " after\n",
+  fprintf (out, "  PMD-mappable chunks of text: %" PRIu64 " before, %" PRIu64 " after\n",
 	   p->chunks_before, p->chunks_after);
   if (f->kind == OBJECT_EXECUTABLE)
     fprintf (out, "  load address fixed (ET_EXEC): no address-space randomisation to lose\n");

@@ -54,6 +54,7 @@
 #include "phdr_align.h"
 #include "report.h"
 #include "sizes.h"
+#include "text_chunks.h"
 
 /* How many functions and compilation units each range lists.  */
 #define TOP_FUNCTIONS 5
@@ -951,22 +952,6 @@ range_by_address (const void *a, const void *b)
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The largest power-of-two p_align among FILE's PT_LOADs, as PLAN leaves
-   them (NEW) or as they are.  */
-static uint64_t
-largest_align (const struct elf_file *file, const struct layout_plan *plan, bool new)
-{
-  uint64_t max = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_LOAD)
-      {
-	uint64_t a = new ? plan->segs[i].new_align : file->phdrs[i].p_align;
-	if (is_power_of_2 (a) && a > max)
-	  max = a;
-      }
-  return max;
-}
-
 /* Cut M's text into ranges: the whole chunks of each read-only executable
    PT_LOAD that PLAN leaves congruent in an object with a PMD-aligned load
    base, and the parts outside them.  Text is the file-backed part of a
@@ -977,13 +962,12 @@ cut_ranges (struct map *m, const struct layout_plan *plan, struct diag *err)
 {
   const struct elf_file *f = &m->file;
   uint64_t pmd = m->pmd;
-  bool exec = f->ehdr.e_type == ET_EXEC;
-  bool base_now = exec || largest_align (f, plan, false) >= pmd;
-  bool base_new = exec || largest_align (f, plan, true) >= pmd;
+  bool base_now = load_base_aligned (f, NULL, pmd);
+  bool base_new = load_base_aligned (f, plan, pmd);
   for (size_t i = 0; i < f->phnum; i++)
     {
       const GElf_Phdr *ph = &f->phdrs[i];
-      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || (ph->p_flags & PF_W))
+      if (!text_segment (f, i))
 	continue;
       uint64_t size = ph->p_filesz < ph->p_memsz ? ph->p_filesz : ph->p_memsz;
       uint64_t start = ph->p_vaddr, end;
@@ -995,23 +979,18 @@ cut_ranges (struct map *m, const struct layout_plan *plan, struct diag *err)
 	  overlaps = true;
       if (overlaps)
 	continue;
-      struct load_segment now = elf_file_load (f, i);
-      struct load_segment new = now;
-      new.offset = plan->segs[i].new_offset;
-      bool whole_now = base_now && pmd_congruent (&now, pmd);
-      bool whole_new = base_new && pmd_congruent (&new, pmd);
-      uint64_t n = whole_new ? pmd_chunks_inside (&new, pmd) : 0;
+      struct chunk_run now, new;
+      bool whole_now = text_chunk_run (f, NULL, i, pmd, base_now, &now);
       if (whole_now)
-	m->chunks_now += pmd_chunks_inside (&now, pmd);
-      if (n == 0)
+	m->chunks_now += now.n;
+      if (!text_chunk_run (f, plan, i, pmd, base_new, &new))
 	{
 	  if (add_range (m, start, end, i, false, false, "whole") != 0)
 	    return diag_set (err, "out of memory");
 	  continue;
 	}
-      /* pmd_chunks_inside found N chunks, so the first one and the end of
-	 the last one are inside the segment: nothing below wraps.  */
-      uint64_t first = start + ((pmd - (start & (pmd - 1))) & (pmd - 1));
+      /* The run's chunks are inside the segment: nothing below wraps.  */
+      uint64_t n = new.n, first = new.vaddr;
       uint64_t last_end = first + n * pmd;
       if (first > start && add_range (m, start, first, i, false, false, "head") != 0)
 	return diag_set (err, "out of memory");

@@ -44,6 +44,8 @@
 #include "cmdline.h"
 #include "report.h"
 #include "safe_open.h"
+#include "smaps.h"
+#include "text_chunks.h"
 
 /* What became of one file.  */
 struct prime_result
@@ -97,33 +99,21 @@ fs_name (int fd, char *buf, size_t len)
   return buf;
 }
 
-/* The whole PMD chunks of FILE's text, as file offsets, into *OFFSETS (N of
-   them).  Return 0, or -1 when out of memory.  */
+/* The whole PMD chunks of FILE's text (text_chunks.h), as file offsets,
+   into *OFFSETS (N of them).  Return 0, or -1 when out of memory.  */
 static int
-text_chunks (const struct elf_file *file, uint64_t pmd, uint64_t **offsets, uint64_t *n)
+chunk_offsets (const struct elf_file *file, uint64_t pmd, uint64_t **offsets, uint64_t *n)
 {
   *offsets = NULL;
   *n = 0;
-  /* A PIE's or a library's load base is PMD-aligned only when some PT_LOAD
-     asks for it; a program's addresses are fixed.  */
-  uint64_t max_align = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_LOAD && file->phdrs[i].p_align > max_align)
-      max_align = file->phdrs[i].p_align;
-  if (file->ehdr.e_type != ET_EXEC && max_align < pmd)
-    return 0;
+  bool base = load_base_aligned (file, NULL, pmd);
   size_t cap = 0;
+  struct chunk_run run;
   for (size_t i = 0; i < file->phnum; i++)
     {
-      const GElf_Phdr *ph = &file->phdrs[i];
-      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || (ph->p_flags & PF_W)
-	  || ((ph->p_vaddr - ph->p_offset) & (pmd - 1)) != 0)
+      if (!text_chunk_run (file, NULL, i, pmd, base, &run))
 	continue;
-      /* Congruent: the chunks at aligned file offsets are those at
-	 aligned addresses, the ones the planner counted.  */
-      uint64_t c, k = pmd_chunks_in_range (ph->p_offset, ph->p_filesz < ph->p_memsz ? ph->p_filesz
-					   : ph->p_memsz, pmd, &c);
-      for (; k > 0; k--, c += pmd)
+      for (uint64_t k = 0, c = run.offset; k < run.n; k++, c += pmd)
 	{
 	  if (*n == cap)
 	    {
@@ -211,25 +201,18 @@ touch (const unsigned char *p)
 static bool
 pmd_mapped (const struct chunk_map *m)
 {
-  FILE *f = fopen ("/proc/self/smaps", "re");
-  if (f == NULL)
+  struct smaps_reader r;
+  if (smaps_open (&r, "/proc/self/smaps") != 0)
     return false;
-  char line[512];
-  bool cur = false, mapped = false;
-  while (fgets (line, sizeof line, f) != NULL)
-    {
-      uintptr_t start, end;
-      unsigned long long kb;
-      if (sscanf (line, "%" SCNxPTR "-%" SCNxPTR " ", &start, &end) == 2 && strchr (line, ':') != NULL
-	  && line[0] != ' ' && (line[0] < 'A' || line[0] > 'Z'))
-	cur = start == (uintptr_t) m->at;
-      else if (cur && sscanf (line, "FilePmdMapped: %llu kB", &kb) == 1)
-	{
-	  mapped = kb * 1024 >= m->pmd;
-	  break;
-	}
-    }
-  fclose (f);
+  struct smaps_mapping mapping;
+  bool mapped = false;
+  while (smaps_next (&r, &mapping) > 0)
+    if (mapping.start == (uintptr_t) m->at)
+      {
+	mapped = mapping.file_pmd_kb * 1024 >= m->pmd;
+	break;
+      }
+  smaps_close (&r);
   return mapped;
 }
 
@@ -330,7 +313,7 @@ prime_file (const char *name, int fd_given, uint64_t pmd, long page, uint64_t ma
   else if (max_size != 0 && (uint64_t) file.st.st_size > max_size)
     snprintf (r->reason, sizeof r->reason, "larger than --max-size (%" PRIu64 " bytes, %"
 	      PRIu64 " at most)", (uint64_t) file.st.st_size, max_size);
-  else if (text_chunks (&file, pmd, &chunks, &n) != 0)
+  else if (chunk_offsets (&file, pmd, &chunks, &n) != 0)
     ret = diag_set (err, "out of memory");
   /* The same open file, without libelf's view of it: pages libelf maps
      could not be dropped from the cache.  */

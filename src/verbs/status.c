@@ -36,6 +36,8 @@
 #include "status.h"
 #include "cmdline.h"
 #include "stub_params.h"
+#include "smaps.h"
+#include "text_chunks.h"
 
 /* What the file of one mapped object says: read once per file, whichever
    processes map it.  DEV and INO are as /proc/PID/maps shows them.  */
@@ -108,16 +110,6 @@ struct status
   unsigned char *pagemap_buf;	/* one chunk's pagemap entries */
 };
 
-/* Whole PMD chunks of the mapping [START, END) of file offset OFFSET: the
-   chunks whose address and file offset are both multiples of PMD.  */
-static uint64_t
-whole_chunks (uint64_t start, uint64_t end, uint64_t offset, uint64_t pmd)
-{
-  if (((start - offset) & (pmd - 1)) != 0 || end <= start)
-    return 0;
-  return pmd_chunks_in_range (start, end - start, pmd, NULL);
-}
-
 /* The object of P mapped from DEV, INO, added with PATH if it is new; NULL
    when out of memory.  */
 static struct object_use *
@@ -138,36 +130,12 @@ object_of (struct process *p, dev_t dev, ino_t ino, const char *path)
   return o;
 }
 
-/* A header line of smaps: "START-END PERMS OFFSET MAJ:MIN INODE [PATH]".  */
-struct smaps_head
-{
-  uint64_t start, end, offset;
-  bool exec;
-  unsigned major, minor;
-  unsigned long inode;
-  const char *path;		/* "" for none */
-};
-
-static bool
-parse_head (char *line, struct smaps_head *h)
-{
-  char perms[8];
-  int n = 0;
-  if (sscanf (line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %lu %n", &h->start, &h->end,
-	      perms, &h->offset, &h->major, &h->minor, &h->inode, &n) != 7 || h->end < h->start)
-    return false;
-  h->exec = strlen (perms) >= 3 && perms[2] == 'x';
-  h->path = line + n;
-  line[strcspn (line, "\n")] = '\0';
-  return true;
-}
-
 /* Whether the anonymous mapping H, which starts right where a mapping of a
    file ends, is text that elfpmd's stub (--madvise=copy) copied from that
    file and moved over it: unnamed (kernels without anonymous mapping names,
    or the stub asked for a perf map) or named by the stub.  */
 static bool
-copied_text (const struct smaps_head *h)
+copied_text (const struct smaps_mapping *h)
 {
   static const char name[] = "[anon:elfpmd copy of ";
   return h->path[0] == '\0' || strncmp (h->path, name, sizeof name - 1) == 0;
@@ -180,12 +148,11 @@ copied_text (const struct smaps_head *h)
 static uint64_t
 touched_chunks (struct status *s, int pagemap, uint64_t start, uint64_t end, uint64_t offset)
 {
-  if (pagemap < 0 || ((start - offset) & (s->pmd - 1)) != 0)
-    return pagemap < 0 ? UINT64_MAX : 0;
+  if (pagemap < 0)
+    return UINT64_MAX;
   size_t per = (size_t) (s->pmd / s->page), len = per * 8;
-  uint64_t n = 0;
-  for (uint64_t c = (start + s->pmd - 1) & ~(s->pmd - 1); c >= start && c + s->pmd <= end;
-       c += s->pmd)
+  uint64_t n = 0, c, whole = mapping_chunks (start, end, offset, s->pmd, &c);
+  for (; whole > 0; whole--, c += s->pmd)
     {
       if (pread (pagemap, s->pagemap_buf, len, (off_t) (c / s->page * 8)) != (ssize_t) len)
 	return UINT64_MAX;
@@ -207,107 +174,83 @@ read_smaps (struct status *s, struct process *p)
 {
   char name[64];
   snprintf (name, sizeof name, "%s/%ld/smaps", s->opts->proc, p->pid);
-  FILE *f = fopen (name, "re");
-  if (f == NULL)
-    return errno;
+  struct smaps_reader r;
+  int ret = smaps_open (&r, name);
+  if (ret != 0)
+    return ret;
   /* (the same process's pagemap: what it has touched; a process that
      allows smaps allows this) */
   snprintf (name, sizeof name, "%s/%ld/pagemap", s->opts->proc, p->pid);
   int pagemap = s->pagemap_buf != NULL ? open (name, O_RDONLY | O_CLOEXEC) : -1;
-  char *line = NULL;
-  size_t cap = 0;
-  int ret = 0;
-  /* What the fields after a header line add to: an object's text, the
-     process's anonymous text, or nothing.  */
-  struct object_use *cur = NULL;
-  bool anon_exec = false, copy = false;
   /* The last mapping of a file, and where it ends: an anonymous executable
      mapping right after it is its text, copied (copied_text).  */
-  struct smaps_head file = { .inode = 0 };
+  struct smaps_mapping file = { .inode = 0 };
   char file_path[PATH_MAX + 1] = "";
-  errno = 0;
-  while (getline (&line, &cap, f) > 0)
+  struct smaps_mapping h;
+  int got;
+  while ((got = smaps_next (&r, &h)) > 0)
     {
-      struct smaps_head h;
-      if (islower ((unsigned char) line[0]) || isdigit ((unsigned char) line[0]))
+      if (h.inode == 0 && h.exec && file.inode != 0 && h.start == file.end && copied_text (&h))
 	{
-	  cur = NULL;
-	  anon_exec = copy = false;
-	  if (!parse_head (line, &h))
-	    continue;
-	  if (h.inode == 0 && h.exec && file.inode != 0 && h.start == file.end
-	      && copied_text (&h))
-	    {
-	      cur = object_of (p, makedev (file.major, file.minor), (ino_t) file.inode, file_path);
-	      if (cur == NULL)
-		{
-		  ret = ENOMEM;
-		  break;
-		}
-	      /* Copies are whole chunks, at their own address and offset,
-		 populated whole.  */
-	      uint64_t chunks = whole_chunks (h.start, h.end, h.start, s->pmd);
-	      cur->text += h.end - h.start;
-	      cur->whole += chunks;
-	      cur->touched += chunks;
-	      copy = true;
-	      file.end = h.end;
-	      continue;
-	    }
-	  if (h.inode != 0)
-	    {
-	      file = h;
-	      snprintf (file_path, sizeof file_path, "%s", h.path);
-	    }
-	  else
-	    file.inode = 0;
-	  if (!h.exec)
-	    continue;
-	  if (h.inode == 0)
-	    {
-	      anon_exec = h.path[0] != '[' || strncmp (h.path, "[anon:", 6) == 0;
-	      continue;
-	    }
-	  size_t before = p->nobjects;
-	  cur = object_of (p, makedev (h.major, h.minor), (ino_t) h.inode, h.path);
+	  struct object_use *cur = object_of (p, makedev (file.major, file.minor), (ino_t) file.inode,
+					      file_path);
 	  if (cur == NULL)
 	    {
 	      ret = ENOMEM;
 	      break;
 	    }
-	  if (p->nobjects != before)
-	    cur->touched_known = true;
+	  /* Copies are whole chunks, at their own address and offset,
+	     populated whole.  */
+	  uint64_t chunks = mapping_chunks (h.start, h.end, h.start, s->pmd, NULL);
 	  cur->text += h.end - h.start;
-	  cur->whole += whole_chunks (h.start, h.end, h.offset, s->pmd);
-	  uint64_t t = touched_chunks (s, pagemap, h.start, h.end, h.offset);
-	  if (t == UINT64_MAX)
-	    cur->touched_known = false;
-	  else
-	    cur->touched += t;
-	  if (cur->map_end - cur->map_start < h.end - h.start)
-	    {
-	      cur->map_start = h.start;
-	      cur->map_end = h.end;
-	    }
+	  cur->whole += chunks;
+	  cur->touched += chunks;
+	  cur->copied_kb += h.anon_huge_kb;
+	  file.end = h.end;
 	  continue;
 	}
-      unsigned long long kb;
-      if (sscanf (line, "FilePmdMapped: %llu kB", &kb) == 1 && cur != NULL)
-	cur->pmd_kb += kb;
-      else if (sscanf (line, "AnonHugePages: %llu kB", &kb) == 1)
+      if (h.inode != 0)
 	{
-	  if (cur != NULL && copy)
-	    cur->copied_kb += kb;
-	  else if (cur != NULL)
-	    cur->anon_kb += kb;
-	  else if (anon_exec)
-	    p->anon_exec_kb += kb;
+	  file = h;
+	  snprintf (file_path, sizeof file_path, "%s", h.path);
 	}
+      else
+	file.inode = 0;
+      if (!h.exec)
+	continue;
+      if (h.inode == 0)
+	{
+	  if (h.path[0] != '[' || strncmp (h.path, "[anon:", 6) == 0)
+	    p->anon_exec_kb += h.anon_huge_kb;
+	  continue;
+	}
+      size_t before = p->nobjects;
+      struct object_use *cur = object_of (p, makedev (h.major, h.minor), (ino_t) h.inode, h.path);
+      if (cur == NULL)
+	{
+	  ret = ENOMEM;
+	  break;
+	}
+      if (p->nobjects != before)
+	cur->touched_known = true;
+      cur->text += h.end - h.start;
+      cur->whole += mapping_chunks (h.start, h.end, h.offset, s->pmd, NULL);
+      uint64_t t = touched_chunks (s, pagemap, h.start, h.end, h.offset);
+      if (t == UINT64_MAX)
+	cur->touched_known = false;
+      else
+	cur->touched += t;
+      if (cur->map_end - cur->map_start < h.end - h.start)
+	{
+	  cur->map_start = h.start;
+	  cur->map_end = h.end;
+	}
+      cur->pmd_kb += h.file_pmd_kb;
+      cur->anon_kb += h.anon_huge_kb;
     }
-  if (ret == 0 && ferror (f))
+  if (ret == 0 && got < 0)
     ret = errno != 0 ? errno : EIO;
-  free (line);
-  fclose (f);
+  smaps_close (&r);
   if (pagemap >= 0)
     close (pagemap);
   return ret;
