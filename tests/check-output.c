@@ -17,6 +17,7 @@
 
 #include "checker.h"
 #include "elf_file.h"
+#include "machine.h"
 #include "phdr_align.h"
 #include "plan.h"
 #include "stub_params.h"

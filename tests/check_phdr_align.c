@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <stdlib.h>
 
+#include "machine.h"
 #include "phdr_align.h"
 
 #define K ((uint64_t) 1024)

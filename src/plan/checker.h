@@ -3,9 +3,10 @@
 /* The independent checker: proves a rewrite plan, and then the written file,
    consistent from the output's final tables alone.
 
-   It shares no code with the planner (layout.c, stub/): it never asks how
-   an offset was mapped, only whether the result holds what a loader, ld.so,
-   strip and the input's bytes require.  In the manner of dwz's layout
+   It shares no code with the planner (core/layout.c, core/text_chunks.c,
+   inject/stub_plan.c): it never asks how an offset was mapped, only
+   whether the result holds what a loader, ld.so, strip and the input's
+   bytes require.  In the manner of dwz's layout
    checker it lists every byte range of the output (the ELF header, both
    header tables, each section), sorts them by offset and looks for overlaps,
    then checks containment, congruence, the kernel's and glibc's loader rules,

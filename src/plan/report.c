@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "machine.h"
 #include "report.h"
 #include "sizes.h"
 #include "utf8.h"

@@ -51,6 +51,7 @@
 #include "layout.h"
 #include "map.h"
 #include "cmdline.h"
+#include "machine.h"
 #include "phdr_align.h"
 #include "report.h"
 #include "sizes.h"
@@ -147,16 +148,6 @@ struct map
   bool has_hot;
   struct hot_total hot;
 };
-
-bool
-map_has_libdwarf (void)
-{
-#ifdef HAVE_LIBDWARF
-  return true;
-#else
-  return false;
-#endif
-}
 
 /* Append a function NAME (LINKAGE: its mangled name or NULL) at [LO, HI) of
    compilation unit CU to N.  Return 0, or -1 when out of memory.  */

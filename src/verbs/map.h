@@ -30,9 +30,6 @@ int map_run (const char *name, const struct map_options *opts, FILE *out, FILE *
    __cxa_demangle).  */
 bool map_has_demangler (void);
 
-/* Whether this build reads DWARF (configure found libdwarf).  */
-bool map_has_libdwarf (void);
-
 /* The command line "elfpmd map [OPTION...] FILE" (ARGV[0] the verb's name
    for messages): parse it, print the map, return the exit status.  */
 int map_command (int argc, char **argv);

@@ -12,6 +12,7 @@
 
 #include "elf_file.h"
 #include "checker.h"
+#include "machine.h"
 #include "phdr_align.h"
 #include "plan.h"
 #include "process.h"

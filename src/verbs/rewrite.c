@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "machine.h"
 #include "cmdline.h"
 #include "arch.h"
 #include "place.h"
