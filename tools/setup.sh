@@ -257,7 +257,7 @@ check () {
 	# A quarter of the malformed inputs (other flip seeds than make check's
 	# full set draws): all 3,850 under ASan took more than 16 minutes here.
 	(cd "$top/_build-asan" && make -s -j"$jobs" check MALFORMED_PERCENT=25 \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh tests/run-map.sh") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh tests/run-map.sh") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	# Asked of _build-asan, configured last: the autoreconf of its build made
 	# _build's Makefile older than configure, and make there would first rerun
