@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "../bench/itlb/tlb.h"
 
 #define K 10
@@ -163,9 +164,5 @@ main (void)
   tcase_add_test (tc, mixed_sizes);
   tcase_add_test (tc, same_page);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run (s);
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "elf_file.h"
 #include "checker.h"
 #include "layout.h"
@@ -1263,9 +1264,5 @@ main (void)
   tcase_add_test (tc, test_rewrite_classes);
   tcase_add_test (tc, test_unknown_machine_fails_untouched);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run (s);
 }

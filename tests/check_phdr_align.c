@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "machine.h"
 #include "phdr_align.h"
 
@@ -200,9 +201,5 @@ main (void)
   TCase *tm = tcase_create ("machines");
   tcase_add_loop_test (tm, test_machine_pmd, 0, sizeof machine_cases / sizeof machine_cases[0]);
   suite_add_tcase (s, tm);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run (s);
 }

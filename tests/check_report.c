@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "process.h"
 #include "report.h"
 #include "synth.h"
@@ -382,9 +383,6 @@ main (void)
   tcase_add_test (tc, test_json_string);
   tcase_add_test (tc, test_ima_report);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 && temporaries_ok ? EXIT_SUCCESS : EXIT_FAILURE;
+  int status = check_run (s);
+  return status == EXIT_SUCCESS && temporaries_ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "check_run.h"
 #include "sha256.h"
 #include "sizes.h"
 
@@ -154,9 +155,5 @@ main (void)
   tcase_add_test (tc, test_power_of_2);
   tcase_add_test (tc, test_sha256);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run (s);
 }

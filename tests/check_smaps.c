@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "smaps.h"
 
 static char *
@@ -128,9 +129,5 @@ main (void)
   tcase_add_test (tc, test_odd);
   tcase_add_test (tc, test_self);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run (s);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "elf_file.h"
 #include "layout.h"
 #include "plan.h"
@@ -239,9 +240,5 @@ main (void)
   tcase_add_test (tc, test_layout_counts);
   tcase_add_test (tc, test_mapping);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return check_run (s);
 }
