@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check_run.h"
+#include "stub/check_main.h"
 #include "../bench/itlb/tlb.h"
 
 #define K 10
@@ -164,5 +164,5 @@ main (void)
   tcase_add_test (tc, mixed_sizes);
   tcase_add_test (tc, same_page);
   suite_add_tcase (s, tc);
-  return check_run (s);
+  return run_suite (s);
 }

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check_run.h"
+#include "stub/check_main.h"
 #include "elf_file.h"
 #include "checker.h"
 #include "layout.h"
@@ -1264,5 +1264,5 @@ main (void)
   tcase_add_test (tc, test_rewrite_classes);
   tcase_add_test (tc, test_unknown_machine_fails_untouched);
   suite_add_tcase (s, tc);
-  return check_run (s);
+  return run_suite (s);
 }

@@ -5,7 +5,7 @@
 #include <elf.h>
 #include <stdlib.h>
 
-#include "check_run.h"
+#include "stub/check_main.h"
 #include "machine.h"
 #include "phdr_align.h"
 
@@ -201,5 +201,5 @@ main (void)
   TCase *tm = tcase_create ("machines");
   tcase_add_loop_test (tm, test_machine_pmd, 0, sizeof machine_cases / sizeof machine_cases[0]);
   suite_add_tcase (s, tm);
-  return check_run (s);
+  return run_suite (s);
 }

@@ -13,7 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "check_run.h"
+#include "stub/check_main.h"
 #include "process.h"
 #include "report.h"
 #include "synth.h"
@@ -383,6 +383,6 @@ main (void)
   tcase_add_test (tc, test_json_string);
   tcase_add_test (tc, test_ima_report);
   suite_add_tcase (s, tc);
-  int status = check_run (s);
+  int status = run_suite (s);
   return status == EXIT_SUCCESS && temporaries_ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

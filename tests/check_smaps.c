@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check_run.h"
+#include "stub/check_main.h"
 #include "smaps.h"
 
 static char *
@@ -129,5 +129,5 @@ main (void)
   tcase_add_test (tc, test_odd);
   tcase_add_test (tc, test_self);
   suite_add_tcase (s, tc);
-  return check_run (s);
+  return run_suite (s);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check_run.h"
+#include "stub/check_main.h"
 #include "elf_file.h"
 #include "layout.h"
 #include "plan.h"
@@ -240,5 +240,5 @@ main (void)
   tcase_add_test (tc, test_layout_counts);
   tcase_add_test (tc, test_mapping);
   suite_add_tcase (s, tc);
-  return check_run (s);
+  return run_suite (s);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
-/* The main of every tests/stub/check_stub_*.c: run one suite, exit 0 when
-   every check passed.  */
+/* The end of every Check suite's main (tests/check_*.c and
+   tests/stub/check_stub_*.c): run one suite, exit 0 when every check
+   passed.  */
 #ifndef CHECK_MAIN_H
 #define CHECK_MAIN_H
 
