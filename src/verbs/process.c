@@ -57,229 +57,317 @@ process_file (const char *name, const struct run_options *opts, FILE *report, FI
   return process_job (&job, opts, report, NULL, errors, NULL);
 }
 
-int
-process_job (const struct file_job *job, const struct run_options *opts, FILE *report,
-	     FILE *json, FILE *errors, struct file_outcome *out)
+/* One file on its way through the passes of process_job.  */
+struct job
 {
-  const char *name = job->name;
-  const char *err_name = name;	/* the file an error line names */
-  struct diag err = { "" };
+  const struct file_job *in;
+  const struct run_options *opts;
+  FILE *errors;
+  const char *err_name;		/* the file an error line names */
+  struct diag err;
   struct elf_file file;
-  struct rewrite_plan plan = { 0 };
-  bool opened = false, planned = false;
-  char source[128] = "";
-  struct file_report r = { .name = name, .rule = opts->rule, .dry_run = opts->dry_run };
-  enum skip_kind batch_skip = SKIP_NONE;
-  bool unsupported = false;	/* a machine without a known PMD size */
+  struct rewrite_plan plan;
+  bool opened, planned;
+  char source[128];		/* where the PMD size came from */
+  struct file_report r;
+  enum skip_kind batch_skip;
+  bool unsupported;		/* a machine without a known PMD size */
   struct place at, out_at;
-  place_init (&at);
-  place_init (&out_at);
-  file.skip_kind = SKIP_NONE;
+  struct ima_plan ima;
+};
 
-  /* The file's directory, held open from here to the rename; a name given
-     alone is followed through a symbolic link (its own, or one on the
-     way, when root or this user owns it), a batch run's never.  */
-  if (place_of (job->name, job->rootfd, job->rel, !opts->batch, &at, &err) != 0
-      || elf_file_open_at (&file, at.dirfd, at.base, false, name, &err) != 0)
+/* Open the file: its directory held open from here to the rename; a name
+   given alone is followed through a symbolic link (its own, or one on the
+   way, when root or this user owns it), a batch run's never.  What a walk
+   saw must be what is rewritten.  Return 0, or -1 (J->err says why, unless
+   a batch run passes over what is not ELF).  */
+static int
+open_pass (struct job *j)
+{
+  const struct file_job *in = j->in;
+  if (place_of (in->name, in->rootfd, in->rel, !j->opts->batch, &j->at, &j->err) != 0
+      || elf_file_open_at (&j->file, j->at.dirfd, j->at.base, false, in->name, &j->err) != 0)
     {
       /* A batch run meets scripts, archives and data among the programs.  */
-      if (opts->batch && file.skip_kind == SKIP_NOT_ELF)
-	diag_clear (&err);
-      goto done;
+      if (j->opts->batch && j->file.skip_kind == SKIP_NOT_ELF)
+	diag_clear (&j->err);
+      return -1;
     }
-  opened = true;
-  r.file = &file;
-  /* What a walk saw must be what is rewritten: not a file, or a symbolic
-     link, put at the name since.  */
-  if ((job->expect_inode && (file.st.st_dev != job->dev || file.st.st_ino != job->ino))
-      || (opts->expect_inode && (file.st.st_dev != opts->expect_dev
-				 || file.st.st_ino != opts->expect_ino)))
+  j->opened = true;
+  j->r.file = &j->file;
+  /* Not a file, or a symbolic link, put at the name since.  */
+  const struct elf_file *f = &j->file;
+  if ((in->expect_inode && (f->st.st_dev != in->dev || f->st.st_ino != in->ino))
+      || (j->opts->expect_inode && (f->st.st_dev != j->opts->expect_dev
+				    || f->st.st_ino != j->opts->expect_ino)))
     {
-      diag_set (&err, "the file was replaced while the run was under way");
-      goto done;
+      diag_set (&j->err, "the file was replaced while the run was under way");
+      return -1;
     }
-  if (file.skip_reason == NULL && opts->nmachines != 0)
+  return 0;
+}
+
+/* The machines --machine selects, and the PMD and page sizes.  Return 0,
+   or -1: an error, or a file a batch run skips (J->batch_skip).  */
+static int
+machine_pass (struct job *j)
+{
+  const struct run_options *opts = j->opts;
+  const struct elf_file *f = &j->file;
+  if (f->skip_reason != NULL)
+    return 0;
+  if (opts->nmachines != 0)
     {
       bool selected = false;
       for (size_t i = 0; i < opts->nmachines && !selected; i++)
-	selected = opts->machines[i].machine == file.ehdr.e_machine
+	selected = opts->machines[i].machine == f->ehdr.e_machine
 		   && (opts->machines[i].elfclass == ELFCLASSNONE
-		       || opts->machines[i].elfclass == file.elfclass);
+		       || opts->machines[i].elfclass == f->elfclass);
       if (!selected)
 	{
-	  batch_skip = SKIP_OTHER_MACHINE;
-	  goto done;
+	  j->batch_skip = SKIP_OTHER_MACHINE;
+	  return -1;
 	}
     }
-  if (file.skip_reason == NULL)
+  if (choose_sizes (f->ehdr.e_machine, f->elfclass, opts->pmd_size, opts->page_size,
+		    &j->r.pmd, &j->r.page, j->source, sizeof j->source, &j->err) != 0)
     {
-      if (choose_sizes (file.ehdr.e_machine, file.elfclass, opts->pmd_size, opts->page_size,
-			&r.pmd, &r.page, source, sizeof source, &err) != 0)
+      /* A package holds firmware and files for other machines too: a batch
+	 run skips a machine elfpmd knows no PMD size for, unless the
+	 options (--page-size) are what does not fit.  */
+      struct machine_info known;
+      if (opts->pmd_size == 0 && machine_pmd_size (f->ehdr.e_machine, f->elfclass, 0, &known) != NULL)
 	{
-	  /* A package holds firmware and files for other machines too: a batch
-	     run skips a machine elfpmd knows no PMD size for, unless the
-	     options (--page-size) are what does not fit.  */
-	  struct machine_info known;
-	  if (opts->pmd_size == 0
-	      && machine_pmd_size (file.ehdr.e_machine, file.elfclass, 0, &known) != NULL)
+	  if (opts->batch)
 	    {
-	      if (opts->batch)
-		{
-		  diag_clear (&err);
-		  batch_skip = SKIP_NO_PMD_SIZE;
-		}
-	      else
-		unsupported = true;
+	      diag_clear (&j->err);
+	      j->batch_skip = SKIP_NO_PMD_SIZE;
 	    }
-	  goto done;
+	  else
+	    j->unsupported = true;
 	}
-      r.pmd_source = source;
+      return -1;
     }
+  j->r.pmd_source = j->source;
+  return 0;
+}
+
+/* Plan, check the plan, and decide what becomes of IMA's attributes: a
+   rewrite in place changes the contents they describe (decided now, so
+   that a dry run says it too; -o makes a new file, which gets none).
+   Return 0, or -1.  */
+static int
+plan_pass (struct job *j)
+{
+  const struct run_options *opts = j->opts;
   struct plan_options po = {
-    .layout = { .rule = opts->rule, .pmd = r.pmd, .page = r.page, .pad = opts->pad },
+    .layout = { .rule = opts->rule, .pmd = j->r.pmd, .page = j->r.page, .pad = opts->pad },
     .stub = opts->stub,
   };
-  if (rewrite_plan_build (&plan, &file, &po, &err) != 0)
-    goto done;
-  planned = true;
-  r.plan = &plan;
-  if (check_plan (&plan, &file, &err) != 0)
-    goto done;
-  /* A rewrite in place changes the contents that IMA's attributes describe:
-     decide now, so that a dry run says it too, what becomes of them.  (-o
-     makes a new file, which gets no extended attributes.)  */
-  struct ima_plan ima = { .action = IMA_NONE };
-  if (plan.changed && opts->output == NULL)
+  if (rewrite_plan_build (&j->plan, &j->file, &po, &j->err) != 0)
+    return -1;
+  j->planned = true;
+  j->r.plan = &j->plan;
+  if (check_plan (&j->plan, &j->file, &j->err) != 0)
+    return -1;
+  j->ima = (struct ima_plan) { .action = IMA_NONE };
+  if (j->plan.changed && opts->output == NULL)
     {
-      r.ima = &ima;
-      if (ima_plan_build (&file, &ima, &err) != 0)
-	goto done;
+      j->r.ima = &j->ima;
+      if (ima_plan_build (&j->file, &j->ima, &j->err) != 0)
+	return -1;
     }
+  return 0;
+}
 
-  if (!opts->dry_run && (plan.changed || opts->output != NULL))
+/* The other names of the file that this run rewrites too (hard links met
+   by a walk), resolved into *LINKS and *NAMES (J->in->nlinks of each).  A
+   name that cannot be resolved any more stays unresolved: the writer warns
+   that it keeps the old contents.  Return 0, or -1 when out of memory.  */
+static int
+resolve_links (struct job *j, struct place **links, const char ***names)
+{
+  size_t n = j->in->nlinks;
+  *links = calloc (n, sizeof **links);
+  *names = calloc (n, sizeof **names);
+  if (*links == NULL || *names == NULL)
     {
-      struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync,
-				  .hash = opts->manifest, .keep = opts->keep,
-				  .keep_dirfd = opts->keep_dirfd,
-				  .preserve_dates = opts->preserve_dates, .ima = &ima };
-      /* From here on a failure is the output's (-o): it is named.  */
-      if (!wo.in_place)
-	err_name = opts->output;
-      /* -o: a symbolic link at OUTPUT is replaced, not followed.  */
-      if (!wo.in_place && place_of (opts->output, -1, NULL, false, &out_at, &err) != 0)
-	goto done;
-      struct place *links = NULL;
-      const char **link_names = NULL;
-      if (wo.in_place && job->nlinks > 0)
-	{
-	  links = calloc (job->nlinks, sizeof *links);
-	  link_names = calloc (job->nlinks, sizeof *link_names);
-	  if (links == NULL || link_names == NULL)
-	    {
-	      free (links);
-	      free (link_names);
-	      diag_set (&err, "out of memory");
-	      goto done;
-	    }
-	  /* A name that cannot be resolved any more stays unresolved: the
-	     writer warns that it keeps the old contents.  */
-	  for (size_t i = 0; i < job->nlinks; i++)
-	    {
-	      struct diag lerr = { "" };
-	      link_names[i] = job->links[i].name;
-	      if (place_of (job->links[i].name, job->links[i].rootfd, job->links[i].rel, false,
-			    &links[i], &lerr) != 0)
-		place_init (&links[i]);
-	    }
-	  wo.links = links;
-	  wo.link_names = link_names;
-	  wo.nlinks = job->nlinks;
-	}
-      int ret = write_plan (&file, &plan, wo.in_place ? &at : &out_at, &wo, &r.written, &err);
-      for (size_t i = 0; links != NULL && i < job->nlinks; i++)
-	place_close (&links[i]);
-      free (links);
-      free (link_names);
-      if (ret != 0)
-	goto done;
-      r.has_written = true;
-      if (r.written.warning[0] != '\0')
-	fprintf (errors, "%s: %s: warning: %s\n", diag_program, name, r.written.warning);
-      /* The names of the old inode that this run did not name keep the old
-	 contents: harmless, but not what whoever made the links meant
-	 (unless they are in --known-links, kept so on purpose).  */
-      uint64_t known = wo.in_place ? known_links_of (opts, file.st.st_dev, file.st.st_ino) : 0;
-      if (wo.in_place && file.st.st_nlink > 1 + job->nlinks + known)
-	{
-	  uint64_t outside = (uint64_t) file.st.st_nlink - 1 - job->nlinks - known;
-	  fprintf (errors, "%s: %s: warning: %" PRIu64 " other hard link%s of this file %s not "
-		 "in this run and keep%s the old contents\n", diag_program, name, outside,
-		 outside == 1 ? "" : "s", outside == 1 ? "is" : "are", outside == 1 ? "s" : "");
-	}
+      free (*links);
+      free (*names);
+      *links = NULL;
+      *names = NULL;
+      return diag_set (&j->err, "out of memory");
     }
-
-done:
-  if (err.msg[0] != '\0')
+  for (size_t i = 0; i < n; i++)
     {
-      r.error = err.msg;
-      r.file = NULL;
-      r.plan = NULL;
-      fprintf (errors, "%s: %s: %s\n", diag_program, err_name, err.msg);
+      struct diag lerr = { "" };
+      (*names)[i] = j->in->links[i].name;
+      if (place_of (j->in->links[i].name, j->in->links[i].rootfd, j->in->links[i].rel, false,
+		    &(*links)[i], &lerr) != 0)
+	place_init (&(*links)[i]);
+    }
+  return 0;
+}
+
+/* The names of the old inode that this run did not name keep the old
+   contents: harmless, but not what whoever made the links meant (unless
+   they are in --known-links, kept so on purpose).  */
+static void
+warn_other_links (const struct job *j)
+{
+  const struct elf_file *f = &j->file;
+  uint64_t known = known_links_of (j->opts, f->st.st_dev, f->st.st_ino);
+  if (f->st.st_nlink <= 1 + j->in->nlinks + known)
+    return;
+  uint64_t outside = (uint64_t) f->st.st_nlink - 1 - j->in->nlinks - known;
+  fprintf (j->errors, "%s: %s: warning: %" PRIu64 " other hard link%s of this file %s not "
+	   "in this run and keep%s the old contents\n", diag_program, j->in->name, outside,
+	   outside == 1 ? "" : "s", outside == 1 ? "is" : "are", outside == 1 ? "s" : "");
+}
+
+/* Write the plan: in place (with the hard links the run names), or to -o's
+   output.  Return 0, or -1.  */
+static int
+write_pass (struct job *j)
+{
+  const struct run_options *opts = j->opts;
+  if (opts->dry_run || !(j->plan.changed || opts->output != NULL))
+    return 0;
+  struct write_options wo = { .in_place = opts->output == NULL, .sync = opts->sync,
+			      .hash = opts->manifest, .keep = opts->keep,
+			      .keep_dirfd = opts->keep_dirfd,
+			      .preserve_dates = opts->preserve_dates, .ima = &j->ima };
+  /* From here on a failure is the output's (-o): it is named.  */
+  if (!wo.in_place)
+    j->err_name = opts->output;
+  /* -o: a symbolic link at OUTPUT is replaced, not followed.  */
+  if (!wo.in_place && place_of (opts->output, -1, NULL, false, &j->out_at, &j->err) != 0)
+    return -1;
+  struct place *links = NULL;
+  const char **names = NULL;
+  if (wo.in_place && j->in->nlinks > 0)
+    {
+      if (resolve_links (j, &links, &names) != 0)
+	return -1;
+      wo.links = links;
+      wo.link_names = names;
+      wo.nlinks = j->in->nlinks;
+    }
+  int ret = write_plan (&j->file, &j->plan, wo.in_place ? &j->at : &j->out_at, &wo, &j->r.written,
+			&j->err);
+  for (size_t i = 0; links != NULL && i < wo.nlinks; i++)
+    place_close (&links[i]);
+  free (links);
+  free (names);
+  if (ret != 0)
+    return -1;
+  j->r.has_written = true;
+  if (j->r.written.warning[0] != '\0')
+    fprintf (j->errors, "%s: %s: warning: %s\n", diag_program, j->in->name, j->r.written.warning);
+  if (wo.in_place)
+    warn_other_links (j);
+  return 0;
+}
+
+/* The report of the file: the error line, the text or JSON report (a
+   batch run counts what it skips, it does not list it).  */
+static void
+report_pass (struct job *j, FILE *report, FILE *json)
+{
+  const struct run_options *opts = j->opts;
+  struct file_report *r = &j->r;
+  if (j->err.msg[0] != '\0')
+    {
+      r->error = j->err.msg;
+      r->file = NULL;
+      r->plan = NULL;
+      fprintf (j->errors, "%s: %s: %s\n", diag_program, j->err_name, j->err.msg);
     }
   enum report_format format = opts->format;
-  /* A batch run counts what it skips; it does not list it.  */
-  if (batch_skip != SKIP_NONE)
-    r.plan = NULL;
-  bool listed = !(opts->batch && err.msg[0] == '\0'
-		  && (r.file == NULL || r.plan == NULL || r.file->skip_reason != NULL));
+  if (j->batch_skip != SKIP_NONE)
+    r->plan = NULL;
+  bool listed = !(opts->batch && j->err.msg[0] == '\0'
+		  && (r->file == NULL || r->plan == NULL || r->file->skip_reason != NULL));
   if (!listed)
     format = REPORT_NONE;
   if (json != NULL && listed)
     {
-      report_json (json, &r);
+      report_json (json, r);
       fflush (json);
     }
   switch (format)
     {
-    case REPORT_SUMMARY: report_summary (report, &r); break;
-    case REPORT_FULL: report_text (report, &r); break;
-    case REPORT_JSON: report_json (report, &r); break;
+    case REPORT_SUMMARY: report_summary (report, r); break;
+    case REPORT_FULL: report_text (report, r); break;
+    case REPORT_JSON: report_json (report, r); break;
     case REPORT_NONE: break;
     }
   fflush (report);
-  if (out != NULL)
+}
+
+/* What the run records of the file (batch counts, the manifest, the stub's
+   verdict) into *OUT.  */
+static void
+outcome_pass (const struct job *j, struct file_outcome *out)
+{
+  const struct file_report *r = &j->r;
+  out->status = report_file_status (r);
+  out->skip = j->batch_skip != SKIP_NONE ? j->batch_skip
+	      : j->opened && j->file.skip_reason != NULL ? j->file.skip_kind
+	      : !j->opened && j->file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
+  out->relinked = r->has_written ? r->written.relinked : 0;
+  out->unsupported = j->unsupported;
+  out->written = r->has_written && j->opts->manifest;
+  if (out->written)
     {
-      out->status = report_file_status (&r);
-      out->skip = batch_skip != SKIP_NONE ? batch_skip
-		  : opened && file.skip_reason != NULL ? file.skip_kind
-		  : !opened && file.skip_kind == SKIP_NOT_ELF ? SKIP_NOT_ELF : SKIP_NONE;
-      out->relinked = r.has_written ? r.written.relinked : 0;
-      out->unsupported = unsupported;
-      out->written = r.has_written && opts->manifest;
-      if (out->written)
-	{
-	  memcpy (out->sha256_before, r.written.sha256_before, 32);
-	  memcpy (out->sha256_after, r.written.sha256_after, 32);
-	  out->size_before = r.written.size_before;
-	  out->size_after = r.written.size_after;
-	  out->kept = r.written.kept;
-	}
-      out->stub = 0;
-      out->stub_why[0] = '\0';
-      if (planned && plan.stub.wanted && out->status != STATUS_ERROR
-	  && out->status != STATUS_SKIPPED)
-	{
-	  out->stub = plan.stub.enabled ? 1 : 2;
-	  if (!plan.stub.enabled)
-	    snprintf (out->stub_why, sizeof out->stub_why, "%s",
-		      plan.stub.refusal != NULL ? plan.stub.refusal : "no reason given");
-	}
+      memcpy (out->sha256_before, r->written.sha256_before, 32);
+      memcpy (out->sha256_after, r->written.sha256_after, 32);
+      out->size_before = r->written.size_before;
+      out->size_after = r->written.size_after;
+      out->kept = r->written.kept;
     }
-  if (planned)
-    rewrite_plan_free (&plan);
-  if (opened)
-    elf_file_close (&file);
-  place_close (&at);
-  place_close (&out_at);
-  return err.msg[0] != '\0' ? 1 : 0;
+  out->stub = 0;
+  out->stub_why[0] = '\0';
+  if (j->planned && j->plan.stub.wanted && out->status != STATUS_ERROR
+      && out->status != STATUS_SKIPPED)
+    {
+      out->stub = j->plan.stub.enabled ? 1 : 2;
+      if (!j->plan.stub.enabled)
+	snprintf (out->stub_why, sizeof out->stub_why, "%s",
+		  j->plan.stub.refusal != NULL ? j->plan.stub.refusal : "no reason given");
+    }
+}
+
+int
+process_job (const struct file_job *in, const struct run_options *opts, FILE *report,
+	     FILE *json, FILE *errors, struct file_outcome *out)
+{
+  struct job *j = calloc (1, sizeof *j);
+  if (j == NULL)
+    {
+      fprintf (errors, "%s: %s: out of memory\n", diag_program, in->name);
+      return 1;
+    }
+  *j = (struct job) { .in = in, .opts = opts, .errors = errors, .err_name = in->name,
+		      .r = { .name = in->name, .rule = opts->rule, .dry_run = opts->dry_run },
+		      .batch_skip = SKIP_NONE };
+  place_init (&j->at);
+  place_init (&j->out_at);
+  j->file.skip_kind = SKIP_NONE;
+  /* parse, choose the sizes, plan and check, then write: each pass only
+     when the one before went through */
+  if (open_pass (j) == 0 && machine_pass (j) == 0 && plan_pass (j) == 0)
+    write_pass (j);
+  report_pass (j, report, json);
+  if (out != NULL)
+    outcome_pass (j, out);
+  int ret = j->err.msg[0] != '\0' ? 1 : 0;
+  if (j->planned)
+    rewrite_plan_free (&j->plan);
+  if (j->opened)
+    elf_file_close (&j->file);
+  place_close (&j->at);
+  place_close (&j->out_at);
+  free (j);
+  return ret;
 }
