@@ -178,30 +178,14 @@ struct cmdline
   int nfiles;
 };
 
+/* The stub's options (--madvise and what refines it); ARGP_ERR_UNKNOWN
+   for any other KEY.  */
 static error_t
-parse_rewrite_opt (int key, char *arg, struct argp_state *state)
+parse_stub_opt (int key, char *arg, struct argp_state *state)
 {
   struct cmdline *c = state->input;
   switch (key)
     {
-    case 'o':
-      if (c->run.output != NULL)
-	argp_error (state, "--output given twice");
-      if (*arg == '\0')
-	argp_error (state, "--output needs a file name");
-      /* The result is a file renamed into place, and standard output
-	 carries the report: '-' is no name for it (./- is).  */
-      if (strcmp (arg, "-") == 0)
-	argp_error (state, "--output=-: the result cannot go to standard output; name a "
-		    "file ('./-' for one called '-')");
-      c->run.output = arg;
-      break;
-    case 'n':
-      c->run.dry_run = true;
-      break;
-    case OPT_NO_SYNC:
-      c->run.sync = false;
-      break;
     case OPT_MADVISE:
       if (c->run.stub.wanted)
 	argp_error (state, "--madvise given twice");
@@ -222,60 +206,8 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	  argp_error (state, "--copy-max: the size must be more than 0");
       }
       break;
-    case OPT_MANIFEST:
-      if (*arg == '\0')
-	argp_error (state, "--manifest needs a FILE");
-      c->manifest = arg;
-      break;
-    case OPT_KNOWN_LINKS:
-      if (c->known_links != NULL)
-	argp_error (state, "--known-links given twice");
-      c->known_links = arg;
-      break;
-    case OPT_KEEP_ORIGINALS:
-      if (*arg == '\0')
-	argp_error (state, "--keep-originals needs a DIR");
-      c->keep_dir = arg;
-      break;
     case OPT_MOVE_TABLE:
       c->run.stub.move_table = true;
-      break;
-    case OPT_EXPECT_INODE:
-      {
-	unsigned long long dev, ino;
-	int used = 0;
-	if (sscanf (arg, "%llu:%llu%n", &dev, &ino, &used) != 2 || arg[used] != '\0')
-	  argp_error (state, "--expect-inode wants DEV:INO (two decimal numbers)");
-	c->run.expect_inode = true;
-	c->run.expect_dev = (dev_t) dev;
-	c->run.expect_ino = (ino_t) ino;
-      }
-      break;
-    case OPT_TIMES:
-      c->run.times = true;
-      break;
-    case OPT_NO_PROGRESS:
-      c->no_progress = true;
-      break;
-    case OPT_NO_PAD:
-      c->run.pad = false;
-      break;
-    case OPT_RULE:
-      if (c->seen_rule)
-	argp_error (state, "--rule given twice");
-      c->seen_rule = true;
-      if (strcmp (arg, "relaxed") == 0)
-	c->run.rule = ALIGN_RULE_RELAXED;
-      else if (strcmp (arg, "kernel") == 0)
-	c->run.rule = ALIGN_RULE_KERNEL;
-      else
-	argp_error (state, "--rule must be 'kernel' or 'relaxed', not '%s'", arg);
-      break;
-    case OPT_PMD_SIZE:
-    case OPT_PAGE_SIZE:
-      size_option (state, key, arg, &c->sizes);
-      c->run.pmd_size = c->sizes.pmd_size;
-      c->run.page_size = c->sizes.page_size;
       break;
     case OPT_POPULATE_MAX:
       {
@@ -291,8 +223,30 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	c->run.stub.populate_max = v;
       }
       break;
-    case 'p':
-      c->run.preserve_dates = true;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+/* The options of a run over many files (-r, --files-from and what
+   selects, paces and reports them); ARGP_ERR_UNKNOWN for any other KEY.  */
+static error_t
+parse_batch_opt (int key, char *arg, struct argp_state *state)
+{
+  struct cmdline *c = state->input;
+  switch (key)
+    {
+    case OPT_KNOWN_LINKS:
+      if (c->known_links != NULL)
+	argp_error (state, "--known-links given twice");
+      c->known_links = arg;
+      break;
+    case OPT_TIMES:
+      c->run.times = true;
+      break;
+    case OPT_NO_PROGRESS:
+      c->no_progress = true;
       break;
     case 'r':
       c->batch.recursive = true;
@@ -345,6 +299,126 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	c->batch.jobs = (unsigned) v;
       }
       break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+/* The options that need or exclude others, once all are read.  */
+static void
+check_rewrite_options (struct argp_state *state, const struct cmdline *c)
+{
+  if (c->verbose && c->quiet)
+    argp_error (state, "--verbose and --quiet exclude each other");
+  if (c->json && c->quiet)
+    argp_error (state, "--json and --quiet exclude each other");
+  if (c->run.output != NULL && (c->batch.recursive || c->batch.files_from != NULL))
+    argp_error (state, "--output takes one input FILE, not -r or --files-from");
+  if (c->run.output != NULL && c->nfiles != 1)
+    argp_error (state, "--output takes exactly one input FILE");
+  if (c->batch.null && c->batch.files_from == NULL)
+    argp_error (state, "--null needs --files-from");
+  if (c->nexcludes != 0 && !c->batch.recursive && c->batch.files_from == NULL)
+    argp_error (state, "--exclude needs -r or --files-from");
+  if (c->run.nmachines != 0 && !c->batch.recursive && c->batch.files_from == NULL)
+    argp_error (state, "--machine needs -r or --files-from");
+  if (!c->batch.default_excludes && !c->batch.recursive)
+    argp_error (state, "--no-default-excludes needs -r");
+  if (c->run.output != NULL && c->run.dry_run)
+    argp_error (state, "--output and --dry-run exclude each other");
+  if (c->seen_populate && !c->run.stub.wanted)
+    argp_error (state, "--populate-max needs --madvise");
+  if (c->run.times && !c->batch.recursive && c->batch.files_from == NULL)
+    argp_error (state, "--times needs -r or --files-from");
+  if (c->run.expect_inode && (c->nfiles != 1 || c->batch.recursive
+			      || c->batch.files_from != NULL))
+    argp_error (state, "--expect-inode names one FILE");
+  if (c->keep_dir != NULL && c->manifest == NULL)
+    argp_error (state, "--keep-originals needs --manifest");
+  if (c->manifest != NULL && (c->run.output != NULL || c->run.dry_run))
+    argp_error (state, "--manifest records files rewritten in place: not with --output "
+		"or --dry-run");
+  if (c->run.stub.move_table && !c->run.stub.wanted)
+    argp_error (state, "--move-table needs --madvise");
+  if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
+    argp_error (state, "--copy-max needs --madvise=copy");
+  size_options_check (state, &c->sizes);
+}
+
+static error_t
+parse_rewrite_opt (int key, char *arg, struct argp_state *state)
+{
+  struct cmdline *c = state->input;
+  error_t r = parse_stub_opt (key, arg, state);
+  if (r == ARGP_ERR_UNKNOWN)
+    r = parse_batch_opt (key, arg, state);
+  if (r != ARGP_ERR_UNKNOWN)
+    return r;
+  switch (key)
+    {
+    case 'o':
+      if (c->run.output != NULL)
+	argp_error (state, "--output given twice");
+      if (*arg == '\0')
+	argp_error (state, "--output needs a file name");
+      /* The result is a file renamed into place, and standard output
+	 carries the report: '-' is no name for it (./- is).  */
+      if (strcmp (arg, "-") == 0)
+	argp_error (state, "--output=-: the result cannot go to standard output; name a "
+		    "file ('./-' for one called '-')");
+      c->run.output = arg;
+      break;
+    case 'n':
+      c->run.dry_run = true;
+      break;
+    case OPT_NO_SYNC:
+      c->run.sync = false;
+      break;
+    case OPT_MANIFEST:
+      if (*arg == '\0')
+	argp_error (state, "--manifest needs a FILE");
+      c->manifest = arg;
+      break;
+    case OPT_KEEP_ORIGINALS:
+      if (*arg == '\0')
+	argp_error (state, "--keep-originals needs a DIR");
+      c->keep_dir = arg;
+      break;
+    case OPT_EXPECT_INODE:
+      {
+	unsigned long long dev, ino;
+	int used = 0;
+	if (sscanf (arg, "%llu:%llu%n", &dev, &ino, &used) != 2 || arg[used] != '\0')
+	  argp_error (state, "--expect-inode wants DEV:INO (two decimal numbers)");
+	c->run.expect_inode = true;
+	c->run.expect_dev = (dev_t) dev;
+	c->run.expect_ino = (ino_t) ino;
+      }
+      break;
+    case OPT_NO_PAD:
+      c->run.pad = false;
+      break;
+    case OPT_RULE:
+      if (c->seen_rule)
+	argp_error (state, "--rule given twice");
+      c->seen_rule = true;
+      if (strcmp (arg, "relaxed") == 0)
+	c->run.rule = ALIGN_RULE_RELAXED;
+      else if (strcmp (arg, "kernel") == 0)
+	c->run.rule = ALIGN_RULE_KERNEL;
+      else
+	argp_error (state, "--rule must be 'kernel' or 'relaxed', not '%s'", arg);
+      break;
+    case OPT_PMD_SIZE:
+    case OPT_PAGE_SIZE:
+      size_option (state, key, arg, &c->sizes);
+      c->run.pmd_size = c->sizes.pmd_size;
+      c->run.page_size = c->sizes.page_size;
+      break;
+    case 'p':
+      c->run.preserve_dates = true;
+      break;
     case OPT_JSON:
       if (c->json || c->json_file != NULL)
 	argp_error (state, "--json given twice");
@@ -370,41 +444,7 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	argp_error (state, c->batch.recursive ? "no DIR given" : "no FILE given");
       break;
     case ARGP_KEY_SUCCESS:
-      if (c->verbose && c->quiet)
-	argp_error (state, "--verbose and --quiet exclude each other");
-      if (c->json && c->quiet)
-	argp_error (state, "--json and --quiet exclude each other");
-      if (c->run.output != NULL && (c->batch.recursive || c->batch.files_from != NULL))
-	argp_error (state, "--output takes one input FILE, not -r or --files-from");
-      if (c->run.output != NULL && c->nfiles != 1)
-	argp_error (state, "--output takes exactly one input FILE");
-      if (c->batch.null && c->batch.files_from == NULL)
-	argp_error (state, "--null needs --files-from");
-      if (c->nexcludes != 0 && !c->batch.recursive && c->batch.files_from == NULL)
-	argp_error (state, "--exclude needs -r or --files-from");
-      if (c->run.nmachines != 0 && !c->batch.recursive && c->batch.files_from == NULL)
-	argp_error (state, "--machine needs -r or --files-from");
-      if (!c->batch.default_excludes && !c->batch.recursive)
-	argp_error (state, "--no-default-excludes needs -r");
-      if (c->run.output != NULL && c->run.dry_run)
-	argp_error (state, "--output and --dry-run exclude each other");
-      if (c->seen_populate && !c->run.stub.wanted)
-	argp_error (state, "--populate-max needs --madvise");
-      if (c->run.times && !c->batch.recursive && c->batch.files_from == NULL)
-	argp_error (state, "--times needs -r or --files-from");
-      if (c->run.expect_inode && (c->nfiles != 1 || c->batch.recursive
-				  || c->batch.files_from != NULL))
-	argp_error (state, "--expect-inode names one FILE");
-      if (c->keep_dir != NULL && c->manifest == NULL)
-	argp_error (state, "--keep-originals needs --manifest");
-      if (c->manifest != NULL && (c->run.output != NULL || c->run.dry_run))
-	argp_error (state, "--manifest records files rewritten in place: not with --output "
-		    "or --dry-run");
-      if (c->run.stub.move_table && !c->run.stub.wanted)
-	argp_error (state, "--move-table needs --madvise");
-      if (c->run.stub.copy_max != 0 && !c->run.stub.copy)
-	argp_error (state, "--copy-max needs --madvise=copy");
-      size_options_check (state, &c->sizes);
+      check_rewrite_options (state, c);
       break;
     default:
       return ARGP_ERR_UNKNOWN;
