@@ -486,52 +486,58 @@ has_symbols (const struct elf_file *file, size_t shstrndx)
   return false;
 }
 
-int
-stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
-		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
+/* Whether the file can take the stub at all: a stub for its machine, none
+   already, no text relocations, congruent segments, readable text with
+   whole chunks (their ranges into SP).  A refusal in SP->refusal.  */
+static void
+fit_pass (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
+	  const struct stub_options *opts)
 {
-  *sp = (struct stub_plan) { .wanted = opts->req.wanted,
-			     .room = { .slot = SIZE_MAX, .symtab_index = SIZE_MAX } };
-  if (!sp->wanted || file->skip_reason != NULL)
-    return 0;
   sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
   if (sp->stub == NULL)
     {
       sp->refusal = no_stub_reason (file->ehdr.e_machine, file->elfclass);
-      return 0;
+      return;
     }
   if (stub_present (file))
     {
       sp->present = true;
       sp->refusal = "the file has an elfpmd stub already";
-      return 0;
+      return;
     }
   /* The stub evicts and refaults chunks of text: pages ld.so relocated
      would come back unrelocated.  */
   if (file->has_textrel)
     {
       sp->refusal = "the object has text relocations (TEXTREL), which the stub could discard";
-      return 0;
+      return;
     }
-  uint64_t page = opts->page;
   for (size_t i = 0; i < file->phnum; i++)
     if (file->phdrs[i].p_type == PT_LOAD
-	&& ((file->phdrs[i].p_vaddr - file->phdrs[i].p_offset) & (page - 1)) != 0)
+	&& ((file->phdrs[i].p_vaddr - file->phdrs[i].p_offset) & (opts->page - 1)) != 0)
       {
 	sp->refusal = "a PT_LOAD's address and offset are not congruent modulo the page size";
-	return 0;
+	return;
       }
   size_t exec_only = collect_ranges (sp, layout, file, opts->pmd);
   if (exec_only != SIZE_MAX)
     {
       sp->refusal = "its text is execute-only (PF_X without PF_R), and the stub reads the text";
-      return 0;
+      return;
     }
   if (sp->params.nranges == 0)
     {
       sp->refusal = "no whole PMD chunk of text can be PMD-mapped, so the stub would do nothing";
-      return 0;
+      return;
     }
+}
+
+/* How the stub is called (e_entry, DT_INIT, DT_INIT_ARRAY[0]), and what the
+   hook must not overlap.  Return 0 (a refusal in SP->refusal), or -1.  */
+static int
+hook_pass (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
+	   struct diag *err)
+{
   if (choose_hook (sp, layout, file, err) != 0)
     return -1;
   if (sp->refusal != NULL)
@@ -548,7 +554,16 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 		    "header table or PT_DYNAMIC";
       return 0;
     }
+  return 0;
+}
 
+/* Room for one more program header (a reusable slot, the table grown, or
+   moved), and whether a section can be added (*SECTION_OK).  A refusal in
+   SP->refusal.  */
+static void
+room_pass (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
+	   const struct stub_options *opts, bool *section_ok_out)
+{
   /* The section: only where the file has a plain section header table and
      a section name table to extend.  */
   size_t shstrndx = file->shstrndx;
@@ -556,6 +571,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
 		    && !overlaps_headers (file, file->shdrs[shstrndx].sh_offset,
 					  file->shdrs[shstrndx].sh_size);
   sp->shstrndx = section_ok ? shstrndx : 0;
+  *section_ok_out = section_ok;
 
   sp->room.slot = room_reusable_slot (file);
   if (sp->room.slot != SIZE_MAX)
@@ -563,9 +579,9 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   else if (file->phnum + 1 >= PN_XNUM)
     {
       sp->refusal = "the program header table is full";
-      return 0;
+      return;
     }
-  else if (room_grow (&sp->room, layout, file, page, section_ok || file->shnum == 0,
+  else if (room_grow (&sp->room, layout, file, opts->page, section_ok || file->shnum == 0,
 		      STUB_MOVED_MAX))
     sp->room.kind = ROOM_GROWN;
   /* (a table already outside the first PT_LOAD, as BOLT leaves it, is one
@@ -577,13 +593,13 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       sp->refusal = "no room for one more program header (no entry can go, nothing after the "
 		    "table can move) and moving the table breaks the file under GNU strip "
 		    "(--move-table moves it)";
-      return 0;
+      return;
     }
   if (sp->hook == STUB_HOOK_INIT_ARRAY && init_word_clashes (sp, file, true))
     {
       sp->refusal = "the relocation or entry of DT_INIT_ARRAY[0] lies where the program header "
 		    "table grows, or in a symbol table it changes";
-      return 0;
+      return;
     }
   /* ld.so takes a program's load bias from PT_PHDR's address and the table
      the kernel passes: a PT_PHDR must move with the table, and one that
@@ -593,15 +609,22 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       if (file->phdrs[i].p_type == PT_PHDR && !describes_table (file, &file->phdrs[i]))
 	{
 	  sp->refusal = "PT_PHDR does not describe the program header table, which would have to move";
-	  return 0;
+	  return;
 	}
+}
 
-  uint64_t seg_align = segment_align (layout, file, page);
+/* The stub's segment: where it goes, what precedes the code in it, the
+   code's and the entry's addresses.  A refusal in SP->refusal.  */
+static void
+segment_pass (struct stub_plan *sp, const struct layout_plan *layout, const struct elf_file *file,
+	      const struct stub_options *opts)
+{
+  uint64_t seg_align = segment_align (layout, file, opts->page);
   const char *why = place_segment (sp, layout, file, seg_align);
   if (why != NULL)
     {
       sp->refusal = why;
-      return 0;
+      return;
     }
   sp->new_phnum = sp->room.kind == ROOM_SLOT ? file->phnum : file->phnum + 1;
   /* What comes before the code: the table, the moved objects, or nothing.  */
@@ -620,7 +643,7 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
       || (file->elfclass == ELFCLASS32 && (seg_end > UINT32_MAX || file_end > UINT32_MAX)))
     {
       sp->refusal = "no address space left for the stub's segment";
-      return 0;
+      return;
     }
   sp->code_offset = sp->seg_offset + code_at;
   sp->code_vaddr = sp->seg_vaddr + code_at;
@@ -632,45 +655,58 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
     {
       sp->refusal = "the entry point, DT_INIT or DT_INIT_ARRAY[0] lies where the stub's segment "
 		    "would go, outside every PT_LOAD";
+      return;
+    }
+  sp->page = seg_align;
+}
+
+/* The stub's section, its name and, where the file has no symbol table,
+   its MiniDebugInfo, after the end of the file.  Return 0 (a refusal in
+   SP->refusal), or -1.  */
+static int
+section_pass (struct stub_plan *sp, const struct elf_file *file, struct diag *err)
+{
+  size_t shstrndx = file->shstrndx;
+  uint64_t file_end = sp->end_offset;
+  const GElf_Shdr *names = &file->shdrs[shstrndx];
+  sp->add_section = true;
+  /* (few enough sections that e_shnum and e_shstrndx are plain, in the
+     output and in the MiniDebugInfo, which has at most SHNUM + 5) */
+  sp->add_symbols = !has_symbols (file, shstrndx) && file->shnum + 6 < SHN_LORESERVE;
+  sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
+		  + (sp->add_symbols ? 1 : 0);
+  sp->shstrtab_offset = file_end;
+  sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
+		      + (sp->add_symbols ? sizeof STUB_DEBUGDATA_NAME : 0);
+  uint64_t at = sp->shstrtab_offset + sp->shstrtab_size;
+  if (sp->add_symbols)
+    {
+      /* Made here for its size, and again, the same, by stub_compose.  */
+      unsigned char *dd;
+      size_t len;
+      struct minidebug_in m = minidebug_of (sp, file);
+      if (stub_minidebug (&m, file, &dd, &len, err) != 0)
+	return -1;
+      free (dd);
+      sp->debugdata_offset = at;
+      sp->debugdata_size = len;
+      at += len;
+    }
+  sp->shdr_offset = (at + 7) & ~(uint64_t) 7;
+  sp->end_offset = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
+  if (file->elfclass == ELFCLASS32 && sp->end_offset > UINT32_MAX)
+    {
+      sp->refusal = "the file would grow past 4 GiB, which ELF32 cannot address";
       return 0;
     }
+  return 0;
+}
 
-  sp->page = seg_align;
-  if (section_ok)
-    {
-      const GElf_Shdr *names = &file->shdrs[shstrndx];
-      sp->add_section = true;
-      /* (few enough sections that e_shnum and e_shstrndx are plain, in the
-	 output and in the MiniDebugInfo, which has at most SHNUM + 5) */
-      sp->add_symbols = !has_symbols (file, shstrndx) && file->shnum + 6 < SHN_LORESERVE;
-      sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
-		      + (sp->add_symbols ? 1 : 0);
-      sp->shstrtab_offset = file_end;
-      sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
-			  + (sp->add_symbols ? sizeof STUB_DEBUGDATA_NAME : 0);
-      uint64_t at = sp->shstrtab_offset + sp->shstrtab_size;
-      if (sp->add_symbols)
-	{
-	  /* Made here for its size, and again, the same, by stub_compose.  */
-	  unsigned char *dd;
-	  size_t len;
-	  struct minidebug_in m = minidebug_of (sp, file);
-	  if (stub_minidebug (&m, file, &dd, &len, err) != 0)
-	    return -1;
-	  free (dd);
-	  sp->debugdata_offset = at;
-	  sp->debugdata_size = len;
-	  at += len;
-	}
-      sp->shdr_offset = (at + 7) & ~(uint64_t) 7;
-      sp->end_offset = sp->shdr_offset + (uint64_t) sp->new_shnum * elf_shdr_size (file->elfclass);
-      if (file->elfclass == ELFCLASS32 && sp->end_offset > UINT32_MAX)
-	{
-	  sp->refusal = "the file would grow past 4 GiB, which ELF32 cannot address";
-	  return 0;
-	}
-    }
-
+/* The stub's parameters: the PMD size, the sampling bound, the copy
+   fallback, and its ranges relative to the entry point.  */
+static void
+params_pass (struct stub_plan *sp, const struct stub_options *opts)
+{
   /* Addresses relative to the entry point, modulo 2^64 like the stub's own
      arithmetic.  */
   sp->params.target = sp->old_target != 0 ? (int64_t) (sp->old_target - sp->entry_vaddr) : 0;
@@ -691,6 +727,36 @@ stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
   for (size_t k = 0; k < sp->params.nranges; k++)
     sp->params.range[k].start = (int64_t) ((uint64_t) sp->params.range[k].start - sp->entry_vaddr);
   sp->enabled = true;
+}
+
+int
+stub_plan_build (struct stub_plan *sp, const struct layout_plan *layout,
+		 const struct elf_file *file, const struct stub_options *opts, struct diag *err)
+{
+  *sp = (struct stub_plan) { .wanted = opts->req.wanted,
+			     .room = { .slot = SIZE_MAX, .symtab_index = SIZE_MAX } };
+  if (!sp->wanted || file->skip_reason != NULL)
+    return 0;
+  /* Each pass only when the one before neither failed nor refused.  */
+  bool section_ok = false;
+  fit_pass (sp, layout, file, opts);
+  if (sp->refusal != NULL)
+    return 0;
+  if (hook_pass (sp, layout, file, err) != 0)
+    return -1;
+  if (sp->refusal != NULL)
+    return 0;
+  room_pass (sp, layout, file, opts, &section_ok);
+  if (sp->refusal != NULL)
+    return 0;
+  segment_pass (sp, layout, file, opts);
+  if (sp->refusal != NULL)
+    return 0;
+  if (section_ok && section_pass (sp, file, err) != 0)
+    return -1;
+  if (sp->refusal != NULL)
+    return 0;
+  params_pass (sp, opts);
   return 0;
 }
 
