@@ -915,6 +915,99 @@ print_summary (FILE *out, const struct batch_counts *c, const struct run_options
   fputc ('\n', out);
 }
 
+/* One job per first name of an inode in G, its further names riding along
+   (the other hard links, to name the new file; a name through a symbolic
+   link names it anyway): *JOBS and *RESULTS (*NJOBS of each) and the
+   jobs' *LINKS.  Return 0, or -1 when out of memory.  */
+static int
+make_jobs (struct gather *g, struct file_job **jobs, struct result **results,
+	   struct job_name **links, size_t *njobs)
+{
+  size_t nfollow = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->e[i].skip == SKIP_NONE && g->e[i].error == NULL)
+      {
+	if (g->e[i].leader == i)
+	  g->e[i].unit = (*njobs)++;
+	else
+	  nfollow++;
+      }
+  *jobs = calloc (*njobs ? *njobs : 1, sizeof **jobs);
+  *results = calloc (*njobs ? *njobs : 1, sizeof **results);
+  *links = calloc (nfollow ? nfollow : 1, sizeof **links);
+  if (*jobs == NULL || *results == NULL || *links == NULL)
+    return -1;
+  size_t used = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->e[i].unit != SIZE_MAX)
+      {
+	struct file_job *j = &(*jobs)[g->e[i].unit];
+	j->name = g->e[i].name;
+	j->rootfd = g->e[i].rootfd;
+	j->rel = g->e[i].rel;
+	j->expect_inode = g->e[i].have_stat;
+	j->dev = g->e[i].dev;
+	j->ino = g->e[i].ino;
+	j->links = *links + used;
+	/* The other hard links, to name the new file; a name through a
+	   symbolic link names it anyway.  */
+	for (size_t k = 0; k < g->n; k++)
+	  if (g->e[k].leader == i && k != i && g->e[k].skip == SKIP_NONE && !g->e[k].via_link)
+	    (*links)[used + j->nlinks++] = (struct job_name) { .name = g->e[k].name,
+							     .rootfd = g->e[k].rootfd,
+							     .rel = g->e[k].rel };
+	used += j->nlinks;
+      }
+  return 0;
+}
+
+/* The jobs one at a time, straight to the streams: the order is the order
+   of the names already.  */
+static void
+run_in_order (struct gather *g, struct file_job *jobs, struct result *results,
+	      const struct run_options *ro, FILE *report, FILE *json, FILE *errors,
+	      struct batch_counts *counts, int *status, struct progress *pr)
+{
+  for (size_t i = 0; i < g->n; i++)
+    {
+      /* A name before the one processed for its file (a symbolic link
+	 given before its target) has that one processed first.  */
+      size_t lead = g->e[i].leader;
+      size_t u = g->e[i].unit != SIZE_MAX ? g->e[i].unit : lead != i ? g->e[lead].unit : SIZE_MAX;
+      if (u != SIZE_MAX && !results[u].done)
+	{
+	  process_to_memory (&jobs[u], ro, &results[u]);
+	  results[u].done = true;
+	  progress_step (pr, jobs[u].name, status_changed (results[u].out.status));
+	}
+      count_and_print (g->e, i, results, ro, report, json, errors, counts, status, pr);
+      if (g->e[i].unit != SIZE_MAX)
+	{
+	  struct result *r = &results[g->e[i].unit];
+	  free (r->report);
+	  free (r->json);
+	  free (r->errors);
+	  r->report = r->json = r->errors = NULL;
+	}
+    }
+}
+
+/* Free what G holds, closing the walk's roots.  */
+static void
+gather_free (struct gather *g)
+{
+  for (size_t i = 0; i < g->n; i++)
+    {
+      free (g->e[i].name);
+      free (g->e[i].rel);
+      free (g->e[i].error);
+    }
+  free (g->e);
+  for (size_t i = 0; i < g->nroots; i++)
+    close (g->roots[i]);
+  free (g->roots);
+}
+
 int
 batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
 	   const struct run_options *ro, FILE *report, FILE *json, FILE *errors,
@@ -925,7 +1018,7 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
   struct file_job *jobs = NULL;
   struct result *results = NULL;
   struct job_name *links = NULL;
-  size_t njobs = 0, nfollow = 0;
+  size_t njobs = 0;
   memset (counts, 0, sizeof *counts);
   struct timespec t0, t1;
   clock_gettime (CLOCK_MONOTONIC, &t0);
@@ -946,42 +1039,8 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
     }
   if (find_links (g.e, g.n) != 0)
     goto oom;
-
-  /* One job per first name of an inode; its further names ride along.  */
-  for (size_t i = 0; i < g.n; i++)
-    if (g.e[i].skip == SKIP_NONE && g.e[i].error == NULL)
-      {
-	if (g.e[i].leader == i)
-	  g.e[i].unit = njobs++;
-	else
-	  nfollow++;
-      }
-  jobs = calloc (njobs ? njobs : 1, sizeof *jobs);
-  results = calloc (njobs ? njobs : 1, sizeof *results);
-  links = calloc (nfollow ? nfollow : 1, sizeof *links);
-  if (jobs == NULL || results == NULL || links == NULL)
+  if (make_jobs (&g, &jobs, &results, &links, &njobs) != 0)
     goto oom;
-  size_t used = 0;
-  for (size_t i = 0; i < g.n; i++)
-    if (g.e[i].unit != SIZE_MAX)
-      {
-	struct file_job *j = &jobs[g.e[i].unit];
-	j->name = g.e[i].name;
-	j->rootfd = g.e[i].rootfd;
-	j->rel = g.e[i].rel;
-	j->expect_inode = g.e[i].have_stat;
-	j->dev = g.e[i].dev;
-	j->ino = g.e[i].ino;
-	j->links = links + used;
-	/* The other hard links, to name the new file; a name through a
-	   symbolic link names it anyway.  */
-	for (size_t k = 0; k < g.n; k++)
-	  if (g.e[k].leader == i && k != i && g.e[k].skip == SKIP_NONE && !g.e[k].via_link)
-	    links[used + j->nlinks++] = (struct job_name) { .name = g.e[k].name,
-							     .rootfd = g.e[k].rootfd,
-							     .rel = g.e[k].rel };
-	used += j->nlinks;
-      }
 
   struct progress pr;
   progress_start (&pr, errors, bo->progress, njobs, ro->dry_run);
@@ -989,32 +1048,7 @@ batch_run (char *const *args, size_t nargs, const struct batch_options *bo,
   if (nworkers > njobs)
     nworkers = (unsigned) njobs;
   if (nworkers <= 1)
-    {
-      /* One at a time, straight to the streams: the order is the order of
-	 the names already.  */
-      for (size_t i = 0; i < g.n; i++)
-	{
-	  /* A name before the one processed for its file (a symbolic link
-	     given before its target) has that one processed first.  */
-	  size_t lead = g.e[i].leader;
-	  size_t u = g.e[i].unit != SIZE_MAX ? g.e[i].unit : lead != i ? g.e[lead].unit : SIZE_MAX;
-	  if (u != SIZE_MAX && !results[u].done)
-	    {
-	      process_to_memory (&jobs[u], ro, &results[u]);
-	      results[u].done = true;
-	      progress_step (&pr, jobs[u].name, status_changed (results[u].out.status));
-	    }
-	  count_and_print (g.e, i, results, ro, report, json, errors, counts, &status, &pr);
-	  if (g.e[i].unit != SIZE_MAX)
-	    {
-	      struct result *r = &results[g.e[i].unit];
-	      free (r->report);
-	      free (r->json);
-	      free (r->errors);
-	      r->report = r->json = r->errors = NULL;
-	    }
-	}
-    }
+    run_in_order (&g, jobs, results, ro, report, json, errors, counts, &status, &pr);
   else
     {
       run_workers (jobs, njobs, nworkers, ro, results, errors, &pr);
@@ -1044,16 +1078,7 @@ out:
       free (results[u].json);
       free (results[u].errors);
     }
-  for (size_t i = 0; i < g.n; i++)
-    {
-      free (g.e[i].name);
-      free (g.e[i].rel);
-      free (g.e[i].error);
-    }
-  free (g.e);
-  for (size_t i = 0; i < g.nroots; i++)
-    close (g.roots[i]);
-  free (g.roots);
+  gather_free (&g);
   free (jobs);
   free (results);
   free (links);
