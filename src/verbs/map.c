@@ -436,6 +436,54 @@ parse_address (const char *word, uint64_t *a)
   return true;
 }
 
+/* Weigh the --hot line naming SYM (a function's name, or NAME+OFFSET for
+   one place in it) with WEIGHT: spread over every function of that name
+   by size, or put at the one place.  Return whether it named text; the
+   weight that fell outside every range adds to *LOST.  */
+static bool
+weigh_symbol (struct map *m, const struct name_index *index, size_t nindex, char *sym,
+	      double weight, double *lost)
+{
+  uint64_t off = 0;
+  bool has_off = false, resolved = false;
+  char *plus = strrchr (sym, '+');
+  if (plus != NULL && plus != sym && parse_address (plus + 1, &off))
+    {
+      *plus = '\0';
+      has_off = true;
+    }
+  struct name_index key = { .name = sym };
+  const struct name_index *hit = bsearch (&key, index, nindex, sizeof *index, index_by_name);
+  if (hit == NULL)
+    return false;
+  while (hit > index && strcmp (hit[-1].name, sym) == 0)
+    hit--;
+  const struct name_index *e;
+  uint64_t bytes = 0;
+  for (e = hit; e < index + nindex && strcmp (e->name, sym) == 0; e++)
+    bytes += e->f->hi - e->f->lo;
+  for (e = hit; e < index + nindex && strcmp (e->name, sym) == 0; e++)
+    if (has_off)
+      {
+	size_t k;
+	if (off < e->f->hi - e->f->lo && (k = range_at (m, e->f->lo + off)) != SIZE_MAX)
+	  {
+	    m->ranges[k].hot += weight;
+	    resolved = true;
+	  }
+	break;	/* the first of that name: an offset names one place */
+      }
+    else
+      {
+	double w = weight * (double) (e->f->hi - e->f->lo) / (double) bytes;
+	double part = 0;
+	weigh_span (m, e->f->lo, e->f->hi, w, &part);
+	*lost += part;
+	resolved = true;
+      }
+  return resolved;
+}
+
 /* Weigh the lines of M's --hot file against M's ranges: each line
    "ADDRESS-or-SYMBOL WEIGHT" (ADDRESS 0x-hexadecimal, SYMBOL a function
    name, mangled or not, optionally +0xOFFSET into it); blank lines and
@@ -514,47 +562,7 @@ weigh_hot (struct map *m, struct diag *err)
 	    }
 	}
       else
-	{
-	  uint64_t off = 0;
-	  bool has_off = false;
-	  char *plus = strrchr (words[0], '+');
-	  if (plus != NULL && plus != words[0] && parse_address (plus + 1, &off))
-	    {
-	      *plus = '\0';
-	      has_off = true;
-	    }
-	  struct name_index key = { .name = words[0] };
-	  struct name_index *hit = bsearch (&key, index, nindex, sizeof *index, index_by_name);
-	  if (hit != NULL)
-	    {
-	      while (hit > index && strcmp (hit[-1].name, words[0]) == 0)
-		hit--;
-	      struct name_index *e = hit;
-	      uint64_t bytes = 0;
-	      for (e = hit; e < index + nindex && strcmp (e->name, words[0]) == 0; e++)
-		bytes += e->f->hi - e->f->lo;
-	      for (e = hit; e < index + nindex && strcmp (e->name, words[0]) == 0; e++)
-		if (has_off)
-		  {
-		    size_t k;
-		    if (off < e->f->hi - e->f->lo
-			&& (k = range_at (m, e->f->lo + off)) != SIZE_MAX)
-		      {
-			m->ranges[k].hot += weight;
-			resolved = true;
-		      }
-		    break;	/* the first of that name: an offset names one place */
-		  }
-		else
-		  {
-		    double w = weight * (double) (e->f->hi - e->f->lo) / (double) bytes;
-		    double part = 0;
-		    weigh_span (m, e->f->lo, e->f->hi, w, &part);
-		    lost += part;
-		    resolved = true;
-		  }
-	    }
-	}
+	resolved = weigh_symbol (m, index, nindex, words[0], weight, &lost);
       if (!resolved || lost >= weight)
 	{
 	  h->unresolved++;
