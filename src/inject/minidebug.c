@@ -151,6 +151,92 @@ xz_store (const unsigned char *data, size_t len, unsigned char **out, size_t *ou
   return 0;
 }
 
+/* The section headers of the MiniDebugInfo into SH and their names into
+   NAMES: the file's loaded sections (as NOBITS), the program header table
+   the stub's segment holds (if any), the stub's code, and the symbol,
+   string and section-name tables (only named here).  The stub's section
+   index into *STUB_INDEX, the symbol table's into *FIRST_TABLE (the string
+   tables follow it).  */
+static void
+minidebug_sections (const struct minidebug_in *m, const struct elf_file *file, Elf_Data *fnames,
+		    GElf_Shdr *sh, struct buf *names, size_t *stub_index, size_t *first_table)
+{
+  const struct stub_arch *stub = m->stub;
+  put_byte (names, 0);
+  size_t k = 1;
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      const GElf_Shdr *s = &file->shdrs[i];
+      if ((s->sh_flags & SHF_ALLOC) == 0)
+	continue;
+      const char *name = fnames != NULL && s->sh_name < fnames->d_size
+			 && memchr ((const char *) fnames->d_buf + s->sh_name, 0,
+				    fnames->d_size - s->sh_name) != NULL
+			 ? (const char *) fnames->d_buf + s->sh_name : "";
+      sh[k++] = (GElf_Shdr) {
+	.sh_name = (GElf_Word) names->len, .sh_type = SHT_NOBITS, .sh_flags = s->sh_flags,
+	.sh_addr = s->sh_addr, .sh_size = s->sh_size, .sh_addralign = s->sh_addralign,
+      };
+      put (names, name, strlen (name) + 1);
+    }
+  if (m->phdrs_size != 0)
+    {
+      sh[k++] = (GElf_Shdr) {
+	.sh_name = (GElf_Word) names->len, .sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC,
+	.sh_addr = m->phdrs_vaddr, .sh_size = m->phdrs_size, .sh_addralign = 8,
+      };
+      put (names, STUB_PHDR_SECTION_NAME, sizeof STUB_PHDR_SECTION_NAME);
+    }
+  *stub_index = k;
+  sh[k++] = (GElf_Shdr) {
+    .sh_name = (GElf_Word) names->len, .sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
+    .sh_addr = m->code_vaddr, .sh_size = stub->size, .sh_addralign = 16,
+  };
+  put (names, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
+  size_t symtab_index = k++, strtab_index = k++, shstrtab_index = k++;
+  *first_table = symtab_index;
+  sh[symtab_index].sh_name = (GElf_Word) names->len;
+  put (names, ".symtab", sizeof ".symtab");
+  sh[strtab_index].sh_name = (GElf_Word) names->len;
+  put (names, ".strtab", sizeof ".strtab");
+  sh[shstrtab_index].sh_name = (GElf_Word) names->len;
+  put (names, ".shstrtab", sizeof ".shstrtab");
+}
+
+/* The stub's symbols (elfpmd.NAME, local, in section STUB_INDEX) into SYMS
+   from index 1, their names into STRS.  */
+static void
+minidebug_symbols (const struct minidebug_in *m, size_t stub_index, GElf_Sym *syms, struct buf *strs)
+{
+  const struct stub_arch *stub = m->stub;
+  put_byte (strs, 0);
+  for (size_t j = 0; j < stub->nsymbols; j++)
+    {
+      const struct stub_symbol *y = &stub->symbols[j];
+      syms[j + 1] = (GElf_Sym) {
+	.st_name = (GElf_Word) strs->len,
+	.st_info = GELF_ST_INFO (STB_LOCAL, y->function ? STT_FUNC : STT_OBJECT),
+	.st_shndx = (GElf_Section) stub_index, .st_value = m->code_vaddr + y->value,
+	.st_size = y->size,
+      };
+      put (strs, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
+      put (strs, y->name, strlen (y->name) + 1);
+    }
+}
+
+/* The file's PT_LOADs and the stub's, without file contents, into LOADS.  */
+static void
+minidebug_loads (const struct minidebug_in *m, const struct elf_file *file, GElf_Phdr *loads)
+{
+  size_t nl = 0;
+  for (size_t i = 0; i < file->phnum; i++)
+    if (file->phdrs[i].p_type == PT_LOAD)
+      loads[nl++] = file->phdrs[i];
+  loads[nl++] = m->load;
+  for (size_t i = 0; i < nl; i++)
+    loads[i].p_offset = loads[i].p_filesz = 0;
+}
+
 /* Append the encoding of COUNT records of TYPE at SRC to B.  */
 static int
 put_records (struct buf *b, const struct elf_file *file, Elf_Type type, const void *src,
@@ -191,65 +277,11 @@ stub_minidebug (const struct minidebug_in *m, const struct elf_file *file,
       ret = diag_set (err, "out of memory");
       goto out;
     }
-  put_byte (&names, 0);
-  size_t k = 1;
-  for (size_t i = 1; i < file->shnum; i++)
-    {
-      const GElf_Shdr *s = &file->shdrs[i];
-      if ((s->sh_flags & SHF_ALLOC) == 0)
-	continue;
-      const char *name = fnames != NULL && s->sh_name < fnames->d_size
-			 && memchr ((const char *) fnames->d_buf + s->sh_name, 0,
-				    fnames->d_size - s->sh_name) != NULL
-			 ? (const char *) fnames->d_buf + s->sh_name : "";
-      sh[k++] = (GElf_Shdr) {
-	.sh_name = (GElf_Word) names.len, .sh_type = SHT_NOBITS, .sh_flags = s->sh_flags,
-	.sh_addr = s->sh_addr, .sh_size = s->sh_size, .sh_addralign = s->sh_addralign,
-      };
-      put (&names, name, strlen (name) + 1);
-    }
-  if (m->phdrs_size != 0)
-    {
-      sh[k++] = (GElf_Shdr) {
-	.sh_name = (GElf_Word) names.len, .sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC,
-	.sh_addr = m->phdrs_vaddr, .sh_size = m->phdrs_size, .sh_addralign = 8,
-      };
-      put (&names, STUB_PHDR_SECTION_NAME, sizeof STUB_PHDR_SECTION_NAME);
-    }
-  size_t stub_index = k;
-  sh[k++] = (GElf_Shdr) {
-    .sh_name = (GElf_Word) names.len, .sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
-    .sh_addr = m->code_vaddr, .sh_size = stub->size, .sh_addralign = 16,
-  };
-  put (&names, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
-  size_t symtab_index = k++, strtab_index = k++, shstrtab_index = k++;
-  sh[symtab_index].sh_name = (GElf_Word) names.len;
-  put (&names, ".symtab", sizeof ".symtab");
-  sh[strtab_index].sh_name = (GElf_Word) names.len;
-  put (&names, ".strtab", sizeof ".strtab");
-  sh[shstrtab_index].sh_name = (GElf_Word) names.len;
-  put (&names, ".shstrtab", sizeof ".shstrtab");
-
-  put_byte (&strs, 0);
-  for (size_t j = 0; j < stub->nsymbols; j++)
-    {
-      const struct stub_symbol *y = &stub->symbols[j];
-      syms[j + 1] = (GElf_Sym) {
-	.st_name = (GElf_Word) strs.len,
-	.st_info = GELF_ST_INFO (STB_LOCAL, y->function ? STT_FUNC : STT_OBJECT),
-	.st_shndx = (GElf_Section) stub_index, .st_value = m->code_vaddr + y->value,
-	.st_size = y->size,
-      };
-      put (&strs, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
-      put (&strs, y->name, strlen (y->name) + 1);
-    }
-  size_t nl = 0;
-  for (size_t i = 0; i < file->phnum; i++)
-    if (file->phdrs[i].p_type == PT_LOAD)
-      loads[nl++] = file->phdrs[i];
-  loads[nl++] = m->load;
-  for (size_t i = 0; i < nl; i++)
-    loads[i].p_offset = loads[i].p_filesz = 0;
+  size_t stub_index, symtab_index;
+  minidebug_sections (m, file, fnames, sh, &names, &stub_index, &symtab_index);
+  size_t strtab_index = symtab_index + 1, shstrtab_index = symtab_index + 2;
+  minidebug_symbols (m, stub_index, syms, &strs);
+  minidebug_loads (m, file, loads);
   if (names.failed || strs.failed)
     {
       ret = diag_set (err, "out of memory");
