@@ -8,7 +8,7 @@
 # itself, debian/source/format) has an SPDX-License-Identifier line in its
 # first lines: 0BSD under stub/ and src/inject/ (what elfpmd puts into the
 # files it converts, and the code that writes it), GPL-3.0-or-later
-# everywhere else; the generated stub headers (src/inject/stub_*.h) say
+# everywhere else; the generated stub headers (src/inject/generated/stub_*.h) say
 # 0BSD too, as tools/gen-stub.sh writes them.  Then licensecheck (Debian's
 # devscripts tool, which shares no code with this test) finds a licence in
 # every one of those files, where it is installed.  Skips (77) outside a

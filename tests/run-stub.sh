@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# The committed stub machine code (src/inject/stub_x86_64.h, src/inject/stub_aarch64.h,
-# src/inject/stub_riscv64.h) is what tools/gen-stub.sh makes from stub/:
+# The committed stub machine code (src/inject/generated/stub_x86_64.h, src/inject/generated/stub_aarch64.h,
+# src/inject/generated/stub_riscv64.h) is what tools/gen-stub.sh makes from stub/:
 # regenerate each and compare byte for byte, so the reviewed source is the
 # code that ships.  Another compiler or linker may emit other bytes for the
 # same source, so the comparison is made only with the versions the header
@@ -15,10 +15,10 @@ top=$TESTS_SRCDIR/..
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# compare ARCH CC LD TOOLS_PREFIX: regenerate src/inject/stub_ARCH.h with CC and
+# compare ARCH CC LD TOOLS_PREFIX: regenerate src/inject/generated/stub_ARCH.h with CC and
 # LD and compare it with the committed one.
 compare () {
-	local arch=$1 cc=$2 ld=$3 tools=$4 header=$top/src/inject/stub_$1.h upper
+	local arch=$1 cc=$2 ld=$3 tools=$4 header=$top/src/inject/generated/stub_$1.h upper
 	upper=$(echo "$arch" | tr 'a-z' 'A-Z')
 	if ! have "$cc" || ! have "$ld" || ! have "${tools}objcopy" || ! have "${tools}nm"; then
 		skip "$arch: the stub needs $cc, $ld, ${tools}objcopy and ${tools}nm to regenerate"
@@ -30,20 +30,20 @@ compare () {
 	this_cc=$("$cc" --version 2> /dev/null | head -n 1)
 	this_ld=$("$ld" --version 2> /dev/null | head -n 1)
 	if [ -z "$made_cc" ] || [ -z "$made_ld" ]; then
-		fail "src/inject/stub_$arch.h does not say which compiler and linker made it (regenerate it with tools/gen-stub.sh $arch)"
+		fail "src/inject/generated/stub_$arch.h does not say which compiler and linker made it (regenerate it with tools/gen-stub.sh $arch)"
 		return
 	fi
 	if [ "$made_cc" != "$this_cc" ] || [ "$made_ld" != "$this_ld" ]; then
-		skip "src/inject/stub_$arch.h was made with '$made_cc' and '$made_ld', here are '$this_cc' and '$this_ld': other versions may emit other bytes, so it is not regenerated and compared"
+		skip "src/inject/generated/stub_$arch.h was made with '$made_cc' and '$made_ld', here are '$this_cc' and '$this_ld': other versions may emit other bytes, so it is not regenerated and compared"
 		return
 	fi
 	local out=$work/stub_$arch.h
 	if sh "$top/tools/gen-stub.sh" "$arch" "$out" > /dev/null; then
 		pass "tools/gen-stub.sh $arch builds the stub"
 		if cmp -s "$out" "$header"; then
-			pass "src/inject/stub_$arch.h is what stub/ generates"
+			pass "src/inject/generated/stub_$arch.h is what stub/ generates"
 		else
-			fail "src/inject/stub_$arch.h differs from a fresh tools/gen-stub.sh $arch (regenerate and commit it)"
+			fail "src/inject/generated/stub_$arch.h differs from a fresh tools/gen-stub.sh $arch (regenerate and commit it)"
 			diff "$out" "$header" | head -10 | sed 's/^/      /'
 		fi
 	else
@@ -64,7 +64,7 @@ else
 	skip "x86_64: regenerated on x86-64 hosts only"
 fi
 for arch in aarch64 riscv64; do
-	[ -f "$top/src/inject/stub_$arch.h" ] || continue
+	[ -f "$top/src/inject/generated/stub_$arch.h" ] || continue
 	compare "$arch" "${CC_STUB:-$arch-linux-gnu-gcc}" "${LD_STUB:-$arch-linux-gnu-ld}" "$arch-linux-gnu-"
 done
 

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# Regenerate src/inject/stub_ARCH.h, the machine code of one architecture's startup
+# Regenerate src/inject/generated/stub_ARCH.h, the machine code of one architecture's startup
 # stub, from the runtime's sources stub/*.c, stub/ARCH-entry.S and
 # stub/ARCH-syscall.h, linked into one position-independent blob.
 #
 #   sh tools/gen-stub.sh [ARCH] [OUTPUT]
 #
 # ARCH is x86_64 (the default), aarch64 or riscv64; OUTPUT defaults to
-# src/inject/stub_ARCH.h.  (An OUTPUT alone, the script's older form, means x86_64.)
+# src/inject/generated/stub_ARCH.h.  (An OUTPUT alone, the script's older form, means x86_64.)
 #
 # The generated header is committed, so building elfpmd needs no toolchain
 # for the stub's architecture; tests/run-stub.sh checks that this script
@@ -24,7 +24,7 @@ x86_64 | aarch64 | riscv64) arch=${1:-x86_64}; [ $# -gt 0 ] && shift ;;
 -*) echo "gen-stub: unknown option $1 (usage: gen-stub.sh [x86_64|aarch64|riscv64] [OUTPUT])" >&2; exit 2 ;;
 *) arch=x86_64 ;;
 esac
-out=${1:-$top/src/inject/stub_$arch.h}
+out=${1:-$top/src/inject/generated/stub_$arch.h}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

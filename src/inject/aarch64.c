@@ -14,7 +14,7 @@
 
 #include "arch.h"
 #include "stub_params.h"
-#include "stub_aarch64.h"
+#include "generated/stub_aarch64.h"
 
 /* The generated stub leaves room for every field of the parameters.  */
 _Static_assert (STUB_AARCH64_SIZE - STUB_AARCH64_PARAMS >= sizeof (struct stub_params),

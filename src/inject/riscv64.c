@@ -21,7 +21,7 @@
 
 #include "arch.h"
 #include "stub_params.h"
-#include "stub_riscv64.h"
+#include "generated/stub_riscv64.h"
 
 #ifndef EM_RISCV
 # define EM_RISCV 243

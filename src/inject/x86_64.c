@@ -11,7 +11,7 @@
 
 #include "arch.h"
 #include "stub_params.h"
-#include "stub_x86_64.h"
+#include "generated/stub_x86_64.h"
 
 /* The generated stub leaves room for every field of the parameters.  */
 _Static_assert (STUB_X86_64_SIZE - STUB_X86_64_PARAMS >= sizeof (struct stub_params),
