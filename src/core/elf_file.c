@@ -320,24 +320,21 @@ read_dynamic (struct elf_file *file, size_t index, bool *pie, bool *soname, stru
   return 0;
 }
 
-/* Read and check the program header table and every segment elfpmd relies on.  */
+/* Check what the ELF header says of the program header table, then read
+   it into FILE->phdrs (FILE->phnum entries).  Return 0; 1 when there is
+   none (FILE->skip_reason says so); -1 with the reason in *ERR.  */
 static int
-check_segments (struct elf_file *file, struct diag *err)
+read_phdrs (struct elf_file *file, struct diag *err)
 {
   uint64_t size = (uint64_t) file->st.st_size;
   const GElf_Ehdr *eh = &file->ehdr;
-  /* The end of the address space, which a segment may reach: 2^32 for
-     ELF32 (a ppc firmware image's last segment ends there); for ELF64 the
-     last byte, so that an end always fits in 64 bits.  */
-  uint64_t addr_end = file->elfclass == ELFCLASS32 ? (uint64_t) 1 << 32 : UINT64_MAX;
-
   /* Check what the header says before libelf reads the table, so that the
      reason names the table; only with PN_XNUM does the count live elsewhere.  */
   if (eh->e_phnum == 0)
     {
       file->skip_reason = "no program headers";
       file->skip_kind = SKIP_NO_PHDRS;
-      return 0;
+      return 1;
     }
   if (eh->e_phentsize != elf_phdr_size (file->elfclass))
     return diag_set (err, "e_phentsize is %u, expected %zu", eh->e_phentsize,
@@ -360,7 +357,16 @@ check_segments (struct elf_file *file, struct diag *err)
   for (size_t i = 0; i < file->phnum; i++)
     if (gelf_getphdr (file->elf, (int) i, &file->phdrs[i]) == NULL)
       return diag_set (err, "program header %zu cannot be read: %s", i, elf_errmsg (-1));
+  return 0;
+}
 
+/* The PT_LOADs: contents within memory size, no wrap past ADDR_END (the
+   end of the address space), sorted by address, no overlap; FILE->nloads
+   and FILE->has_interp counted on the way.  Return 0, or -1 with the
+   reason in *ERR.  */
+static int
+check_loads (struct elf_file *file, uint64_t addr_end, struct diag *err)
+{
   const GElf_Phdr *prev = NULL;
   size_t prev_index = 0;
   for (size_t i = 0; i < file->phnum; i++)
@@ -389,6 +395,24 @@ check_segments (struct elf_file *file, struct diag *err)
       prev = ph;
       prev_index = i;
     }
+  return 0;
+}
+
+/* Read and check the program header table and every segment elfpmd relies on.  */
+static int
+check_segments (struct elf_file *file, struct diag *err)
+{
+  uint64_t size = (uint64_t) file->st.st_size;
+  /* The end of the address space, which a segment may reach: 2^32 for
+     ELF32 (a ppc firmware image's last segment ends there); for ELF64 the
+     last byte, so that an end always fits in 64 bits.  */
+  uint64_t addr_end = file->elfclass == ELFCLASS32 ? (uint64_t) 1 << 32 : UINT64_MAX;
+
+  int r = read_phdrs (file, err);
+  if (r != 0)
+    return r < 0 ? -1 : 0;
+  if (check_loads (file, addr_end, err) != 0)
+    return -1;
 
   /* A separate debug file is skipped whatever its program headers say:
      their contents are not in it (objcopy keeps p_filesz of the first
