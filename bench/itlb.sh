@@ -113,12 +113,7 @@ itlb_plugin () {
 		|| bench_die "the plugin does not build: $(head -3 "$dir/plugin.log")"
 }
 
-# The cache is kept between runs, and this may run as root: never a
-# directory another user could have put in its place.
-[ ! -L "$CACHE" ] || bench_die "$CACHE: a symbolic link"
-mkdir -p "$CACHE" || bench_die "cannot create $CACHE"
-[ "$(stat -c %u "$CACHE")" = "$(id -u)" ] && [ -z "$(find "$CACHE" -maxdepth 0 -perm /022)" ] \
-	|| bench_die "$CACHE: not a directory of this user's that only it can write"
+bench_private_dir "$CACHE"
 
 if [ "$CPUS" = list ]; then
 	sed -n 's/^  { "\([a-z0-9]*\)", "\([^"]*\)",$/\1\t\2/p' "$HERE/itlb/tlb.c"

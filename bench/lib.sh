@@ -46,6 +46,17 @@ bench_workdir () {
 	trap 'if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
 }
 
+# bench_private_dir DIR: create DIR (a cache kept between runs, which root
+# may use) unless it is there, and die unless it is a directory of this
+# user's that only it can write, not a symbolic link: never one another
+# user could have put in its place.
+bench_private_dir () {
+	[ ! -L "$1" ] || bench_die "$1: a symbolic link"
+	mkdir -p "$1" || bench_die "cannot create $1"
+	[ ! -L "$1" ] && [ "$(stat -c %u "$1")" = "$(id -u)" ] && [ -z "$(find "$1" -maxdepth 0 -perm /022)" ] \
+		|| bench_die "$1: not a directory of this user's that only it can write"
+}
+
 # bench_apt_src CACHE COMMAND ARG...: apt-get or apt-cache (COMMAND) through
 # a private list of deb-src entries for this machine's release, its -updates
 # and its -security suites, on the mirrors this machine's apt configuration

@@ -128,12 +128,7 @@ srcdir () { find "$CACHE/src/$1" -mindepth 1 -maxdepth 1 -type d | head -n 1; }
 
 want () { [[ ,$ONLY, == *,$1,* ]]; }
 
-# The cache is kept between runs, and this runs as root: never a directory
-# another user could have put in its place.
-[ ! -L "$CACHE" ] || bench_die "$CACHE: a symbolic link"
-mkdir -p "$CACHE" || bench_die "cannot create $CACHE"
-[ ! -L "$CACHE" ] && [ "$(stat -c %u "$CACHE")" = "$(id -u)" ] && [ -z "$(find "$CACHE" -maxdepth 0 -perm /022)" ] \
-	|| bench_die "$CACHE: not a directory of this user's that only it can write"
+bench_private_dir "$CACHE"
 mkdir -p "$CACHE/src" "$CACHE/inputs"
 IN=$CACHE/inputs
 if want gcc-c || want clang-c; then
