@@ -24,9 +24,10 @@ what=${1:-check}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # What a user needs to build elfpmd from a release tarball: a C compiler,
-# pkg-config, libelf (elfutils) and, optionally, libdwarf for elfpmd map's
-# names; from git also autoconf and automake.  (README, Install.)
-USER_PACKAGES="build-essential pkg-config libelf-dev libdwarf-dev"
+# pkg-config, libelf (elfutils), liblzma (xz-utils: the stub's
+# MiniDebugInfo) and, optionally, libdwarf for elfpmd map's names; from git
+# also autoconf and automake.  (README, Install; doc/design.md, "Libraries".)
+USER_PACKAGES="build-essential pkg-config libelf-dev liblzma-dev libdwarf-dev"
 GIT_PACKAGES="autoconf automake"
 # The test suite's.
 PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
