@@ -25,9 +25,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # What a user needs to build elfpmd from a release tarball: a C compiler,
 # pkg-config, libelf (elfutils), liblzma (xz-utils: the stub's
-# MiniDebugInfo) and, optionally, libdwarf for elfpmd map's names; from git
-# also autoconf and automake.  (README, Install; doc/design.md, "Libraries".)
-USER_PACKAGES="build-essential pkg-config libelf-dev liblzma-dev libdwarf-dev"
+# MiniDebugInfo), Nettle (the manifest's SHA-256) and, optionally, libdwarf
+# for elfpmd map's names; from git also autoconf and automake.  (README,
+# Install; doc/design.md, "Libraries".)
+USER_PACKAGES="build-essential pkg-config libelf-dev liblzma-dev nettle-dev libdwarf-dev"
 GIT_PACKAGES="autoconf automake"
 # The test suite's.
 PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils

@@ -794,15 +794,15 @@ restore (struct place *pl, int cur, const struct stat *st, int orig, const struc
     return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
   struct diag cerr = { "" };
   int ret = 0;
-  struct sha256 h;
-  unsigned char d[32];
+  struct sha256_ctx h;
+  unsigned char d[SHA256_DIGEST_SIZE];
   char got[65];
   sha256_init (&h);
   if (copy_sparse (orig, fd, &h, &cerr) != 0)
     ret = diag_set (err, "the kept original: %s", cerr.msg);
   else
     {
-      sha256_final (&h, d);
+      sha256_digest (&h, SHA256_DIGEST_SIZE, d);
       sha256_hex (d, got);
       if (strcmp (got, want) != 0)
 	ret = diag_set (err, "the kept original is not what elfpmd kept (SHA-256 %s)", got);
