@@ -44,8 +44,11 @@ manifest_record_format (const struct manifest_record *r, char **line, size_t *le
   FILE *out = open_memstream (line, len);
   if (out == NULL)
     return -1;
-  fprintf (out, "{\"action\":\"%s\",", r->revert ? "revert" : "convert");
-  json_name (out, "file", r->file);
+  /* The name as text (each byte that is not UTF-8 as U+FFFD), then its
+     bytes, always: json_name would add a second file_hex for a name that
+     is not UTF-8, as elfpmd 0.2.0 wrote it.  */
+  fprintf (out, "{\"action\":\"%s\",\"file\":", r->revert ? "revert" : "convert");
+  json_string (out, r->file);
   put_hex (out, "file_hex", (const unsigned char *) r->file, strlen (r->file));
   if (r->revert)
     fprintf (out, ",\"sha256\":\"%s\"", r->after);
