@@ -11,7 +11,8 @@
    and, for a file revert put back,
      {"action":"revert","file":...,"file_hex":...,"sha256":"..."}
    The last line of a file (by file_hex, its name's bytes) is its state.
-   The readers here take only the keys they wrote, in that order.  */
+   Reading takes only what the writer writes (manifest_parse.c), one line
+   of at most MANIFEST_LINE_MAX bytes at a time.  */
 #include <config.h>
 
 #include <errno.h>
@@ -96,82 +97,6 @@ manifest_append (int fd, const char *line, size_t len, struct diag *err)
 
 /* --- Reading.  */
 
-/* The lowercase hexadecimal string value of KEY in LINE ("KEY":"..."):
-   where it starts, its length into *LEN; NULL when KEY is missing or its
-   value is not such a string.  */
-static const char *
-hex_value (const char *line, const char *key, size_t *len)
-{
-  char pat[64];
-  snprintf (pat, sizeof pat, "\"%s\":\"", key);
-  const char *p = strstr (line, pat);
-  if (p == NULL)
-    return NULL;
-  p += strlen (pat);
-  *len = strspn (p, "0123456789abcdef");
-  return p[*len] == '"' ? p : NULL;
-}
-
-/* The bytes of the hexadecimal string value of KEY in LINE, NUL ended,
-   or NULL (missing, malformed, or out of memory).  */
-static char *
-get_hex (const char *line, const char *key)
-{
-  size_t n;
-  const char *p = hex_value (line, key, &n);
-  if (p == NULL || n % 2 != 0 || n == 0)
-    return NULL;
-  char *s = malloc (n / 2 + 1);
-  if (s == NULL)
-    return NULL;
-  for (size_t i = 0; i < n / 2; i++)
-    {
-      unsigned v;
-      sscanf (p + 2 * i, "%2x", &v);
-      s[i] = (char) v;
-    }
-  s[n / 2] = '\0';
-  if (strlen (s) != n / 2)
-    {
-      free (s);
-      return NULL;		/* a NUL inside: no name */
-    }
-  return s;
-}
-
-/* The 64-digit hash after "KEY":" into OUT; false if missing.  */
-static bool
-get_hash (const char *line, const char *key, char out[65])
-{
-  size_t n;
-  const char *p = hex_value (line, key, &n);
-  if (p == NULL || n != 64)
-    return false;
-  memcpy (out, p, 64);
-  out[64] = '\0';
-  return true;
-}
-
-/* The number after "KEY": in LINE; 0 when missing or malformed.  */
-static uint64_t
-get_size (const char *line, const char *key)
-{
-  char pat[64];
-  snprintf (pat, sizeof pat, "\"%s\":", key);
-  const char *p = strstr (line, pat);
-  if (p == NULL)
-    return 0;
-  p += strlen (pat);
-  uint64_t v = 0;
-  for (; *p >= '0' && *p <= '9'; p++)
-    {
-      if (v > (UINT64_MAX - 9) / 10)
-	return 0;
-      v = v * 10 + (uint64_t) (*p - '0');
-    }
-  return *p == ',' || *p == '}' ? v : 0;
-}
-
 bool
 manifest_option_allowed (const char *opt)
 {
@@ -195,39 +120,6 @@ manifest_option_allowed (const char *opt)
   return false;
 }
 
-/* The options array of LINE (strings without quotes or backslashes, as
-   elfpmd writes them, each one manifest_option_allowed accepts) into R;
-   the first one refused into *BAD (NULL when the array is malformed).  */
-static bool
-get_options (const char *line, struct manifest_record *r, char **bad)
-{
-  const char *p = strstr (line, "\"options\":[");
-  if (p == NULL)
-    return false;
-  p += strlen ("\"options\":[");
-  while (*p == '"')
-    {
-      const char *end = strchr (p + 1, '"');
-      if (end == NULL || memchr (p + 1, '\\', (size_t) (end - p - 1)) != NULL)
-	return false;
-      char **grown = realloc (r->options, (r->noptions + 1) * sizeof *grown);
-      if (grown == NULL)
-	return false;
-      r->options = grown;
-      r->options[r->noptions] = strndup (p + 1, (size_t) (end - p - 1));
-      if (r->options[r->noptions] == NULL || !manifest_option_allowed (r->options[r->noptions]))
-	{
-	  *bad = r->options[r->noptions];
-	  return false;
-	}
-      r->noptions++;
-      p = end + 1;
-      if (*p == ',')
-	p++;
-    }
-  return *p == ']';
-}
-
 void
 manifest_record_free (struct manifest_record *r)
 {
@@ -246,38 +138,29 @@ manifest_records_free (struct manifest_record *v, long n)
   free (v);
 }
 
-/* LINE, a line of the manifest, into *R.  Return 0, or -1 with the
-   reason in *ERR (and what R got freed).  */
+/* The next line of F, its newline cut, into BUF (MANIFEST_LINE_MAX + 1
+   bytes), its length into *LEN.  Return 1 for a line, 0 at the end, -1
+   for a line longer than MANIFEST_LINE_MAX bytes or a read error (errno
+   then set, else 0).  */
 static int
-parse_line (const char *line, struct manifest_record *r, struct diag *err)
+read_line (FILE *f, char *buf, size_t *len)
 {
-  *r = (struct manifest_record) { 0 };
-  r->revert = strncmp (line, "{\"action\":\"revert\"", 18) == 0;
-  bool ok = r->revert || strncmp (line, "{\"action\":\"convert\"", 19) == 0;
-  r->file = ok ? get_hex (line, "file_hex") : NULL;
-  char *bad = NULL;
-  if (r->revert)
-    ok = r->file != NULL && get_hash (line, "sha256", r->after);
-  else
-    ok = ok && r->file != NULL && get_hash (line, "sha256_before", r->before)
-	 && get_hash (line, "sha256_after", r->after) && get_options (line, r, &bad);
-  if (ok && !r->revert)
-    r->size_after = get_size (line, "size_after");
-  if (ok && !r->revert && strstr (line, "\"originals_hex\":\"") != NULL)
-    ok = (r->originals = get_hex (line, "originals_hex")) != NULL;
-  /* Absolute names only: a relative one would be resolved against
-     whatever directory reapply runs in.  */
-  if (ok && (r->file[0] != '/' || (r->originals != NULL && r->originals[0] != '/')))
-    diag_set (err, "a name that is not absolute");
-  else if (!ok && bad != NULL)
-    diag_set (err, "the option '%s' is not one elfpmd records", bad);
-  else if (!ok)
-    diag_set (err, "not an entry elfpmd wrote");
-  free (bad);
-  if (err->msg[0] == '\0')
+  size_t n = 0;
+  int c;
+  errno = 0;
+  while ((c = getc (f)) != EOF && c != '\n')
+    {
+      if (n == MANIFEST_LINE_MAX)
+	return -1;
+      buf[n++] = (char) c;
+    }
+  if (c == EOF && ferror (f))
+    return -1;
+  if (c == EOF && n == 0)
     return 0;
-  manifest_record_free (r);
-  return -1;
+  buf[n] = '\0';
+  *len = n;
+  return 1;
 }
 
 long
@@ -298,15 +181,22 @@ manifest_read (const char *path, struct manifest_record **records, size_t *linen
       return -1;
     }
   struct manifest_record *v = NULL;
-  size_t n = 0, at = 0;
-  char *line = NULL;
-  size_t cap = 0;
-  long ret = 0;
-  while (getline (&line, &cap, f) > 0)
+  size_t n = 0, at = 0, len;
+  char *line = malloc (MANIFEST_LINE_MAX + 1);
+  long ret = line == NULL ? diag_set (err, "out of memory") : 0;
+  int got = 0;
+  while (ret == 0 && (got = read_line (f, line, &len)) != 0)
     {
       at++;
       struct manifest_record r;
-      if (parse_line (line, &r, err) != 0)
+      if (got < 0)
+	{
+	  *lineno = errno != 0 ? 0 : at;
+	  ret = errno != 0 ? diag_set (err, "%s", strerror (errno))
+	    : diag_set (err, "not an entry elfpmd wrote (longer than %d bytes)", MANIFEST_LINE_MAX);
+	  break;
+	}
+      if (manifest_parse_line (line, len, &r, err) != 0)
 	{
 	  *lineno = at;
 	  ret = -1;

@@ -26,6 +26,11 @@ struct manifest_record
   char *originals;		/* convert: where the original was kept (originals_hex), or NULL */
 };
 
+/* The longest line read: longer than any elfpmd writes (a name of
+   PATH_MAX bytes as text, each byte escaped in 6, and as hexadecimal, an
+   originals directory as long, the hashes and every option: 41 KiB).  */
+#define MANIFEST_LINE_MAX 65536
+
 /* Whether OPT is one of the options a convert line may hold, exactly as
    elfpmd writes it: the manifest is data, and nothing else in it reaches
    a command line.  */
@@ -34,6 +39,15 @@ bool manifest_option_allowed (const char *opt);
 /* R as one line, its newline included, into a new buffer *LINE of *LEN
    bytes (not NUL-ended).  Return 0, or -1 when out of memory.  */
 int manifest_record_format (const struct manifest_record *r, char **line, size_t *len);
+
+/* Parse LINE (LEN bytes, without its newline; LINE[LEN] is a NUL, and
+   LINE may be changed) into *R, if it is exactly what
+   manifest_record_format writes (or what elfpmd 0.2.0 wrote): a JSON
+   object with the keys of its action, each once, of their types, and no
+   other key.  Return 0, or -1 with the reason in *ERR, one line
+   ("not an entry elfpmd wrote (a key twice, at byte 208)", "the option
+   '--json=x' is not one elfpmd records", "a name that is not absolute").  */
+int manifest_parse_line (char *line, size_t len, struct manifest_record *r, struct diag *err);
 
 /* Append LINE (LEN bytes) to the manifest open for appending as FD, with
    one write so that runs at once do not interleave.  Return 0, or -1
