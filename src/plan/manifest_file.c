@@ -140,14 +140,13 @@ manifest_records_free (struct manifest_record *v, long n)
 
 /* The next line of F, its newline cut, into BUF (MANIFEST_LINE_MAX + 1
    bytes), its length into *LEN.  Return 1 for a line, 0 at the end, -1
-   for a line longer than MANIFEST_LINE_MAX bytes or a read error (errno
-   then set, else 0).  */
+   for a line longer than MANIFEST_LINE_MAX bytes, -2 for a read error
+   (errno set).  */
 static int
 read_line (FILE *f, char *buf, size_t *len)
 {
   size_t n = 0;
   int c;
-  errno = 0;
   while ((c = getc (f)) != EOF && c != '\n')
     {
       if (n == MANIFEST_LINE_MAX)
@@ -155,7 +154,7 @@ read_line (FILE *f, char *buf, size_t *len)
       buf[n++] = (char) c;
     }
   if (c == EOF && ferror (f))
-    return -1;
+    return -2;
   if (c == EOF && n == 0)
     return 0;
   buf[n] = '\0';
@@ -191,9 +190,10 @@ manifest_read (const char *path, struct manifest_record **records, size_t *linen
       struct manifest_record r;
       if (got < 0)
 	{
-	  *lineno = errno != 0 ? 0 : at;
-	  ret = errno != 0 ? diag_set (err, "%s", strerror (errno))
-	    : diag_set (err, "not an entry elfpmd wrote (longer than %d bytes)", MANIFEST_LINE_MAX);
+	  *lineno = got == -1 ? at : 0;
+	  ret = got == -1 ? diag_set (err, "not an entry elfpmd wrote (longer than %d bytes)",
+				      MANIFEST_LINE_MAX)
+	    : diag_set (err, "cannot read it: %s", strerror (errno));
 	  break;
 	}
       if (manifest_parse_line (line, len, &r, err) != 0)
