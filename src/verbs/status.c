@@ -504,6 +504,96 @@ print_summary (FILE *out, const struct status *s)
   fprintf (out, "; kernel %s, THP %s, PMD %" PRIu64 " kB\n", release, s->thp, s->pmd / 1024);
 }
 
+/* Read the processes PIDS (NPIDS of them; NAMED: given by the user, whose
+   failures are errors) into S.  Return 0, or 1 when a named one could not
+   be read (said on ERRORS).  */
+static int
+read_processes (struct status *s, const long *pids, size_t npids, bool named, FILE *errors)
+{
+  int status = 0;
+  for (size_t i = 0; i < npids; i++)
+    {
+      int err = add_process (s, pids[i]);
+      if (err == 0)
+	s->seen++;
+      else if (err == ENOENT || err == ESRCH)
+	{
+	  s->gone++;
+	  if (named)
+	    {
+	      fprintf (errors, "%s: %ld: no such process\n", diag_program, pids[i]);
+	      status = 1;
+	    }
+	}
+      else
+	{
+	  s->unreadable++;
+	  struct unreadable *grown = realloc (s->unread, (s->nunread + 1) * sizeof *grown);
+	  if (grown != NULL)
+	    {
+	      s->unread = grown;
+	      struct unreadable *u = &s->unread[s->nunread++];
+	      *u = (struct unreadable) { .pid = pids[i], .err = err };
+	      proc_read_comm (s->opts->proc, pids[i], u->comm);
+	    }
+	  if (named)
+	    {
+	      fprintf (errors, "%s: %ld: %s\n", diag_program, pids[i], strerror (err));
+	      status = 1;
+	    }
+	}
+    }
+  return status;
+}
+
+/* Print S's rows (or JSON objects) to OUT, largest text first.  */
+static void
+print_rows (FILE *out, struct status *s)
+{
+  qsort (s->procs, s->nprocs, sizeof *s->procs, by_largest);
+  if (s->opts->quiet)
+    return;
+  if (!s->opts->json)
+    fprintf (out, "%7s %-15s %8s %9s %9s %9s %-8s %-4s %s\n", "PID", "COMMAND", "TEXT",
+	     "PMD/WHOLE", "PMD-kB", "ANON-kB", "ALIGNED", "STUB", "OBJECT");
+  for (size_t i = 0; i < s->nprocs; i++)
+    {
+      const struct process *p = &s->procs[i];
+      if (s->opts->json)
+	{
+	  if (p->nobjects != 0 || p->anon_exec_kb != 0)
+	    print_json_process (out, s, p);
+	  continue;
+	}
+      for (size_t k = 0; k < p->nobjects; k++)
+	print_row (out, s, p, &p->objects[k]);
+      if (p->anon_exec_kb != 0)
+	{
+	  fprintf (out, "%7ld ", p->pid);
+	  print_plain (out, p->comm);
+	  fprintf (out, ": %" PRIu64 " kB of anonymous executable memory on huge pages (JIT "
+		   "code, not text)\n", p->anon_exec_kb);
+	}
+    }
+}
+
+static void
+status_free (struct status *s)
+{
+  for (size_t i = 0; i < s->nprocs; i++)
+    {
+      for (size_t k = 0; k < s->procs[i].nobjects; k++)
+	free (s->procs[i].objects[k].m.path);
+      free (s->procs[i].objects);
+    }
+  free (s->procs);
+  free (s->unread);
+  free (s->geometry.pagemap_buf);
+  for (size_t i = 0; i < s->nfiles; i++)
+    free (s->files[i]);
+  free (s->files);
+}
+
 int
 status_run (const long *pids, size_t npids, const struct status_options *opts, FILE *out,
 	    FILE *errors)
@@ -520,11 +610,8 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       return 1;
     }
 
-  int status = 0;
   long *all = NULL;
   bool named = npids != 0;
-  s.geometry = (struct proc_geometry) { .pmd = s.pmd, .page = s.page,
-				       .pagemap_buf = malloc ((size_t) (s.pmd / s.page) * 8) };
   if (!named)
     {
       long n = proc_list_pids (opts->proc, &all);
@@ -536,79 +623,13 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       pids = all;
       npids = (size_t) n;
     }
-  for (size_t i = 0; i < npids; i++)
-    {
-      int err = add_process (&s, pids[i]);
-      if (err == 0)
-	s.seen++;
-      else if (err == ENOENT || err == ESRCH)
-	{
-	  s.gone++;
-	  if (named)
-	    {
-	      fprintf (errors, "%s: %ld: no such process\n", diag_program, pids[i]);
-	      status = 1;
-	    }
-	}
-      else
-	{
-	  s.unreadable++;
-	  struct unreadable *grown = realloc (s.unread, (s.nunread + 1) * sizeof *grown);
-	  if (grown != NULL)
-	    {
-	      s.unread = grown;
-	      struct unreadable *u = &s.unread[s.nunread++];
-	      *u = (struct unreadable) { .pid = pids[i], .err = err };
-	      proc_read_comm (opts->proc, pids[i], u->comm);
-	    }
-	  if (named)
-	    {
-	      fprintf (errors, "%s: %ld: %s\n", diag_program, pids[i], strerror (err));
-	      status = 1;
-	    }
-	}
-    }
+  s.geometry = (struct proc_geometry) { .pmd = s.pmd, .page = s.page,
+				       .pagemap_buf = malloc ((size_t) (s.pmd / s.page) * 8) };
+  int status = read_processes (&s, pids, npids, named, errors);
   free (all);
-
-  qsort (s.procs, s.nprocs, sizeof *s.procs, by_largest);
-  if (!opts->quiet && !opts->json)
-    fprintf (out, "%7s %-15s %8s %9s %9s %9s %-8s %-4s %s\n", "PID", "COMMAND", "TEXT",
-	     "PMD/WHOLE", "PMD-kB", "ANON-kB", "ALIGNED", "STUB", "OBJECT");
-  for (size_t i = 0; i < s.nprocs; i++)
-    {
-      const struct process *p = &s.procs[i];
-      if (opts->quiet)
-	continue;
-      if (opts->json)
-	{
-	  if (p->nobjects != 0 || p->anon_exec_kb != 0)
-	    print_json_process (out, &s, p);
-	  continue;
-	}
-      for (size_t k = 0; k < p->nobjects; k++)
-	print_row (out, &s, p, &p->objects[k]);
-      if (p->anon_exec_kb != 0)
-	{
-	  fprintf (out, "%7ld ", p->pid);
-	  print_plain (out, p->comm);
-	  fprintf (out, ": %" PRIu64 " kB of anonymous executable memory on huge pages (JIT "
-		   "code, not text)\n", p->anon_exec_kb);
-	}
-    }
+  print_rows (out, &s);
   print_summary (out, &s);
-
-  for (size_t i = 0; i < s.nprocs; i++)
-    {
-      for (size_t k = 0; k < s.procs[i].nobjects; k++)
-	free (s.procs[i].objects[k].m.path);
-      free (s.procs[i].objects);
-    }
-  free (s.procs);
-  free (s.unread);
-  free (s.geometry.pagemap_buf);
-  for (size_t i = 0; i < s.nfiles; i++)
-    free (s.files[i]);
-  free (s.files);
+  status_free (&s);
   return status;
 }
 
