@@ -34,6 +34,7 @@
 #include "diag.h"
 #include "elf_file.h"
 #include "names.h"
+#include "safe_open.h"
 
 /* Append a function NAME (LINKAGE: its mangled name or NULL) at [LO, HI) of
    compilation unit CU to N.  Return 0, or -1 when out of memory.  */
@@ -303,17 +304,20 @@ debug_file_close (struct debug_file *d)
 }
 
 /* Open PATH into *D if it is an ELF file other than the one with status
-   SELF.  Return false (D closed) if not.  */
+   SELF.  Only a regular file is opened, as for the file itself
+   (safe_open.h): a FIFO or a device under a debug file's name is passed
+   over, never opened; symbolic links are followed, as gdb follows them.
+   Return false (D closed) if not.  */
 static bool
 debug_file_open (struct debug_file *d, const char *path, const struct stat *self)
 {
   struct stat st;
-  d->fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct diag why = { "" };
+  d->fd = open_regular (AT_FDCWD, path, true, &st, &why);
   if (d->fd < 0)
     return false;
   d->path = strdup (path);
-  if (d->path == NULL || fstat (d->fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
+  if (d->path == NULL || (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
     {
       debug_file_close (d);
       return false;
