@@ -248,8 +248,8 @@ C
 		echo "== this kernel did not map demo.mad's text with PMD pages: kernel $(uname -r)," \
 			"THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo missing)," \
 			"file system $(df -PT "$work" | awk 'NR == 2 { print $2 }'); file text gets PMD" \
-			"pages only where the page cache has PMD-sized folios (xfs from 5.18, ext4 from 6.16;" \
-			"not tmpfs) and THP is not never: see elfpmd(1), STARTUP STUB"
+			"pages only where the page cache has PMD-sized folios and THP is not never:" \
+			"see elfpmd-stub(7), BY KERNEL AND FILE SYSTEM (man man/elfpmd-stub.7)"
 	fi
 }
 
