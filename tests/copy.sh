@@ -3,7 +3,7 @@
 # Copyright (C) 2026 The elfpmd authors
 # copy.sh: elfpmd --madvise=copy, the stub's copy of the text into
 # anonymous huge pages where the kernel cannot give the file PMD-sized page
-# cache folios (man elfpmd: The copy fallback).
+# cache folios (elfpmd-stub(7), THE COPY FALLBACK).
 #
 #  report. The report: --json says "copy":true and copy_max (all the whole
 #     chunks, or --copy-max rounded down to whole chunks); usage errors for
