@@ -2,6 +2,7 @@
    Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of size parsing and printing.  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <string.h>
@@ -117,13 +118,13 @@ START_TEST (test_sha256)
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     {
-      struct sha256 s;
+      struct sha256_ctx s;
       sha256_init (&s);
       for (size_t r = 0; r < v[i].repeat; r++)
-	sha256_update (&s, v[i].msg, strlen (v[i].msg));
-      unsigned char d[32];
+	sha256_update (&s, strlen (v[i].msg), (const uint8_t *) v[i].msg);
+      unsigned char d[SHA256_DIGEST_SIZE];
       char hex[65];
-      sha256_final (&s, d);
+      sha256_digest (&s, SHA256_DIGEST_SIZE, d);
       sha256_hex (d, hex);
       ck_assert_str_eq (hex, v[i].hex);
     }
@@ -132,16 +133,34 @@ START_TEST (test_sha256)
     buf[i] = (unsigned char) i;
   for (size_t piece = 1; piece <= 130; piece++)
     {
-      struct sha256 s;
+      struct sha256_ctx s;
       sha256_init (&s);
       for (size_t at = 0; at < sizeof buf; at += piece)
-	sha256_update (&s, buf + at, piece < sizeof buf - at ? piece : sizeof buf - at);
-      unsigned char d[32];
+	sha256_update (&s, piece < sizeof buf - at ? piece : sizeof buf - at, buf + at);
+      unsigned char d[SHA256_DIGEST_SIZE];
       char hex[65];
-      sha256_final (&s, d);
+      sha256_digest (&s, SHA256_DIGEST_SIZE, d);
       sha256_hex (d, hex);
       ck_assert_str_eq (hex, "f3a25aa93aa2fbba28d79260535bbd6a5eb0fc1c24a8b0f04e12b484c1dfe363");
     }
+  /* sha256_fd over a file of 3,000,000 'a's: three reads of its 1 MiB
+     buffer, the last short (the digest is Python hashlib's).  */
+  FILE *f = tmpfile ();
+  ck_assert_ptr_nonnull (f);
+  memset (buf, 'a', sizeof buf);
+  for (size_t left = 3000000; left > 0;)
+    {
+      size_t n = left < sizeof buf ? left : sizeof buf;
+      ck_assert_uint_eq (fwrite (buf, 1, n, f), n);
+      left -= n;
+    }
+  ck_assert_int_eq (fflush (f), 0);
+  unsigned char d[SHA256_DIGEST_SIZE];
+  char hex[65];
+  ck_assert_int_eq (sha256_fd (fileno (f), d), 0);
+  sha256_hex (d, hex);
+  ck_assert_str_eq (hex, "2a152c894398719c0570f83fac34ac03a0f6e8e474b995c2403aa5434f7b9dd4");
+  fclose (f);
 }
 END_TEST
 

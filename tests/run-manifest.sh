@@ -260,7 +260,10 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	# elfpmd never records, is refused with the reason
 	cp "$T/m" "$T/m-nobody"; chown nobody "$T/m-nobody"
 	cp "$T/m" "$T/m-g"; chgrp nogroup "$T/m-g" 2>/dev/null || chgrp nobody "$T/m-g"; chmod 664 "$T/m-g"
-	sed 's|"options":\[|"options":["--json=/etc/elfpmd-test",|' "$T/m" >"$T/m-opt"
+	# (valid JSON whether the list was empty or not: the reader refuses
+	# a trailing comma before it looks at the options)
+	sed -e 's|"options":\[\]|"options":["--json=/etc/elfpmd-test"]|' -e t \
+		-e 's|"options":\["|"options":["--json=/etc/elfpmd-test","|' "$T/m" >"$T/m-opt"
 	for m in m-nobody m-g m-opt; do
 		"$ELFPMD" reapply -q --manifest="$T/$m" >/dev/null 2>"$T/err"
 		st=$?

@@ -26,9 +26,12 @@ what=${1:-check}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # What a user needs to build elfpmd from a release tarball: a C compiler,
-# pkg-config, libelf (elfutils) and, optionally, libdwarf for elfpmd map's
-# names; from git also autoconf and automake.  (README, Install.)
-USER_PACKAGES="build-essential pkg-config libelf-dev libdwarf-dev"
+# pkg-config, libelf (elfutils), liblzma (xz-utils: the stub's
+# MiniDebugInfo), Nettle (the manifest's SHA-256), Jansson (the manifest's
+# lines read back) and, optionally, libdwarf for elfpmd map's names; from
+# git also autoconf and automake.  (README, Install; doc/design.md,
+# "Libraries".)
+USER_PACKAGES="build-essential pkg-config libelf-dev liblzma-dev nettle-dev libjansson-dev libdwarf-dev"
 GIT_PACKAGES="autoconf automake"
 # The test suite's.
 PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
@@ -299,7 +302,7 @@ check () {
 	# A quarter of the malformed inputs (other flip seeds than make check's
 	# full set draws): all 3,850 under ASan took more than 16 minutes here.
 	(cd "$top/_build-asan" && make -s -j"$jobs" check MALFORMED_PERCENT=25 \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh tests/run-map.sh") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh tests/run-map.sh") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	# Asked of _build-asan, configured last: the autoreconf of its build made
 	# _build's Makefile older than configure, and make there would first rerun

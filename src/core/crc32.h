@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
 /* CRC-32 with zlib's polynomial (IEEE 802.3, reflected): what
-   .gnu_debuglink records of a debug file, and what xz's headers, index and
-   check hold.  */
+   .gnu_debuglink records of a debug file.  */
 #ifndef ELFPMD_CRC32_H
 #define ELFPMD_CRC32_H
 

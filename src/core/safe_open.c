@@ -160,7 +160,7 @@ open_beneath (int rootfd, const char *relpath, int flags, bool in_root, struct d
 /* Copy LEN bytes of FROM at AT to TO at the same offset, into HASH too
    when not NULL.  */
 static int
-copy_range (int from, int to, off_t at, off_t len, struct sha256 *hash, struct diag *err)
+copy_range (int from, int to, off_t at, off_t len, struct sha256_ctx *hash, struct diag *err)
 {
   char buf[1 << 16];
   while (len > 0)
@@ -174,7 +174,7 @@ copy_range (int from, int to, off_t at, off_t len, struct sha256 *hash, struct d
       if (got == 0)
 	return diag_set (err, "cannot read: the file shrank while being copied");
       if (hash != NULL)
-	sha256_update (hash, buf, (size_t) got);
+	sha256_update (hash, (size_t) got, (const uint8_t *) buf);
       for (ssize_t done = 0; done < got;)
 	{
 	  ssize_t put = pwrite (to, buf + done, (size_t) (got - done), at + done);
@@ -192,15 +192,16 @@ copy_range (int from, int to, off_t at, off_t len, struct sha256 *hash, struct d
 
 /* Feed LEN zero bytes (a hole) to HASH.  */
 static void
-hash_zeros (struct sha256 *hash, off_t len)
+hash_zeros (struct sha256_ctx *hash, off_t len)
 {
   static const char zeros[1 << 16];
   for (; len > 0; len -= (off_t) sizeof zeros)
-    sha256_update (hash, zeros, len < (off_t) sizeof zeros ? (size_t) len : sizeof zeros);
+    sha256_update (hash, len < (off_t) sizeof zeros ? (size_t) len : sizeof zeros,
+		   (const uint8_t *) zeros);
 }
 
 int
-copy_sparse (int from, int to, struct sha256 *hash, struct diag *err)
+copy_sparse (int from, int to, struct sha256_ctx *hash, struct diag *err)
 {
   struct stat st;
   if (fstat (from, &st) != 0)

@@ -38,11 +38,11 @@ int open_beneath (int rootfd, const char *relpath, int flags, bool in_root, stru
    read: ...", "cannot write: ...").  */
 int copy_contents (int from, int to, struct diag *err);
 
-struct sha256;
+struct sha256_ctx;
 
 /* copy_contents, and the SHA-256 of every byte copied (holes as zeros)
    fed to HASH (initialised by the caller; not NULL), from the same reads:
    what was hashed is what was written.  */
-int copy_sparse (int from, int to, struct sha256 *hash, struct diag *err);
+int copy_sparse (int from, int to, struct sha256_ctx *hash, struct diag *err);
 
 #endif

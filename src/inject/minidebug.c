@@ -8,25 +8,20 @@
    but file(1) would then call the file "not stripped", which lintian
    reports as an error in every package a distribution's hook converts.
 
-   The xz stream holds the ELF file uncompressed (LZMA2 "stored" chunks):
-   it is about 5 KiB, every xz decoder reads it, and elfpmd needs no
-   compression library for it.  */
+   The xz stream is made by liblzma with options fixed here (LZMA2 at
+   xz's preset 6 with --extreme, a 1 MiB dictionary, a CRC-32 check), so
+   that the same ELF file gives the same bytes with the same liblzma (a
+   reproducible build's rewrite is reproducible); the ELF file of about
+   5 KiB becomes about 1.5 KiB, and every xz decoder reads it.  */
 #include <config.h>
 
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
 #include "elf_encode.h"
 #include "minidebug.h"
 #include "stub.h"
-
-/* CRC-32 of N bytes at P, as xz's headers, index and check hold.  */
-static uint32_t
-crc32 (const void *p, size_t n)
-{
-  return crc32_update (0, p, n);
-}
 
 struct buf
 {
@@ -64,90 +59,41 @@ put_byte (struct buf *b, unsigned char c)
   put (b, &c, 1);
 }
 
-static void
-put_le32 (struct buf *b, uint32_t v)
-{
-  unsigned char x[4] = { (unsigned char) v, (unsigned char) (v >> 8), (unsigned char) (v >> 16),
-			 (unsigned char) (v >> 24) };
-  put (b, x, 4);
-}
+/* The options of the xz stream: fixed, for the same bytes from the same
+   input.  The dictionary is larger than any MiniDebugInfo elfpmd makes
+   (which grows with the file's loaded sections only) and small for a
+   decoder (1 MiB).  */
+#define MINIDEBUG_XZ_PRESET (6 | LZMA_PRESET_EXTREME)
+#define MINIDEBUG_XZ_DICT (UINT32_C (1) << 20)
 
-/* xz's variable-length integer: 7 bits a byte, low first.  */
-static void
-put_varint (struct buf *b, uint64_t v)
-{
-  while (v >= 0x80)
-    {
-      put_byte (b, (unsigned char) (v | 0x80));
-      v >>= 7;
-    }
-  put_byte (b, (unsigned char) v);
-}
-
-static void
-pad4 (struct buf *b, size_t from)
-{
-  while ((b->len - from) % 4 != 0)
-    put_byte (b, 0);
-}
-
-/* DATA (LEN bytes) as one xz stream of one block: LZMA2 stored chunks of
-   at most 64 KiB, a CRC-32 check.  */
+/* DATA (LEN bytes) as one xz stream of one block, LZMA2 compressed with a
+   CRC-32 check, into a new buffer *OUT of *OUT_LEN bytes.  Return 0, or
+   -1 with the reason in *ERR.  */
 static int
-xz_store (const unsigned char *data, size_t len, unsigned char **out, size_t *out_len,
-	  struct diag *err)
+xz_compress (const unsigned char *data, size_t len, unsigned char **out, size_t *out_len,
+	     struct diag *err)
 {
-  struct buf b = { 0 };
-  static const unsigned char magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
-  static const unsigned char flags[2] = { 0, 1 };	/* check: CRC-32 */
-  put (&b, magic, 6);
-  put (&b, flags, 2);
-  put_le32 (&b, crc32 (flags, 2));
-  /* Block header: its size / 4 - 1; no sizes given; one filter, LZMA2
-     (0x21), one byte of properties (the dictionary: 4 KiB, unused by
-     stored chunks); padding; CRC-32.  */
-  static const unsigned char header[8] = { 2, 0, 0x21, 1, 0, 0, 0, 0 };
-  put (&b, header, 8);
-  put_le32 (&b, crc32 (header, 8));
-  size_t data_start = b.len;
-  for (size_t at = 0; at < len;)
+  lzma_options_lzma lz;
+  if (lzma_lzma_preset (&lz, MINIDEBUG_XZ_PRESET))
+    return diag_set (err, "the MiniDebugInfo: liblzma has no preset 6e");
+  lz.dict_size = MINIDEBUG_XZ_DICT;
+  lzma_filter filters[] = {
+    { .id = LZMA_FILTER_LZMA2, .options = &lz },
+    { .id = LZMA_VLI_UNKNOWN, .options = NULL },
+  };
+  size_t cap = lzma_stream_buffer_bound (len), pos = 0;
+  unsigned char *buf = cap != 0 ? malloc (cap) : NULL;
+  if (buf == NULL)
+    return diag_set (err, "out of memory");
+  lzma_ret r = lzma_stream_buffer_encode (filters, LZMA_CHECK_CRC32, NULL, data, len, buf, &pos, cap);
+  if (r != LZMA_OK)
     {
-      size_t n = len - at < 65536 ? len - at : 65536;
-      put_byte (&b, at == 0 ? 1 : 2);	/* stored; the first resets the dictionary */
-      put_byte (&b, (unsigned char) ((n - 1) >> 8));
-      put_byte (&b, (unsigned char) (n - 1));
-      put (&b, data + at, n);
-      at += n;
+      free (buf);
+      return r == LZMA_MEM_ERROR ? diag_set (err, "out of memory")
+	: diag_set (err, "the MiniDebugInfo: liblzma cannot compress it (error %d)", (int) r);
     }
-  put_byte (&b, 0);			/* end of the LZMA2 data */
-  size_t unpadded = 12 + (b.len - data_start) + 4;
-  pad4 (&b, data_start);
-  put_le32 (&b, crc32 (data, len));
-  /* Index: one record.  */
-  size_t index = b.len;
-  put_byte (&b, 0);
-  put_varint (&b, 1);
-  put_varint (&b, unpadded);
-  put_varint (&b, len);
-  pad4 (&b, index);
-  if (!b.failed)
-    put_le32 (&b, crc32 (b.p + index, b.len - index));
-  size_t index_size = b.len - index;
-  /* Footer: CRC-32 of the backward size and the flags, then them.  */
-  uint32_t backward = (uint32_t) (index_size / 4 - 1);
-  unsigned char tail[6] = { (unsigned char) backward, (unsigned char) (backward >> 8),
-			    (unsigned char) (backward >> 16), (unsigned char) (backward >> 24),
-			    0, 1 };
-  put_le32 (&b, crc32 (tail, 6));
-  put (&b, tail, 6);
-  put (&b, "YZ", 2);
-  if (b.failed)
-    {
-      free (b.p);
-      return diag_set (err, "out of memory");
-    }
-  *out = b.p;
-  *out_len = b.len;
+  *out = buf;
+  *out_len = pos;
   return 0;
 }
 
@@ -340,7 +286,7 @@ stub_minidebug (const struct minidebug_in *m, const struct elf_file *file,
   if (ret == 0 && elf.failed)
     ret = diag_set (err, "out of memory");
   if (ret == 0)
-    ret = xz_store (elf.p, elf.len, out, out_len, err);
+    ret = xz_compress (elf.p, elf.len, out, out_len, err);
 out:
   free (sh);
   free (syms);

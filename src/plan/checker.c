@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -991,10 +992,44 @@ new_section_at (const struct checker *c, uint64_t offset, size_t len, GElf_Word 
   return 0;
 }
 
+/* Whether the LEN bytes at P are one xz stream and nothing more, which
+   liblzma's decoder (no code of the writer's) reads to its end with its
+   check verified, holding an ELF file of the class and byte order IDENT
+   (an ELF identification) gives.  The decoder may use 16 MiB at most; its
+   output is only counted.  */
+static bool
+xz_holds_elf (const unsigned char *p, size_t len, const unsigned char *ident)
+{
+  lzma_stream s = LZMA_STREAM_INIT;
+  if (lzma_stream_decoder (&s, UINT64_C (16) << 20, 0) != LZMA_OK)
+    return false;
+  unsigned char out[4096], head[EI_NIDENT];
+  size_t got = 0;
+  lzma_ret r;
+  s.next_in = p;
+  s.avail_in = len;
+  do
+    {
+      s.next_out = out;
+      s.avail_out = sizeof out;
+      r = lzma_code (&s, LZMA_FINISH);
+      size_t n = sizeof out - s.avail_out;
+      if (got < EI_NIDENT)
+	memcpy (head + got, out, n < EI_NIDENT - got ? n : EI_NIDENT - got);
+      got += n;
+    }
+  while (r == LZMA_OK);
+  bool ok = r == LZMA_STREAM_END && s.avail_in == 0 && got >= EI_NIDENT
+	    && memcmp (head, ELFMAG, SELFMAG) == 0 && head[EI_CLASS] == ident[EI_CLASS]
+	    && head[EI_DATA] == ident[EI_DATA];
+  lzma_end (&s);
+  return ok;
+}
+
 /* The stub's MiniDebugInfo, given only to a file without a symbol table:
-   a new section that is not loaded, holding one xz stream (its magic at
-   both ends).  What it says is checked by tests/run-stub-symbols.sh with
-   xz and readelf.  */
+   a new section that is not loaded, holding one xz stream that decodes to
+   an ELF file of the file's class and byte order (xz_holds_elf).  What it
+   says is checked by tests/run-stub-symbols.sh with xz and readelf.  */
 static int
 check_debugdata (const struct checker *c, const struct plan_patch *p)
 {
@@ -1005,9 +1040,10 @@ check_debugdata (const struct checker *c, const struct plan_patch *p)
   size_t t = new_section_at (c, p->offset, p->len, SHT_PROGBITS);
   static const unsigned char head[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
   if (t == 0 || (c->out.sh[t].sh_flags & SHF_ALLOC) != 0 || p->len < 32
-      || memcmp (p->bytes, head, 6) != 0 || memcmp (p->bytes + p->len - 2, "YZ", 2) != 0)
-    return FAIL (c, "the stub's MiniDebugInfo at %#" PRIx64 " is not one xz stream in a new, "
-		 "unloaded section", p->offset);
+      || memcmp (p->bytes, head, 6) != 0 || memcmp (p->bytes + p->len - 2, "YZ", 2) != 0
+      || !xz_holds_elf (p->bytes, p->len, in->ehdr.e_ident))
+    return FAIL (c, "the stub's MiniDebugInfo at %#" PRIx64 " is not one xz stream of an ELF "
+		 "file in a new, unloaded section", p->offset);
   return 0;
 }
 

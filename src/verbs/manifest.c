@@ -1,18 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
-/* The manifest of a conversion, and the verbs reapply and revert
-   (manifest.h).
-
-   One line per file rewritten, appended with one write(2) so that runs at
-   once do not interleave:
-     {"action":"convert","file":"/usr/bin/x","file_hex":"2f7573...",
-      "sha256_before":"...","sha256_after":"...","size_before":N,
-      "size_after":N,"options":["--madvise"],"originals_hex":"2f7661...",
-      "elfpmd":"VERSION"}
-   and, for a file revert put back,
-     {"action":"revert","file":...,"file_hex":...,"sha256":"..."}
-   The last line of a file (by file_hex, its name's bytes) is its state.
-   The readers here take only the keys they wrote, in that order.  */
+/* The verbs reapply and revert, and the manifest's lines a conversion
+   appends (manifest.h); the file's format is src/plan/manifest_file.c's.  */
 #include <config.h>
 
 #include <argp.h>
@@ -33,8 +22,8 @@
 
 #include "cmdline.h"
 #include "manifest.h"
+#include "manifest_file.h"
 #include "place.h"
-#include "report.h"
 #include "safe_open.h"
 #include "sha256.h"
 #include "stub_params.h"
@@ -63,351 +52,97 @@ absolute (const char *name)
   return abs;
 }
 
-static void
-put_hex (FILE *out, const char *key, const unsigned char *p, size_t n)
-{
-  fprintf (out, ",\"%s\":\"", key);
-  for (size_t i = 0; i < n; i++)
-    fprintf (out, "%02x", p[i]);
-  fputc ('"', out);
-}
+/* The most options a convert line records: one of each that
+   recorded_options writes.  */
+enum { RECORDED_OPTIONS_MAX = 10 };
 
 /* The options of RO that decide what a rewrite makes, as the command line
-   gives them, as a JSON array.  */
-static void
-options_json (FILE *out, const struct run_options *ro)
+   gives them, into OPTS (pointing into STORE), their number returned.  */
+static size_t
+recorded_options (const struct run_options *ro, char *opts[RECORDED_OPTIONS_MAX],
+		  char store[RECORDED_OPTIONS_MAX][48])
 {
-  fputs (",\"options\":[", out);
-  const char *sep = "";
+  size_t n = 0;
+#define OPT(...) (snprintf (store[n], sizeof store[n], __VA_ARGS__), opts[n] = store[n], n++)
   if (ro->rule == ALIGN_RULE_KERNEL)
-    fprintf (out, "%s\"--rule=kernel\"", sep), sep = ",";
+    OPT ("--rule=kernel");
   if (!ro->pad)
-    fprintf (out, "%s\"--no-pad\"", sep), sep = ",";
+    OPT ("--no-pad");
   if (ro->pmd_size != 0)
-    fprintf (out, "%s\"--pmd-size=%" PRIu64 "\"", sep, ro->pmd_size), sep = ",";
+    OPT ("--pmd-size=%" PRIu64, ro->pmd_size);
   if (ro->page_size != 0)
-    fprintf (out, "%s\"--page-size=%" PRIu64 "\"", sep, ro->page_size), sep = ",";
+    OPT ("--page-size=%" PRIu64, ro->page_size);
   if (ro->stub.wanted)
     {
-      fprintf (out, "%s\"--madvise%s\"", sep, ro->stub.copy ? "=copy" : ""), sep = ",";
+      OPT ("--madvise%s", ro->stub.copy ? "=copy" : "");
       if (ro->stub.populate_max != STUB_POPULATE_DEFAULT)
-	fprintf (out, ",\"--populate-max=%" PRIu64 "\"", ro->stub.populate_max);
+	OPT ("--populate-max=%" PRIu64, ro->stub.populate_max);
       if (ro->stub.copy_max != 0)
-	fprintf (out, ",\"--copy-max=%" PRIu64 "\"", ro->stub.copy_max);
+	OPT ("--copy-max=%" PRIu64, ro->stub.copy_max);
       if (ro->stub.move_table)
-	fputs (",\"--move-table\"", out);
+	OPT ("--move-table");
     }
   if (ro->preserve_dates)
-    fprintf (out, "%s\"-p\"", sep), sep = ",";
+    OPT ("-p");
   if (!ro->sync)
-    fprintf (out, "%s\"--no-sync\"", sep);
-  fputc (']', out);
+    OPT ("--no-sync");
+#undef OPT
+  return n;
 }
 
-/* Append the line in BUF (LEN bytes) to the manifest M with one write.  */
+/* Append R to the manifest M as one line; say on stderr when that fails
+   (NAME is the file's name as the run gave it).  */
 static void
-append_line (FILE *m, char *buf, size_t len)
+append_record (FILE *m, const struct manifest_record *r, const char *name)
 {
-  int fd = fileno (m);
-  for (size_t done = 0; done < len;)
+  char *line;
+  size_t len;
+  struct diag err = { "" };
+  if (manifest_record_format (r, &line, &len) != 0)
     {
-      ssize_t put = write (fd, buf + done, len - done);
-      if (put < 0 && errno == EINTR)
-	continue;
-      if (put <= 0)
-	{
-	  fprintf (stderr, "%s: the manifest: %s\n", diag_program, put < 0 ? strerror (errno) : "short write");
-	  return;
-	}
-      done += (size_t) put;
+      fprintf (stderr, "%s: %s: the manifest: out of memory\n", diag_program, name);
+      return;
     }
+  if (manifest_append (fileno (m), line, len, &err) != 0)
+    fprintf (stderr, "%s: the manifest: %s\n", diag_program, err.msg);
+  free (line);
 }
 
 void
 manifest_entry (FILE *m, const char *name, const struct file_outcome *out,
 		const struct run_options *ro, const char *keep_dir)
 {
-  char *abs = absolute (name), *buf = NULL;
-  size_t len = 0;
-  FILE *line = open_memstream (&buf, &len);
-  if (abs == NULL || line == NULL)
+  char *abs = absolute (name);
+  if (abs == NULL)
     {
       fprintf (stderr, "%s: %s: the manifest: out of memory\n", diag_program, name);
-      free (abs);
-      if (line != NULL)
-	fclose (line);
-      free (buf);
       return;
     }
-  fputs ("{\"action\":\"convert\",", line);
-  json_name (line, "file", abs);
-  put_hex (line, "file_hex", (const unsigned char *) abs, strlen (abs));
-  put_hex (line, "sha256_before", out->sha256_before, 32);
-  put_hex (line, "sha256_after", out->sha256_after, 32);
-  fprintf (line, ",\"size_before\":%" PRIu64 ",\"size_after\":%" PRIu64, out->size_before,
-	   out->size_after);
-  options_json (line, ro);
-  if (out->kept && keep_dir != NULL)
-    put_hex (line, "originals_hex", (const unsigned char *) keep_dir, strlen (keep_dir));
-  fputs (",\"elfpmd\":\"" PACKAGE_VERSION "\"}\n", line);
-  fclose (line);
-  append_line (m, buf, len);
-  free (buf);
+  char *opts[RECORDED_OPTIONS_MAX], store[RECORDED_OPTIONS_MAX][48];
+  struct manifest_record r = {
+    .file = abs, .size_before = out->size_before, .size_after = out->size_after,
+    .options = opts, .noptions = recorded_options (ro, opts, store),
+    .originals = out->kept && keep_dir != NULL ? (char *) keep_dir : NULL,
+  };
+  sha256_hex (out->sha256_before, r.before);
+  sha256_hex (out->sha256_after, r.after);
+  append_record (m, &r, name);
   free (abs);
 }
 
-/* --- Reading it back.  */
-
-struct entry
-{
-  bool revert;
-  char *file;			/* from file_hex */
-  char before[65], after[65];	/* convert: the hashes; revert: after is the one restored */
-  uint64_t size_after;		/* convert: the size elfpmd wrote; 0 if not recorded */
-  char **options;
-  size_t noptions;
-  char *originals;		/* from originals_hex, or NULL */
-  bool asked;			/* revert: named on the command line */
-  bool reconverted;		/* reapply: converted again in this run */
-};
-
-/* The lowercase hexadecimal string value of KEY in LINE ("KEY":"..."):
-   where it starts, its length into *LEN; NULL when KEY is missing or its
-   value is not such a string.  */
-static const char *
-hex_value (const char *line, const char *key, size_t *len)
-{
-  char pat[64];
-  snprintf (pat, sizeof pat, "\"%s\":\"", key);
-  const char *p = strstr (line, pat);
-  if (p == NULL)
-    return NULL;
-  p += strlen (pat);
-  *len = strspn (p, "0123456789abcdef");
-  return p[*len] == '"' ? p : NULL;
-}
-
-/* The bytes of the hexadecimal string value of KEY in LINE, NUL ended,
-   or NULL (missing, malformed, or out of memory).  */
-static char *
-get_hex (const char *line, const char *key)
-{
-  size_t n;
-  const char *p = hex_value (line, key, &n);
-  if (p == NULL || n % 2 != 0 || n == 0)
-    return NULL;
-  char *s = malloc (n / 2 + 1);
-  if (s == NULL)
-    return NULL;
-  for (size_t i = 0; i < n / 2; i++)
-    {
-      unsigned v;
-      sscanf (p + 2 * i, "%2x", &v);
-      s[i] = (char) v;
-    }
-  s[n / 2] = '\0';
-  if (strlen (s) != n / 2)
-    {
-      free (s);
-      return NULL;		/* a NUL inside: no name */
-    }
-  return s;
-}
-
-/* The 64-digit hash after "KEY":" into OUT; false if missing.  */
-static bool
-get_hash (const char *line, const char *key, char out[65])
-{
-  size_t n;
-  const char *p = hex_value (line, key, &n);
-  if (p == NULL || n != 64)
-    return false;
-  memcpy (out, p, 64);
-  out[64] = '\0';
-  return true;
-}
-
-/* The number after "KEY": in LINE; 0 when missing or malformed.  */
-static uint64_t
-get_size (const char *line, const char *key)
-{
-  char pat[64];
-  snprintf (pat, sizeof pat, "\"%s\":", key);
-  const char *p = strstr (line, pat);
-  if (p == NULL)
-    return 0;
-  p += strlen (pat);
-  uint64_t v = 0;
-  for (; *p >= '0' && *p <= '9'; p++)
-    {
-      if (v > (UINT64_MAX - 9) / 10)
-	return 0;
-      v = v * 10 + (uint64_t) (*p - '0');
-    }
-  return *p == ',' || *p == '}' ? v : 0;
-}
-
-/* Whether OPT is one of the options options_json writes, exactly as it
-   writes them: the manifest is data, and nothing else in it reaches a
-   command line.  */
-static bool
-option_allowed (const char *opt)
-{
-  static const char *const plain[] = {
-    "--rule=kernel", "--no-pad", "--madvise", "--madvise=copy", "--move-table", "-p", "--no-sync",
-  };
-  static const char *const sized[] = {
-    "--pmd-size=", "--page-size=", "--populate-max=", "--copy-max=",
-  };
-  for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-    if (strcmp (opt, plain[i]) == 0)
-      return true;
-  for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++)
-    {
-      size_t n = strlen (sized[i]);
-      const char *v = opt + n;
-      if (strncmp (opt, sized[i], n) == 0 && v[0] >= '1' && v[0] <= '9' && strlen (v) <= 20
-	  && strspn (v, "0123456789") == strlen (v))
-	return true;
-    }
-  return false;
-}
-
-/* The options array of LINE (strings without quotes or backslashes, as
-   options_json writes them, each one option_allowed accepts) into E; the
-   first one refused into *BAD (NULL when the array is malformed).  */
-static bool
-get_options (const char *line, struct entry *e, char **bad)
-{
-  const char *p = strstr (line, "\"options\":[");
-  if (p == NULL)
-    return false;
-  p += strlen ("\"options\":[");
-  while (*p == '"')
-    {
-      const char *end = strchr (p + 1, '"');
-      if (end == NULL || memchr (p + 1, '\\', (size_t) (end - p - 1)) != NULL)
-	return false;
-      char **grown = realloc (e->options, (e->noptions + 1) * sizeof *grown);
-      if (grown == NULL)
-	return false;
-      e->options = grown;
-      e->options[e->noptions] = strndup (p + 1, (size_t) (end - p - 1));
-      if (e->options[e->noptions] == NULL || !option_allowed (e->options[e->noptions]))
-	{
-	  *bad = e->options[e->noptions];
-	  return false;
-	}
-      e->noptions++;
-      p = end + 1;
-      if (*p == ',')
-	p++;
-    }
-  return *p == ']';
-}
-
-static void
-entry_free (struct entry *e)
-{
-  free (e->file);
-  for (size_t i = 0; i < e->noptions; i++)
-    free (e->options[i]);
-  free (e->options);
-  free (e->originals);
-}
-
-/* Read the manifest PATH: the last entry of each file, in the order of
-   their first lines, into *ENTRIES.  Return their number, or -1 (said on
-   stderr).  */
+/* The manifest PATH read by manifest_read into *V; its number of files,
+   or -1 said on stderr.  */
 static long
-read_manifest (const char *path, struct entry **entries)
+read_manifest (const char *path, struct manifest_record **v)
 {
   struct diag err = { "" };
-  struct stat st;
-  int fd = trust_open_path (path, &st, &err);
-  FILE *f = fd >= 0 ? fdopen (fd, "r") : NULL;
-  if (f == NULL)
-    {
-      fprintf (stderr, "%s: %s: %s\n", diag_program, path, fd >= 0 ? strerror (errno) : err.msg);
-      if (fd >= 0)
-	close (fd);
-      return -1;
-    }
-  struct entry *v = NULL;
-  size_t n = 0, lineno = 0;
-  char *line = NULL;
-  size_t cap = 0;
-  long ret = 0;
-  while (getline (&line, &cap, f) > 0)
-    {
-      lineno++;
-      struct entry e = { 0 };
-      e.revert = strncmp (line, "{\"action\":\"revert\"", 18) == 0;
-      bool ok = e.revert || strncmp (line, "{\"action\":\"convert\"", 19) == 0;
-      e.file = ok ? get_hex (line, "file_hex") : NULL;
-      char *bad = NULL;
-      if (e.revert)
-	ok = e.file != NULL && get_hash (line, "sha256", e.after);
-      else
-	ok = ok && e.file != NULL && get_hash (line, "sha256_before", e.before)
-	     && get_hash (line, "sha256_after", e.after) && get_options (line, &e, &bad);
-      if (ok && !e.revert)
-	e.size_after = get_size (line, "size_after");
-      if (ok && !e.revert && strstr (line, "\"originals_hex\":\"") != NULL)
-	ok = (e.originals = get_hex (line, "originals_hex")) != NULL;
-      /* Absolute names only: a relative one would be resolved against
-	 whatever directory reapply runs in.  */
-      if (ok && (e.file[0] != '/' || (e.originals != NULL && e.originals[0] != '/')))
-	{
-	  fprintf (stderr, "%s: %s: line %zu: a name that is not absolute\n", diag_program, path, lineno);
-	  entry_free (&e);
-	  ret = -1;
-	  break;
-	}
-      if (!ok)
-	{
-	  if (bad != NULL)
-	    fprintf (stderr, "%s: %s: line %zu: the option '%s' is not one elfpmd records\n", diag_program,
-		     path, lineno, bad);
-	  else
-	    fprintf (stderr, "%s: %s: line %zu: not an entry elfpmd wrote\n", diag_program, path, lineno);
-	  if (bad != NULL)
-	    free (bad);
-	  entry_free (&e);
-	  ret = -1;
-	  break;
-	}
-      size_t k = 0;
-      while (k < n && strcmp (v[k].file, e.file) != 0)
-	k++;
-      if (k < n)
-	{
-	  entry_free (&v[k]);
-	  v[k] = e;
-	  continue;
-	}
-      struct entry *grown = realloc (v, (n + 1) * sizeof *grown);
-      if (grown == NULL)
-	{
-	  entry_free (&e);
-	  fprintf (stderr, "%s: %s: out of memory\n", diag_program, path);
-	  ret = -1;
-	  break;
-	}
-      v = grown;
-      v[n++] = e;
-    }
-  free (line);
-  fclose (f);
-  if (ret < 0)
-    {
-      for (size_t k = 0; k < n; k++)
-	entry_free (&v[k]);
-      free (v);
-      return -1;
-    }
-  *entries = v;
-  return (long) n;
+  size_t lineno;
+  long n = manifest_read (path, v, &lineno, &err);
+  if (n < 0 && lineno != 0)
+    fprintf (stderr, "%s: %s: line %zu: %s\n", diag_program, path, lineno, err.msg);
+  else if (n < 0)
+    fprintf (stderr, "%s: %s: %s\n", diag_program, path, err.msg);
+  return n;
 }
 
 /* The file PATH as it is now: opened through a held directory without
@@ -571,7 +306,7 @@ static const char revert_doc[] =
 
 /* Run elfpmd itself on E's file with its options.  Return its status.  */
 static int
-reconvert (const struct entry *e, const char *manifest, const struct stat *st, bool quiet)
+reconvert (const struct manifest_record *e, const char *manifest, const struct stat *st, bool quiet)
 {
   size_t n = 0;
   const char **argv = calloc (e->noptions + 9, sizeof *argv);
@@ -617,34 +352,35 @@ reconvert (const struct entry *e, const char *manifest, const struct stat *st, b
 /* Whether the entry X, a file's state, needs the kept original of E: the
    same original kept in the same directory.  */
 static bool
-same_kept_original (const struct entry *x, const struct entry *e)
+same_kept_original (const struct manifest_record *x, const struct manifest_record *e)
 {
   return !x->revert && x->originals != NULL && e->originals != NULL
 	 && strcmp (x->before, e->before) == 0 && strcmp (x->originals, e->originals) == 0;
 }
 
 /* After reapply: the kept originals of the entries of V (N, the manifest
-   as it was) converted again (RECONVERTED) that no entry of the manifest as it
+   as it was) converted again (AGAIN[i]) that no entry of the manifest as it
    is now needs (a file's last convert entry with the same originals
    directory and original hash) are removed: an upgrade superseded them.
    Each through the directory trust_open_dir opened, only a regular file
    of that name.  */
 static void
-prune_superseded (struct entry *v, long n, const char *manifest, bool quiet)
+prune_superseded (const struct manifest_record *v, const bool *again, long n, const char *manifest,
+		  bool quiet)
 {
   bool any = false;
   for (long i = 0; i < n && !any; i++)
-    any = v[i].reconverted && v[i].originals != NULL;
+    any = again[i] && v[i].originals != NULL;
   if (!any)
     return;
-  struct entry *now;
+  struct manifest_record *now;
   long m = read_manifest (manifest, &now);
   if (m < 0)
     return;
   for (long i = 0; i < n; i++)
     {
-      const struct entry *e = &v[i];
-      if (!e->reconverted || e->originals == NULL)
+      const struct manifest_record *e = &v[i];
+      if (!again[i] || e->originals == NULL)
 	continue;
       bool needed = false;
       for (long k = 0; k < m && !needed; k++)
@@ -652,7 +388,7 @@ prune_superseded (struct entry *v, long n, const char *manifest, bool quiet)
       /* And not by another entry of this run's that was not converted
 	 again (the same original kept for two names).  */
       for (long k = 0; k < n && !needed; k++)
-	needed = k != i && !v[k].reconverted && same_kept_original (&v[k], e);
+	needed = k != i && !again[k] && same_kept_original (&v[k], e);
       if (needed)
 	continue;
       struct diag err = { "" };
@@ -668,9 +404,7 @@ prune_superseded (struct entry *v, long n, const char *manifest, bool quiet)
       if (kdir >= 0)
 	close (kdir);
     }
-  for (long k = 0; k < m; k++)
-    entry_free (&now[k]);
-  free (now);
+  manifest_records_free (now, m);
 }
 
 int
@@ -693,15 +427,22 @@ reapply_command (int argc, char **argv)
 	printf ("elfpmd reapply: nothing recorded (no %s)\n", c.manifest);
       return 0;
     }
-  struct entry *v;
+  struct manifest_record *v;
   long n = read_manifest (c.manifest, &v);
   if (n < 0)
     return 1;
+  bool *reconverted = calloc ((size_t) n + 1, sizeof *reconverted);
+  if (reconverted == NULL)
+    {
+      fprintf (stderr, "%s: %s: out of memory\n", diag_program, c.manifest);
+      manifest_records_free (v, n);
+      return 1;
+    }
   int status = 0;
   unsigned long again = 0, same = 0, left = 0;
   for (long i = 0; i < n; i++)
     {
-      struct entry *e = &v[i];
+      struct manifest_record *e = &v[i];
       if (e->revert)
 	{
 	  left++;
@@ -745,16 +486,15 @@ reapply_command (int argc, char **argv)
       if (reconvert (e, c.manifest, &st, c.quiet) != 0)
 	status = 1;
       else
-	e->reconverted = true;
+	reconverted[i] = true;
     }
   if (!c.dry_run)
-    prune_superseded (v, n, c.manifest, c.quiet);
+    prune_superseded (v, reconverted, n, c.manifest, c.quiet);
   if (!c.quiet)
     printf ("elfpmd reapply: %ld files in %s: %lu as converted, %lu %sconverted again, %lu "
 	    "left alone\n", n, c.manifest, same, again, c.dry_run ? "would be " : "", left);
-  for (long i = 0; i < n; i++)
-    entry_free (&v[i]);
-  free (v);
+  manifest_records_free (v, n);
+  free (reconverted);
   return status;
 }
 
@@ -794,15 +534,15 @@ restore (struct place *pl, int cur, const struct stat *st, int orig, const struc
     return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
   struct diag cerr = { "" };
   int ret = 0;
-  struct sha256 h;
-  unsigned char d[32];
+  struct sha256_ctx h;
+  unsigned char d[SHA256_DIGEST_SIZE];
   char got[65];
   sha256_init (&h);
   if (copy_sparse (orig, fd, &h, &cerr) != 0)
     ret = diag_set (err, "the kept original: %s", cerr.msg);
   else
     {
-      sha256_final (&h, d);
+      sha256_digest (&h, SHA256_DIGEST_SIZE, d);
       sha256_hex (d, got);
       if (strcmp (got, want) != 0)
 	ret = diag_set (err, "the kept original is not what elfpmd kept (SHA-256 %s)", got);
@@ -834,7 +574,7 @@ enum revert_outcome { REVERT_PUT_BACK, REVERT_ORIGINAL, REVERT_LEFT, REVERT_FAIL
 /* Revert E and say so: what became of it.  SHARED: another entry of the
    manifest needs the same kept original, which stays.  */
 static enum revert_outcome
-revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bool shared)
+revert_one (const struct manifest_record *e, FILE *m, const struct manifest_cmdline *c, bool shared)
 {
   enum revert_outcome out = REVERT_PUT_BACK;
   struct place pl;
@@ -891,20 +631,9 @@ revert_one (const struct entry *e, FILE *m, const struct manifest_cmdline *c, bo
 	}
       else
 	{
-	  char *buf = NULL;
-	  size_t len = 0;
-	  FILE *line = open_memstream (&buf, &len);
-	  if (line != NULL)
-	    {
-	      fputs ("{\"action\":\"revert\",", line);
-	      json_name (line, "file", e->file);
-	      put_hex (line, "file_hex", (const unsigned char *) e->file, strlen (e->file));
-	      fprintf (line, ",\"sha256\":\"%s\",\"elfpmd\":\"" PACKAGE_VERSION "\"}\n",
-		       e->before);
-	      fclose (line);
-	      append_line (m, buf, len);
-	      free (buf);
-	    }
+	  struct manifest_record r = { .revert = true, .file = e->file };
+	  memcpy (r.after, e->before, sizeof r.after);
+	  append_record (m, &r, e->file);
 	  /* The copy has done its work, unless another entry needs it.  */
 	  if (!shared && unlinkat (kdir, e->before, 0) != 0 && !c->quiet)
 	    printf ("%s: the kept original stays: %s\n", e->file, strerror (errno));
@@ -929,7 +658,7 @@ revert_command (int argc, char **argv)
   const struct argp argp = { revert_options, parse_manifest_opt, "[FILE...]", revert_doc, cmdline_children, NULL, NULL };
   if (argp_parse (&argp, argc, argv, 0, NULL, &c) != 0)
     return EX_USAGE;
-  struct entry *v;
+  struct manifest_record *v;
   long n = read_manifest (c.manifest, &v);
   if (n < 0)
     return 1;
@@ -938,14 +667,22 @@ revert_command (int argc, char **argv)
   if (!c.dry_run && m == NULL)
     {
       fprintf (stderr, "%s: %s: %s\n", diag_program, c.manifest, merr.msg);
-      for (long i = 0; i < n; i++)
-	entry_free (&v[i]);
-      free (v);
+      manifest_records_free (v, n);
+      return 1;
+    }
+  /* The files to revert: each named, or all.  */
+  bool *asked = calloc ((size_t) n + 1, sizeof *asked);
+  if (asked == NULL)
+    {
+      fprintf (stderr, "%s: %s: out of memory\n", diag_program, c.manifest);
+      if (m != NULL)
+	fclose (m);
+      manifest_records_free (v, n);
       return 1;
     }
   int status = 0;
   for (long i = 0; i < n; i++)
-    v[i].asked = c.nfiles == 0;
+    asked[i] = c.nfiles == 0;
   for (int k = 0; k < c.nfiles; k++)
     {
       char *abs = absolute (c.files[k]);
@@ -958,15 +695,15 @@ revert_command (int argc, char **argv)
 	  status = 1;
 	}
       else
-	v[i].asked = true;
+	asked[i] = true;
       free (abs);
     }
   unsigned long done[REVERT_KINDS] = { 0 };
   for (long i = 0; i < n; i++)
     {
-      if (v[i].asked && v[i].revert)
+      if (asked[i] && v[i].revert)
 	done[REVERT_ORIGINAL]++;	/* reverted before */
-      if (!v[i].asked || v[i].revert)
+      if (!asked[i] || v[i].revert)
 	continue;
       bool shared = false;
       for (long k = 0; k < n && !shared; k++)
@@ -983,8 +720,7 @@ revert_command (int argc, char **argv)
 	    done[REVERT_LEFT], done[REVERT_FAILED]);
   if (m != NULL && fclose (m) != 0)
     status = 1;
-  for (long i = 0; i < n; i++)
-    entry_free (&v[i]);
-  free (v);
+  manifest_records_free (v, n);
+  free (asked);
   return status;
 }
