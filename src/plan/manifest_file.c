@@ -97,39 +97,6 @@ manifest_append (int fd, const char *line, size_t len, struct diag *err)
 
 /* --- Reading.  */
 
-bool
-manifest_option_allowed (const char *opt)
-{
-  static const char *const plain[] = {
-    "--rule=kernel", "--no-pad", "--madvise", "--madvise=copy", "--move-table", "-p", "--no-sync",
-  };
-  static const char *const sized[] = {
-    "--pmd-size=", "--page-size=", "--populate-max=", "--copy-max=",
-  };
-  for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-    if (strcmp (opt, plain[i]) == 0)
-      return true;
-  for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++)
-    {
-      size_t n = strlen (sized[i]);
-      const char *v = opt + n;
-      if (strncmp (opt, sized[i], n) == 0 && v[0] >= '1' && v[0] <= '9' && strlen (v) <= 20
-	  && strspn (v, "0123456789") == strlen (v))
-	return true;
-    }
-  return false;
-}
-
-void
-manifest_record_free (struct manifest_record *r)
-{
-  free (r->file);
-  for (size_t i = 0; i < r->noptions; i++)
-    free (r->options[i]);
-  free (r->options);
-  free (r->originals);
-}
-
 void
 manifest_records_free (struct manifest_record *v, long n)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
-/* A line of the manifest read back (manifest_parse_line in
+/* A manifest record's rules (manifest_option_allowed, manifest_record_free)
+   and a line of the manifest read back (manifest_parse_line, all in
    manifest_file.h): parsed by Jansson, then taken only when it is exactly
    what manifest_record_format writes: the keys of its action
    and no other, each once, each of its type, the hexadecimal strings
@@ -20,6 +21,41 @@
 
 #include "manifest_file.h"
 #include "utf8.h"
+
+/* The record: which options a line may hold, and freeing one.  */
+
+bool
+manifest_option_allowed (const char *opt)
+{
+  static const char *const plain[] = {
+    "--rule=kernel", "--no-pad", "--madvise", "--madvise=copy", "--move-table", "-p", "--no-sync",
+  };
+  static const char *const sized[] = {
+    "--pmd-size=", "--page-size=", "--populate-max=", "--copy-max=",
+  };
+  for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+    if (strcmp (opt, plain[i]) == 0)
+      return true;
+  for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++)
+    {
+      size_t n = strlen (sized[i]);
+      const char *v = opt + n;
+      if (strncmp (opt, sized[i], n) == 0 && v[0] >= '1' && v[0] <= '9' && strlen (v) <= 20
+	  && strspn (v, "0123456789") == strlen (v))
+	return true;
+    }
+  return false;
+}
+
+void
+manifest_record_free (struct manifest_record *r)
+{
+  free (r->file);
+  for (size_t i = 0; i < r->noptions; i++)
+    free (r->options[i]);
+  free (r->options);
+  free (r->originals);
+}
 
 /* Jansson's hash tables seeded from getrandom(2), before its first use
    would seed them from /dev/urandom: elfpmd opens no device.  */
