@@ -16,14 +16,8 @@
 # whose exported function mid (returns 42) lies in the middle of a whole
 # 2 MiB chunk; libinv.so is the same text as a library, loaded by invdl.
 #
-#   1. gdb: break mid, run, continue: the breakpoint hits as often in the
-#      rewrite as in the original (3 times), cold, warm, order-0.
-#   2. uprobe on mid (tracefs uprobe_events, in a trace instance of its own;
-#      a tracefs is mounted for the test in its work directory when none
-#      is): as many hits, cold, warm, order-0.  SKIP without tracefs or
-#      uprobes.
-#   3. LD_PRELOAD patch (fixtures/invpatch.c): mid patched to return 99 in
-#      the rewrite as in the original, cold, warm, order-0.
+#   1-3. gdb, uprobes and a patching preload: run-invisible-gdb.sh,
+#      run-invisible-uprobe.sh and run-invisible-preload.sh.
 #   4. Text relocations: a PIE and a library linked -z notext (DT_TEXTREL),
 #      and a copy of the PIE with execute-only text (PF_X without PF_R):
 #      -n --json --madvise says "injected":false with a reason naming
@@ -78,8 +72,6 @@
 #      else, mincore and cachestat included), cold, order-0 and warm: the
 #      same output, and the coverage without the filter (>= 95% where that
 #      has it).
-#  11. The FilePmdMapped of the runs of 1 to 3 (a page of mid's chunk is
-#      anonymous there, so at most the other chunks): noted, not asserted.
 #  12. A second thread forks as soon as /proc/locks shows a lock on the
 #      library (fixtures/invfork.c) while dlopen runs its stub from an
 #      order-0 cache; the child keeps copies of the parent's descriptors:
@@ -111,9 +103,9 @@ MAX_EXTRA_READ=$((2 << 20))	# extra bytes read per warm start (case 6)
 ARGS=(alpha "beta gamma")	# arguments of every program run
 O=$TESTS_BUILDDIR/invisible-build
 # INVISIBLE_PARTS: the parts that run (default all), each a test of its own
-# (run-invisible-PART.sh): debuggers (1-3), textrel (4), loader (5, 6),
+# (run-invisible-PART.sh): textrel (4), loader (5, 6),
 # locks (7, 12), paths (8, 9), seccomp (10); each works in work-PART.
-INVISIBLE_PARTS=${INVISIBLE_PARTS:-debuggers textrel loader locks paths seccomp}
+INVISIBLE_PARTS=${INVISIBLE_PARTS:-textrel loader locks paths seccomp}
 want_part () { case " $INVISIBLE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=$O/work-${INVISIBLE_PARTS// /-}
 started=$SECONDS
@@ -188,16 +180,6 @@ check_coverage () {
 	fi
 }
 
-# note_coverage WHAT SMAPS OBJECT: FilePmdMapped of OBJECT, noted (case 11).
-NOTES=()
-note_coverage () {
-	local kb want ideal
-	[ -s "$2" ] || return 0
-	read -r kb want ideal <<<"$(coverage_figures "$2" "$3")"
-	[ "$want" -gt 0 ] || return 0
-	note "$1: FilePmdMapped $kb kB of $want kB ideal ($((kb * 100 / want))%; $(((ideal - 1) * PMD / 1024)) kB without mid's chunk)"
-	NOTES+=("$1: $kb/$want kB")
-}
 
 # file_offset FILE SYMBOL: the file offset of SYMBOL's address in FILE
 # (0x...), from its dynamic symbol table and program headers.
@@ -296,172 +278,6 @@ sleep_ns () {
 			ns += a[2] * 1000000000 + a[4] } }
 		END { printf "%d\n", ns }'
 }
-
-# ---------------------------------------------------------------------------
-if want_part debuggers; then
-# 1. gdb: a breakpoint in mid.
-
-# gdb_run FILE OUT: FILE under gdb -batch with a breakpoint in mid, run and
-# continued; the program's output and exit status into OUT, gdb's into
-# OUT.gdb, the program's smaps copy into OUT.smaps; prints the hits.
-gdb_run () {
-	local file=$1 out=$2 status args
-	rm -f "$out.smaps"
-	# (run's own arguments replace --args': the arguments, quoted for
-	# the shell that starts the program, then the redirections)
-	args=$(printf '%q ' "${ARGS[@]}")
-	FIXTURE_SMAPS=$out.smaps timeout -k 5 120 gdb -batch -nx -ex 'break mid' \
-		-ex "run $args>'$out' 2>'$out.err'" -ex continue -ex continue -ex continue -ex continue \
-		"$file" >"$out.gdb" 2>&1 </dev/null
-	status=$(sed -n 's/^\[Inferior 1 (process [0-9]*) exited with code \([0-7]*\)\]$/\1/p; s/^\[Inferior 1 (process [0-9]*) exited normally\]$/0/p' "$out.gdb" | tail -1)
-	[ -n "$status" ] && status=$((8#$status))
-	echo "exit status ${status:-(did not exit under gdb)}" >>"$out"
-	grep -c '^Breakpoint 1, .* in mid ' "$out.gdb"
-}
-
-echo "# 1. gdb: breakpoint in mid"
-if ! have gdb; then
-	skip "gdb: gdb not found (Debian: gdb)"
-elif ! $have_pie; then
-	skip "gdb: no inv-pie fixture"
-else
-	for s in cold warm order-0; do
-		w=$WORK/gdb.$s
-		if [ $s = warm ]; then run_logged "$w.warmup" "$P_MAD"; run_logged "$w.warmup" "$P_MAD"; fi
-		state $s "$P_MAD"
-		h0=$(gdb_run "$P_ORIG" "$w.orig")
-		h1=$(gdb_run "$P_MAD" "$w.mad")
-		if [ "$h0" -ne 3 ] || ! cmp -s "$WORK/pie.ref" "$w.orig"; then
-			skip "gdb, $s: the original under gdb hits the breakpoint in mid $h0 times, not 3, or prints something else than without gdb: gdb does not work here"
-			tail -3 "$w.orig.gdb" | sed 's/^/      /'
-			continue
-		fi
-		if [ "$h1" -eq "$h0" ]; then
-			pass "gdb, $s: the breakpoint in mid hits $h1 times, as in the original"
-		else
-			fail "gdb, $s: the breakpoint in mid hits $h1 times in the rewrite, $h0 in the original"
-		fi
-		same "$w.orig" "$w.mad" "gdb, $s"
-		note_coverage "gdb, $s" "$w.mad.smaps" "$P_MAD"
-	done
-fi
-fi
-
-# ---------------------------------------------------------------------------
-if want_part debuggers; then
-# 2. A uprobe on mid.
-
-TRACE= INSTANCE= PROBES=()
-# uprobe_cleanup: disable and remove the test's probes and trace instance.
-uprobe_cleanup () {
-	local p
-	[ -n "$INSTANCE" ] && echo 0 >"$INSTANCE/events/elfpmd_test/enable" 2>/dev/null
-	[ -n "$INSTANCE" ] && rmdir "$INSTANCE" 2>/dev/null
-	for p in "${PROBES[@]}"; do echo "-:elfpmd_test/$p" >>"$TRACE/uprobe_events"; done 2>/dev/null
-	PROBES=() INSTANCE=
-}
-
-# find_tracefs: set TRACE to a tracefs with uprobe_events: the mounted one,
-# or, when none is mounted, one mounted for the test on $WORK/tracefs
-# (unmounted on exit); else print why not and fail.
-TRACEFS_MNT=
-tracefs_cleanup () { [ -n "$TRACEFS_MNT" ] && umount "$TRACEFS_MNT" && TRACEFS_MNT=; }
-find_tracefs () {
-	local d
-	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[ -e "$d/uprobe_events" ] && { TRACE=$d; return 0; }
-	done
-	if ! grep -qw tracefs /proc/filesystems; then echo "no tracefs in this kernel"; return 1; fi
-	mkdir -p "$WORK/tracefs"
-	if ! mount -t tracefs nodev "$WORK/tracefs" 2>/dev/null; then echo "cannot mount tracefs"; return 1; fi
-	TRACEFS_MNT=$WORK/tracefs
-	CLEANUP+=("tracefs_cleanup")
-	if [ ! -e "$TRACEFS_MNT/uprobe_events" ]; then echo "kernel without uprobe events (CONFIG_UPROBE_EVENTS)"; return 1; fi
-	TRACE=$TRACEFS_MNT
-}
-
-# uprobe_hits EVENT OUT FILE: run FILE with the instance's trace emptied;
-# the hits of EVENT.
-uprobe_hits () {
-	: >"$INSTANCE/trace"
-	rm -f "$2.smaps"
-	run_logged "$2" env FIXTURE_SMAPS="$2.smaps" "$3" "${ARGS[@]}"
-	grep -c " $1: " "$INSTANCE/trace"
-}
-
-echo "# 2. uprobe on mid"
-if ! $have_pie; then
-	skip "uprobe: no inv-pie fixture"
-elif ! find_tracefs >"$WORK/tracefs.why"; then
-	tracefs_cleanup
-	skip "uprobe: $(cat "$WORK/tracefs.why")"
-else
-	ev_o=orig_$$ ev_m=mad_$$
-	CLEANUP+=("uprobe_cleanup")
-	off_o=$(file_offset "$P_ORIG" mid) off_m=$(file_offset "$P_MAD" mid)
-	if [ -z "$off_o" ] || [ -z "$off_m" ]; then
-		fail "uprobe: cannot find mid's file offset (nm -D, phdr-dump)"
-	elif ! echo "p:elfpmd_test/$ev_o $P_ORIG:$off_o" >>"$TRACE/uprobe_events" 2>/dev/null; then
-		skip "uprobe: the kernel refuses a uprobe ($(tail -1 "$TRACE/error_log" 2>/dev/null))"
-	else
-		PROBES+=("$ev_o")
-		echo "p:elfpmd_test/$ev_m $P_MAD:$off_m" >>"$TRACE/uprobe_events" && PROBES+=("$ev_m")
-		INSTANCE=$TRACE/instances/elfpmd_test_$$
-		if ! mkdir "$INSTANCE" 2>/dev/null; then
-			INSTANCE=
-			skip "uprobe: cannot make a trace instance ($TRACE/instances)"
-		else
-			echo 1 >"$INSTANCE/events/elfpmd_test/enable"
-			note "uprobe: mid at file offset $off_o (original), $off_m (rewrite), tracefs $TRACE"
-			for s in cold warm order-0; do
-				w=$WORK/uprobe.$s
-				if [ $s = warm ]; then run_logged "$w.warmup" "$P_MAD"; run_logged "$w.warmup" "$P_MAD"; fi
-				state $s "$P_MAD"
-				h0=$(uprobe_hits "$ev_o" "$w.orig" "$P_ORIG")
-				h1=$(uprobe_hits "$ev_m" "$w.mad" "$P_MAD")
-				if [ "$h0" -ne 3 ]; then
-					skip "uprobe, $s: the original hits the uprobe $h0 times, not 3: uprobes do not work here"
-					continue
-				fi
-				if [ "$h1" -eq "$h0" ]; then
-					pass "uprobe, $s: $h1 hits of 3 calls of mid, as in the original"
-				else
-					fail "uprobe, $s: $h1 hits of 3 calls of mid in the rewrite, $h0 in the original"
-				fi
-				same "$w.orig" "$w.mad" "uprobe, $s"
-				note_coverage "uprobe, $s" "$w.mad.smaps" "$P_MAD"
-			done
-		fi
-	fi
-	uprobe_cleanup
-	tracefs_cleanup
-fi
-fi
-
-# ---------------------------------------------------------------------------
-if want_part debuggers; then
-# 3. A preload that patches mid.
-
-echo "# 3. LD_PRELOAD patch of mid"
-if ! $have_pie || ! $have_tools; then
-	skip "preload: fixtures missing"
-else
-	for s in cold warm order-0; do
-		w=$WORK/preload.$s
-		if [ $s = warm ]; then run_logged "$w.warmup" "$P_MAD"; run_logged "$w.warmup" "$P_MAD"; fi
-		state $s "$P_MAD"
-		run_logged "$w.orig" env LD_PRELOAD="$O/invpatch.so" "$P_ORIG" "${ARGS[@]}"
-		rm -f "$w.smaps"
-		run_logged "$w.mad" env LD_PRELOAD="$O/invpatch.so" FIXTURE_SMAPS="$w.smaps" "$P_MAD" "${ARGS[@]}"
-		if ! grep -q '^mid() = 99$' "$w.orig"; then
-			skip "preload, $s: the preload does not patch the original here ($(head -1 "$w.orig.err"))"
-			continue
-		fi
-		same "$w.orig" "$w.mad" "preload, $s: mid() patched to return 99"
-		note_coverage "preload, $s" "$w.smaps" "$P_MAD"
-	done
-fi
-fi
 
 # ---------------------------------------------------------------------------
 if want_part textrel; then
@@ -1066,10 +882,6 @@ fi
 
 # ---------------------------------------------------------------------------
 
-if [ ${#NOTES[@]} -gt 0 ]; then
-	echo "# coverage with a page of mid's chunk anonymous (case 11, FilePmdMapped / ideal):"
-	for line in "${NOTES[@]}"; do echo "#   $line"; done
-fi
 echo "# run time $((SECONDS - started)) s"
 if [ "$n_fail" -eq 0 ]; then rm -rf "$WORK"; fi
 finish
