@@ -18,11 +18,8 @@
 #
 #   1-3. gdb, uprobes and a patching preload: run-invisible-gdb.sh,
 #      run-invisible-uprobe.sh and run-invisible-preload.sh.
-#   4. Text relocations: a PIE and a library linked -z notext (DT_TEXTREL),
-#      and a copy of the PIE with execute-only text (PF_X without PF_R):
-#      -n --json --madvise says "injected":false with a reason naming
-#      TEXTREL (or execute-only), --madvise exits 0 and leaves no stub, and
-#      the result runs as the original, cold, warm, order-0.
+#   4. Text relocations and execute-only text: run-invisible-textrel.sh and
+#      run-invisible-execonly.sh.
 #   5. Explicit loader (/lib64/ld-linux-x86-64.so.2 ./prog): the same
 #      output; under strace -y no fadvise64, fdatasync or flock on a
 #      descriptor of ld.so; FilePmdMapped >= 95% of the ideal, cold, warm,
@@ -103,9 +100,9 @@ MAX_EXTRA_READ=$((2 << 20))	# extra bytes read per warm start (case 6)
 ARGS=(alpha "beta gamma")	# arguments of every program run
 O=$TESTS_BUILDDIR/invisible-build
 # INVISIBLE_PARTS: the parts that run (default all), each a test of its own
-# (run-invisible-PART.sh): textrel (4), loader (5, 6),
+# (run-invisible-PART.sh): loader (5, 6),
 # locks (7, 12), paths (8, 9), seccomp (10); each works in work-PART.
-INVISIBLE_PARTS=${INVISIBLE_PARTS:-textrel loader locks paths seccomp}
+INVISIBLE_PARTS=${INVISIBLE_PARTS:-loader locks paths seccomp}
 want_part () { case " $INVISIBLE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=$O/work-${INVISIBLE_PARTS// /-}
 started=$SECONDS
@@ -238,7 +235,7 @@ strace_calls () {
 # Fixtures.
 
 built_any=false
-have_pie=false have_spie=false have_lib=false have_tr=false have_tools=false
+have_pie=false have_spie=false have_lib=false have_tools=false
 build_or_skip "tools (invpatch.so, invfifo.so, invlock, invseccomp)" inv-tools && have_tools=true
 if build_or_skip "inv-pie" inv-pie; then
 	P_ORIG=$WORK/orig/inv-pie P_MAD=$WORK/mad/inv-pie
@@ -255,7 +252,6 @@ if build_or_skip "libinv.so" inv-lib; then
 	cp -p "$O/libinv.so" "$L_ORIG"
 	rewrite "$L_ORIG" "$L_MAD" && have_lib=true && built_any=true
 fi
-build_or_skip "text relocation fixtures" inv-textrel && have_tr=true && built_any=true
 stop_unless_built
 
 # The original's plain runs: the reference for runs where nothing else
@@ -278,83 +274,6 @@ sleep_ns () {
 			ns += a[2] * 1000000000 + a[4] } }
 		END { printf "%d\n", ns }'
 }
-
-# ---------------------------------------------------------------------------
-if want_part textrel; then
-# 4. Text relocations and execute-only text: no stub.
-
-# refused WHAT ORIG WORD RESULT: elfpmd -n --json --madvise ORIG says the
-# stub is not injected, for a reason with WORD in it; elfpmd -q --madvise -o
-# RESULT ORIG exits 0 and RESULT has no stub.
-refused () {
-	local what=$1 orig=$2 word=$3 res=$4 injected present reason
-	read -r injected present reason <<<"$(stub_json "$orig")"
-	if [ "$injected" = false ] && [[ $reason == *"$word"* ]]; then
-		pass "$what: -n --json --madvise: stub not injected: $reason"
-	else
-		fail "$what: -n --json --madvise: injected $injected, reason \"$reason\" (expected false, a reason naming $word)"
-	fi
-	mkdir -p "$(dirname "$res")"
-	if ! "$ELFPMD" -q --madvise -o "$res" "$orig" >"$res.log" 2>&1; then
-		fail "$what: elfpmd -q --madvise exits non-zero: $(head -2 "$res.log")"
-		return 1
-	fi
-	pass "$what: elfpmd -q --madvise exits 0"
-	read -r injected present reason <<<"$(stub_json "$res")"
-	if [ "$present" = false ]; then
-		pass "$what: the result has no stub"
-	else
-		fail "$what: the result has a stub (present $present)"
-	fi
-}
-
-# same_in_states WHAT REFOUT FILE COMMAND...: COMMAND (which runs FILE, the
-# result) prints REFOUT's output, cold, warm and order-0.
-same_in_states () {
-	local what=$1 ref=$2 file=$3 s
-	shift 3
-	for s in cold warm order-0; do
-		if [ $s = warm ]; then run_logged "$ref.$s.warmup" "$@"; run_logged "$ref.$s.warmup" "$@"; fi
-		state $s "$file"
-		run_logged "$ref.$s" "$@"
-		same "$ref" "$ref.$s" "$what, $s"
-	done
-}
-
-echo "# 4. text relocations, execute-only text"
-if ! $have_tr; then
-	skip "TEXTREL: fixtures missing"
-else
-	w=$WORK/textrel
-	mkdir -p "$w/orig" "$w/mad"
-	cp -p "$O/inv-textrel" "$O/libinvtr.so" "$w/orig/"
-	run_logged "$w/pie.ref" "$w/orig/inv-textrel" "${ARGS[@]}"
-	if refused "TEXTREL PIE" "$w/orig/inv-textrel" TEXTREL "$w/mad/inv-textrel"; then
-		same_in_states "TEXTREL PIE" "$w/pie.ref" "$w/mad/inv-textrel" "$w/mad/inv-textrel" "${ARGS[@]}"
-	fi
-	run_logged "$w/lib.ref" env LD_LIBRARY_PATH="$w/orig" "$O/useinvtr" "${ARGS[@]}"
-	if refused "TEXTREL library" "$w/orig/libinvtr.so" TEXTREL "$w/mad/libinvtr.so"; then
-		same_in_states "TEXTREL library" "$w/lib.ref" "$w/mad/libinvtr.so" \
-			env LD_LIBRARY_PATH="$w/mad" "$O/useinvtr" "${ARGS[@]}"
-	fi
-fi
-if $have_pie; then
-	w=$WORK/xonly
-	mkdir -p "$w/orig"
-	# The text PT_LOAD of a copy of inv-pie made execute-only (PF_R off).
-	cp "$P_ORIG" "$w/orig/inv-pie"
-	xs=$("$PHDR_DUMP" "$P_ORIG" | awk '$2 == "LOAD" && $3 == "R-X" { print $1 }')
-	[ -n "$xs" ] || hard_error "inv-pie has no R-X PT_LOAD"
-	for i in $xs; do poke "$w/orig/inv-pie" phdr "$i" flags 1; done
-	chmod 755 "$w/orig/inv-pie"
-	run_logged "$w/ref" "$w/orig/inv-pie" "${ARGS[@]}"
-	if ! cmp -s "$WORK/pie.ref" "$w/ref"; then
-		skip "execute-only text: the execute-only copy of the original does not run here ($(tail -1 "$w/ref"))"
-	elif refused "execute-only text" "$w/orig/inv-pie" execute-only "$w/mad/inv-pie"; then
-		same_in_states "execute-only text" "$w/ref" "$w/mad/inv-pie" "$w/mad/inv-pie" "${ARGS[@]}"
-	fi
-fi
-fi
 
 # ---------------------------------------------------------------------------
 if want_part loader; then

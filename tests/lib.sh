@@ -688,6 +688,44 @@ madvise_rewrite () {
 	return 1
 }
 
+# stub_refused WHAT ORIG WORD RESULT: elfpmd -n --json --madvise ORIG says
+# the stub is not injected, for a reason with WORD in it; elfpmd -q
+# --madvise -o RESULT ORIG exits 0 and RESULT has no stub.
+stub_refused () {
+	local what=$1 orig=$2 word=$3 res=$4 injected present reason
+	read -r injected present reason <<<"$(stub_json "$orig")"
+	if [ "$injected" = false ] && [[ $reason == *"$word"* ]]; then
+		pass "$what: -n --json --madvise: stub not injected: $reason"
+	else
+		fail "$what: -n --json --madvise: injected $injected, reason \"$reason\" (expected false, a reason naming $word)"
+	fi
+	mkdir -p "$(dirname "$res")"
+	if ! "$ELFPMD" -q --madvise -o "$res" "$orig" >"$res.log" 2>&1; then
+		fail "$what: elfpmd -q --madvise exits non-zero: $(head -2 "$res.log")"
+		return 1
+	fi
+	pass "$what: elfpmd -q --madvise exits 0"
+	read -r injected present reason <<<"$(stub_json "$res")"
+	if [ "$present" = false ]; then
+		pass "$what: the result has no stub"
+	else
+		fail "$what: the result has a stub (present $present)"
+	fi
+}
+
+# same_in_states WHAT REF FILE COMMAND...: COMMAND (which runs FILE) prints
+# what REF holds (run_logged), from a cold, a warm and an order-0 page
+# cache of FILE.
+same_in_states () {
+	local what=$1 ref=$2 file=$3 s
+	shift 3
+	for s in cold warm order-0; do
+		cache_state $s "$file" "$@"
+		run_logged "$ref.$s" "$@"
+		same "$ref" "$ref.$s" "$what, $s"
+	done
+}
+
 # inv_fixture pie|static-pie|lib: the inv.S fixture copied into WORK/orig
 # and rewritten by elfpmd -q --madvise into WORK/mad: P_ORIG and P_MAD
 # (the PIE), S_ORIG and S_MAD (the static PIE), or L_ORIG and L_MAD (the
