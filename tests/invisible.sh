@@ -20,13 +20,8 @@
 #      run-invisible-uprobe.sh and run-invisible-preload.sh.
 #   4. Text relocations and execute-only text: run-invisible-textrel.sh and
 #      run-invisible-execonly.sh.
-#   5. Explicit loader (/lib64/ld-linux-x86-64.so.2 ./prog): the same
-#      output; under strace -y no fadvise64, fdatasync or flock on a
-#      descriptor of ld.so; FilePmdMapped >= 95% of the ideal, cold, warm,
-#      order-0.
-#   6. ext4 data=journal on a loop device (no large folios, so no PMD
-#      folios): warm starts of the rewrite read at most 2 MiB more from the
-#      device than the original's (mean of 5).  SKIP where loop mounts fail.
+#   5, 6. An explicit loader, and reads on ext4 data=journal:
+#      run-invisible-ldso.sh and run-invisible-journal-reads.sh.
 #   7. Another user (nobody) holds flock(LOCK_EX), then flock and an OFD
 #      read lock grown every millisecond (what a stub at work once showed
 #      its waiters: invlock faker), then an OFD read lock only, on the
@@ -96,13 +91,12 @@ MAX_LOCK_WAIT_NS=20000000	# the longest any lock holder may delay a start (case 
 MANY_LIBS=24			# libraries loaded by one program in case 7b
 MANY_ROUNDS=${INVISIBLE_MANY_ROUNDS:-3}	# its interleaved timed pairs
 FOLLOW_NS=4000000		# ... plus this per 2 MiB chunk it repairs for the start
-MAX_EXTRA_READ=$((2 << 20))	# extra bytes read per warm start (case 6)
 ARGS=(alpha "beta gamma")	# arguments of every program run
 O=$TESTS_BUILDDIR/invisible-build
 # INVISIBLE_PARTS: the parts that run (default all), each a test of its own
-# (run-invisible-PART.sh): loader (5, 6),
+# (run-invisible-PART.sh):
 # locks (7, 12), paths (8, 9), seccomp (10); each works in work-PART.
-INVISIBLE_PARTS=${INVISIBLE_PARTS:-loader locks paths seccomp}
+INVISIBLE_PARTS=${INVISIBLE_PARTS:-locks paths seccomp}
 want_part () { case " $INVISIBLE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=$O/work-${INVISIBLE_PARTS// /-}
 started=$SECONDS
@@ -274,90 +268,6 @@ sleep_ns () {
 			ns += a[2] * 1000000000 + a[4] } }
 		END { printf "%d\n", ns }'
 }
-
-# ---------------------------------------------------------------------------
-if want_part loader; then
-# 5. The program started by an explicit ld.so.
-
-echo "# 5. explicit loader"
-LDSO=/lib64/ld-linux-x86-64.so.2
-if ! $have_pie; then
-	skip "explicit loader: no inv-pie fixture"
-elif [ ! -x "$LDSO" ]; then
-	skip "explicit loader: no $LDSO"
-elif ! $have_strace; then
-	skip "explicit loader: strace not found"
-else
-	ldso_real=$(readlink -f "$LDSO")
-	run_logged "$WORK/ldso.ref" "$LDSO" "$P_ORIG" "${ARGS[@]}"
-	for s in cold warm order-0; do
-		w=$WORK/ldso.$s
-		if [ $s = warm ]; then run_logged "$w.warmup" "$LDSO" "$P_MAD"; run_logged "$w.warmup" "$LDSO" "$P_MAD"; fi
-		state $s "$P_MAD"
-		rm -f "$w.smaps"
-		FIXTURE_SMAPS=$w.smaps run_logged "$w.out" strace -f -qq -y -o "$w.strace" \
-			-e trace=openat,open,fadvise64,fdatasync,flock,mmap "$LDSO" "$P_MAD" "${ARGS[@]}"
-		same "$WORK/ldso.ref" "$w.out" "explicit loader, $s"
-		bad=$(strace_calls "$w.strace" fadvise64 fdatasync flock | grep -F "<$ldso_real>")
-		if [ -z "$bad" ]; then
-			pass "explicit loader, $s: no fadvise64, fdatasync or flock on ld.so ($(strace_calls "$w.strace" fadvise64 fdatasync flock | wc -l) such calls in all)"
-		else
-			fail "explicit loader, $s: $(echo "$bad" | wc -l) fadvise64/fdatasync/flock calls on ld.so: $(echo "$bad" | sed 's/^[0-9]* *//; s/(.*//' | sort | uniq -c | tr -s ' \n' ' ')"
-			echo "$bad" | head -3 | sed 's/^/      /'
-		fi
-		check_coverage "explicit loader, $s" "$w.smaps" "$P_MAD"
-	done
-fi
-fi
-
-# ---------------------------------------------------------------------------
-if want_part loader; then
-# 6. ext4 data=journal on a loop device: no PMD folios there.
-
-echo "# 6. ext4 data=journal"
-if ! $have_pie; then
-	skip "data=journal: no inv-pie fixture"
-elif ! journal_mount "$WORK" 200M >"$WORK/loop.why" 2>&1; then
-	skip "data=journal: loop mounts fail here: $(tail -1 "$WORK/loop.why")"
-else
-	MNT=$MNTED
-	mkdir -p "$MNT/orig" "$MNT/mad"
-	cp -p "$P_ORIG" "$MNT/orig/inv-pie"
-	cp -p "$P_MAD" "$MNT/mad/inv-pie"
-	sync
-	w=$WORK/journal
-	# Two priming runs each; then five warm starts each, alternating.
-	for k in 1 2; do
-		run_logged "$w.prime" "$MNT/orig/inv-pie" "${ARGS[@]}"
-		run_logged "$w.prime" "$MNT/mad/inv-pie" "${ARGS[@]}"
-	done
-	read_o=0 read_m=0 differ=0 runs=5
-	for ((k = 1; k <= runs; k++)); do
-		b0=$(loop_read)
-		run_logged "$w.orig.$k" "$MNT/orig/inv-pie" "${ARGS[@]}"
-		b1=$(loop_read)
-		run_logged "$w.mad.$k" "$MNT/mad/inv-pie" "${ARGS[@]}"
-		b2=$(loop_read)
-		read_o=$((read_o + b1 - b0)) read_m=$((read_m + b2 - b1))
-		cmp -s "$WORK/pie.ref" "$w.orig.$k" || differ=1
-		cmp -s "$WORK/pie.ref" "$w.mad.$k" || differ=1
-	done
-	if [ $differ = 0 ]; then
-		pass "data=journal: $runs warm starts of each print the same and exit 42"
-	else
-		same "$WORK/pie.ref" "$w.mad.$runs" "data=journal: a warm start"
-		same "$WORK/pie.ref" "$w.orig.$runs" "data=journal: a warm start of the ORIGINAL"
-	fi
-	extra=$(((read_m - read_o) / runs))
-	figures="read per warm start: rewrite $((read_m / runs / 1024)) KiB, original $((read_o / runs / 1024)) KiB, mean of $runs"
-	if [ "$extra" -le "$MAX_EXTRA_READ" ]; then
-		pass "data=journal: $figures: extra $((extra / 1024)) KiB <= 2 MiB"
-	else
-		fail "data=journal: $figures: extra $((extra / 1024)) KiB > 2 MiB"
-	fi
-fi
-journal_umount >/dev/null 2>&1
-fi
 
 # ---------------------------------------------------------------------------
 if want_part locks; then
