@@ -22,29 +22,8 @@
 #      run-invisible-execonly.sh.
 #   5, 6. An explicit loader, and reads on ext4 data=journal:
 #      run-invisible-ldso.sh and run-invisible-journal-reads.sh.
-#   7. Another user (nobody) holds flock(LOCK_EX), then flock and an OFD
-#      read lock grown every millisecond (what a stub at work once showed
-#      its waiters: invlock faker), then an OFD read lock only, on the
-#      rewritten file, from an order-0 cache.  flock held, faked progress
-#      or not: the rewrite prints the same, waits at most 20 ms in all
-#      (nanosleep, clock_nanosleep requests, strace), unlocks nothing it
-#      does not hold, then repairs its own chunks without the lock, >= 95%.
-#      OFD read lock held (it does not exclude the stub's flock): the same
-#      output, the stub's own lock taken and released, >= 95%.  flock held
-#      by a worker that evicts and reads back the file's chunks as PMD
-#      folios, one every 14 ms: the same output, at most 20 ms plus 4 ms
-#      per chunk of waiting, the lock never taken, >= 95%.  By a pretender
-#      that reads them back in small folios: the same output, 20 ms at
-#      most (coverage noted).
-#   7b. One program (invdl) loads 24 copies of the rewritten library, each
-#      in order-0 folios, while nobody holds the flock of every one: the
-#      same output as without the holder, at most 20 ms of sleeps in all
-#      for the process (the stubs share one ledger: strace sees one shared
-#      anonymous mapping), every lock found held (the sanity arm: a bound
-#      per library would have let each wait), >= 95% of the first and last
-#      library PMD-mapped; the wall times of 3 interleaved starts with and
-#      without the holder are noted (INVISIBLE_MANY_ROUNDS: 5 for the
-#      figure of issue 35).
+#   7, 7b, 12. Other users' locks, and a fork while the stub holds its
+#      own: run-invisible-lock-*.sh.
 #   8. FIFOs at the mapped path (fixtures/invfifo.c, an LD_AUDIT module,
 #      unlinks the object's file once it is mapped and makes FIFOs at PATH
 #      and "PATH (deleted)"), for the program and for a library, order-0:
@@ -64,10 +43,6 @@
 #      else, mincore and cachestat included), cold, order-0 and warm: the
 #      same output, and the coverage without the filter (>= 95% where that
 #      has it).
-#  12. A second thread forks as soon as /proc/locks shows a lock on the
-#      library (fixtures/invfork.c) while dlopen runs its stub from an
-#      order-0 cache; the child keeps copies of the parent's descriptors:
-#      once dlopen has returned, no lock on the library may be left.
 #
 # Needs root (drop_caches, tracefs, loop devices, another user), THP not
 # [never], and file THP working on the file system of $TESTS_BUILDDIR
@@ -79,7 +54,7 @@
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
 # set, or by hand from the source tree: bash tests/invisible.sh, all parts,
-# or INVISIBLE_PARTS=locks bash tests/invisible.sh (see tests/lib.sh for the
+# or INVISIBLE_PARTS=paths bash tests/invisible.sh (see tests/lib.sh for the
 # defaults).
 
 # shellcheck source=tests/lib.sh
@@ -87,16 +62,12 @@
 
 PMD=$((0x200000))
 MIN_PERCENT=95			# coverage required where it is asserted
-MAX_LOCK_WAIT_NS=20000000	# the longest any lock holder may delay a start (case 7)
-MANY_LIBS=24			# libraries loaded by one program in case 7b
-MANY_ROUNDS=${INVISIBLE_MANY_ROUNDS:-3}	# its interleaved timed pairs
-FOLLOW_NS=4000000		# ... plus this per 2 MiB chunk it repairs for the start
 ARGS=(alpha "beta gamma")	# arguments of every program run
 O=$TESTS_BUILDDIR/invisible-build
 # INVISIBLE_PARTS: the parts that run (default all), each a test of its own
 # (run-invisible-PART.sh):
-# locks (7, 12), paths (8, 9), seccomp (10); each works in work-PART.
-INVISIBLE_PARTS=${INVISIBLE_PARTS:-locks paths seccomp}
+# paths (8, 9), seccomp (10); each works in work-PART.
+INVISIBLE_PARTS=${INVISIBLE_PARTS:-paths seccomp}
 want_part () { case " $INVISIBLE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=$O/work-${INVISIBLE_PARTS// /-}
 started=$SECONDS
@@ -270,206 +241,6 @@ sleep_ns () {
 }
 
 # ---------------------------------------------------------------------------
-if want_part locks; then
-# 7. A lock held by another user.
-
-echo "# 7. lock held by another user"
-
-# stop_holder (idempotent, also run on exit): end the lock holder, our
-# child, and reap it.
-HOLDER=
-stop_holder () {
-	[ -n "$HOLDER" ] || return 0
-	kill "$HOLDER" 2>/dev/null
-	wait "$HOLDER" 2>/dev/null
-	HOLDER=
-}
-CLEANUP+=("stop_holder")
-# start_holder LOG MODE FILE...: nobody runs invlock MODE FILE..., our
-# child (HOLDER), its output in LOG; wait at most 5 s for it to say
-# "locked".  Return 0 once it has, 1 if it never did or ended.
-start_holder () {
-	local log=$1 k
-	shift
-	"${AS_NOBODY[@]}" "$O/invlock" "$@" >"$log" 2>&1 </dev/null &
-	HOLDER=$!
-	for ((k = 0; k < 50; k++)); do
-		grep -qs locked "$log" && return 0
-		kill -0 "$HOLDER" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	grep -qs locked "$log"
-}
-
-if ! $have_pie || ! $have_tools; then
-	skip "lock: fixtures missing"
-elif ! $have_strace; then
-	skip "lock: strace not found"
-elif ! find_as_nobody; then
-	skip "lock: cannot run anything as the user nobody (no such user, or neither setpriv nor runuser works)"
-elif ! "${AS_NOBODY[@]}" test -r "$P_MAD"; then
-	skip "lock: the user nobody cannot read $P_MAD (a directory above it is not searchable)"
-else
-	for mode in flock faker ofd worker pretender; do
-		w=$WORK/lock.$mode
-		if ! start_holder "$w.holder" $mode "$P_MAD"; then
-			skip "lock, $mode: nobody could not take the lock: $(head -1 "$w.holder")"
-			stop_holder
-			continue
-		fi
-		what="lock ($mode held by nobody), order-0"
-		state order-0 "$P_MAD"
-		# The worker and the pretender start their work now, on the
-		# chunks the start finds in small folios.
-		case $mode in worker | pretender) kill -USR1 "$HOLDER" ;; esac
-		rm -f "$w.smaps"
-		FIXTURE_SMAPS=$w.smaps run_logged "$w.out" strace -f -qq -o "$w.strace" \
-			-e trace=flock,fcntl,fadvise64,nanosleep,clock_nanosleep "$P_MAD" "${ARGS[@]}"
-		same "$WORK/pie.ref" "$w.out" "$what"
-		ns=$(sleep_ns "$w.strace")
-		nsleeps=$(strace_calls "$w.strace" nanosleep clock_nanosleep | wc -l)
-		# A holder that does the start's work earns 4 ms per 2 MiB chunk
-		# it finishes for it (stub/lock.c, FOLLOW_MS); no other does.
-		max=$MAX_LOCK_WAIT_NS
-		if [ $mode = worker ]; then
-			read -r _ _ ideal <<<"$(coverage_figures "$w.smaps" "$P_MAD")"
-			max=$((MAX_LOCK_WAIT_NS + ${ideal:-0} * FOLLOW_NS))
-		fi
-		if [ "$ns" -le "$max" ]; then
-			pass "$what: sleeps $((ns / 1000)) us in all ($nsleeps calls) <= $((max / 1000000)) ms"
-		else
-			fail "$what: sleeps $((ns / 1000)) us in all ($nsleeps calls) > $((max / 1000000)) ms"
-		fi
-		got=$(strace_calls "$w.strace" flock | grep -c 'LOCK_EX|LOCK_NB) *= 0')
-		unlocked=$(strace_calls "$w.strace" flock | grep -c 'LOCK_UN')
-		evictions=$(strace_calls "$w.strace" fadvise64 | wc -l)
-		if [ $mode = worker ]; then
-			if [ "$got" -eq 0 ] && [ "$unlocked" -eq 0 ]; then
-				pass "$what: the stub never got the lock and unlocked nothing ($evictions evictions of its own)"
-			else
-				fail "$what: the stub got the lock $got time(s), unlocked $unlocked"
-			fi
-		elif [ $mode != ofd ]; then
-			if [ "$got" -eq 0 ] && [ "$unlocked" -eq 0 ] && [ "$evictions" -ge 1 ]; then
-				pass "$what: the stub never got the lock, unlocked nothing, and repaired without it ($evictions evictions)"
-			else
-				fail "$what: the stub got the lock $got time(s), unlocked $unlocked, evicted $evictions chunk(s) while nobody held it"
-			fi
-		else
-			if [ "$got" -ge 1 ] && [ "$unlocked" -eq "$got" ]; then
-				pass "$what: the stub took its own lock and released it ($got)"
-			else
-				fail "$what: the stub got its lock $got time(s) and unlocked $unlocked"
-			fi
-		fi
-		# A pretender reads chunks back in small folios every 14 ms, as
-		# anyone may do to the original too: coverage is noted only.
-		if [ $mode = pretender ]; then
-			read -r kb want _ <<<"$(coverage_figures "$w.smaps" "$P_MAD")"
-			note "$what: FilePmdMapped $kb kB of $want kB ideal"
-		else
-			check_coverage "$what" "$w.smaps" "$P_MAD"
-		fi
-		stop_holder
-	done
-fi
-
-# 7b. One program loading MANY_LIBS libraries with a stub, the lock of
-# every one held by another user: the bound is the process's, not each
-# library's (stub/lock.c, the ledger).
-echo "# 7b. $MANY_LIBS libraries whose locks another user holds"
-if ! $have_lib || ! $have_tools; then
-	skip "many locks: fixtures missing"
-elif ! $have_strace; then
-	skip "many locks: strace not found"
-elif ! find_as_nobody; then
-	skip "many locks: cannot run anything as the user nobody"
-else
-	md=$WORK/many
-	rm -rf "$md"
-	mkdir -p "$md"
-	chmod 755 "$md"
-	libs=()
-	for ((k = 0; k < MANY_LIBS; k++)); do
-		cp -p "$L_MAD" "$md/libinv$k.so"
-		libs+=("$md/libinv$k.so")
-	done
-	# many_run OUT [strace...]: the libraries in order-0 folios, then
-	# invdl loading them all once; OUT.ns: the run's wall time.
-	many_run () {
-		local out=$1 t0 t1
-		shift
-		order0 "${libs[@]}"
-		t0=$(date +%s%N)
-		FIXTURE_SMAPS=$out.smaps run_logged "$out" "$@" "$INVDL" "${libs[@]}" 1
-		t1=$(date +%s%N)
-		echo $((t1 - t0)) >"$out.ns"
-	}
-	# many_hold: nobody takes every library's flock, as in case 7.
-	many_hold () { start_holder "$WORK/many.holder" flock "${libs[@]}"; }
-	what="$MANY_LIBS libraries, every lock held by nobody, order-0"
-	many_run "$WORK/many.free"
-	if ! many_hold; then
-		skip "many locks: nobody could not take the locks: $(head -1 "$WORK/many.holder")"
-		stop_holder
-	else
-		many_run "$WORK/many.held" strace -f -qq -y -o "$WORK/many.strace" \
-			-e trace=flock,mmap,nanosleep,clock_nanosleep
-		same "$WORK/many.free" "$WORK/many.held" "$what"
-		ns=$(sleep_ns "$WORK/many.strace")
-		nsleeps=$(strace_calls "$WORK/many.strace" nanosleep clock_nanosleep | wc -l)
-		# The sanity arm: every library's stub found its lock held (so
-		# that, with a bound per library, each would have waited).
-		# strace -y shows each descriptor's path.
-		blocked=$(strace_calls "$WORK/many.strace" flock | grep -E 'LOCK_EX\|LOCK_NB\) += -1 (EAGAIN|EWOULDBLOCK)' \
-			| sed -E 's/^[0-9]+ +flock\([0-9]+<([^>]*)>.*/\1/' | sort -u | grep -c '/libinv[0-9]*\.so$')
-		ledgers=$(strace_calls "$WORK/many.strace" mmap | grep -c 'MAP_SHARED|MAP_ANONYMOUS')
-		if [ "$blocked" -eq "$MANY_LIBS" ]; then
-			pass "$what: the stub of each of the $blocked libraries found its lock held"
-		else
-			fail "$what: $blocked of $MANY_LIBS libraries' stubs found their lock held (the holder did not hold them all, or they did not look)"
-		fi
-		if [ "$ns" -le "$MAX_LOCK_WAIT_NS" ]; then
-			pass "$what: sleeps $((ns / 1000)) us in all ($nsleeps calls) <= $((MAX_LOCK_WAIT_NS / 1000000)) ms for the process"
-		else
-			fail "$what: sleeps $((ns / 1000)) us in all ($nsleeps calls) > $((MAX_LOCK_WAIT_NS / 1000000)) ms for the process"
-		fi
-		if [ "$ledgers" -eq 1 ]; then
-			pass "$what: one ledger of waits for the process (one shared anonymous page)"
-		else
-			fail "$what: $ledgers shared anonymous mappings made (one ledger expected)"
-		fi
-		check_coverage "$what, the first" "$WORK/many.held.smaps" "${libs[0]}"
-		check_coverage "$what, the last" "$WORK/many.held.smaps" "${libs[MANY_LIBS - 1]}"
-		# Wall time, without strace: MANY_ROUNDS interleaved pairs of
-		# starts with and without the holder (noted, not asserted: the
-		# strace sum above is the bound).
-		free_ns=() held_ns=()
-		for ((r = 0; r < MANY_ROUNDS; r++)); do
-			for arm in $( ((r % 2)) && echo "held free" || echo "free held"); do
-				if [ $arm = free ]; then
-					stop_holder
-					many_run "$WORK/many.t"
-					free_ns+=("$(cat "$WORK/many.t.ns")")
-				else
-					[ -n "$HOLDER" ] || many_hold || break 2
-					many_run "$WORK/many.t"
-					held_ns+=("$(cat "$WORK/many.t.ns")")
-				fi
-				[ "$(tail -1 "$WORK/many.t")" = "exit status 42" ] || fail "$what: a timed run ended with $(tail -1 "$WORK/many.t")"
-			done
-		done
-		stop_holder
-		median_ms () { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1e6 }'; }
-		if [ ${#held_ns[@]} -eq "$MANY_ROUNDS" ]; then
-			note "$what: wall time, median of $MANY_ROUNDS interleaved starts: $(median_ms "${free_ns[@]}") ms without the holder, $(median_ms "${held_ns[@]}") ms with it"
-		fi
-	fi
-	rm -rf "$md"
-fi
-fi
-
-# ---------------------------------------------------------------------------
 if want_part paths; then
 # 8. FIFOs at the mapped path; a library at a path of 4,080 bytes.
 
@@ -612,27 +383,6 @@ else
 		else
 			fail "$what: $nsleeps nanosleep/clock_nanosleep calls, $(($(sleep_ns "$w.strace") / 1000)) us in all"
 		fi
-	fi
-fi
-fi
-
-# ---------------------------------------------------------------------------
-if want_part locks; then
-# 12. A fork in another thread while the library's stub holds its locks.
-
-echo "# 12. fork while the stub holds the lock"
-if ! $have_lib || ! $have_tools; then
-	skip "fork: no libinv.so or invfork"
-else
-	w=$WORK/fork
-	order0 "$L_MAD"
-	run_logged "$w.out" "$O/invfork" "$L_MAD"
-	if grep -qx 'forked: no' "$w.out"; then
-		skip "fork: the watcher thread never saw the stub's lock (the repair was over before it looked)"
-	elif grep -qx 'forked: yes' "$w.out" && grep -qx 'locks after dlopen: 0' "$w.out"; then
-		pass "fork: a child forked while the stub held the library's locks keeps none of them after dlopen"
-	else
-		fail "fork: $(tr '\n' ' ' <"$w.out")"
 	fi
 fi
 fi

@@ -996,6 +996,16 @@ locked_start () {
 	nobody_unlocks
 }
 
+# check_repaired_unlocked: after locked_start, the stub never got the lock,
+# unlocked nothing, and repaired (evicted chunks) without it.
+check_repaired_unlocked () {
+	if [ "$LOCK_GOT" -eq 0 ] && [ "$LOCK_UNLOCKED" -eq 0 ] && [ "$LOCK_EVICTIONS" -ge 1 ]; then
+		pass "$LOCK_WHAT: the stub never got the lock, unlocked nothing, and repaired without it ($LOCK_EVICTIONS evictions)"
+	else
+		fail "$LOCK_WHAT: the stub got the lock $LOCK_GOT time(s), unlocked $LOCK_UNLOCKED, evicted $LOCK_EVICTIONS chunk(s) while nobody held it"
+	fi
+}
+
 # seccomp_like_original MODE FIXTURE ORIG MAD CALL...: for each CALL, the
 # fixture invseccomp runs ORIG and then MAD (from an order-0 cache) under a
 # filter MODE (eperm, enosys, kill) on CALL; one PASS naming the calls
