@@ -24,16 +24,9 @@
 #      run-invisible-ldso.sh and run-invisible-journal-reads.sh.
 #   7, 7b, 12. Other users' locks, and a fork while the stub holds its
 #      own: run-invisible-lock-*.sh.
-#   8. FIFOs at the mapped path (fixtures/invfifo.c, an LD_AUDIT module,
-#      unlinks the object's file once it is mapped and makes FIFOs at PATH
-#      and "PATH (deleted)"), for the program and for a library, order-0:
-#      the run ends within 20 s with the same output, and no fadvise64 or
-#      fdatasync touches a descriptor that is not the object's inode.  A
-#      library at a path of 4,080 bytes (its maps lines are longer than
-#      4,096): the same output, >= 95%.
-#   9. mlockall(MCL_CURRENT | MCL_FUTURE), then 10 dlopen/dlclose of the
-#      stubbed library from an order-0 cache: the same output, at most one
-#      failing MADV_DONTNEED per dlopen, no nanosleep or clock_nanosleep.
+#   8, 9. FIFOs at the mapped path, a long path, mlockall:
+#      run-invisible-fifo.sh, run-invisible-long-path.sh and
+#      run-invisible-mlockall.sh.
 #  10. seccomp (fixtures/invseccomp.c): each of the calls the old and the
 #      new stub make, and all of them at once, failing with EPERM, then
 #      ENOSYS, for a static PIE and a PIE, order-0: the rewrite does what
@@ -54,7 +47,7 @@
 #
 # Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and TESTS_BUILDDIR
 # set, or by hand from the source tree: bash tests/invisible.sh, all parts,
-# or INVISIBLE_PARTS=paths bash tests/invisible.sh (see tests/lib.sh for the
+# or INVISIBLE_PARTS=seccomp bash tests/invisible.sh (see tests/lib.sh for the
 # defaults).
 
 # shellcheck source=tests/lib.sh
@@ -66,8 +59,8 @@ ARGS=(alpha "beta gamma")	# arguments of every program run
 O=$TESTS_BUILDDIR/invisible-build
 # INVISIBLE_PARTS: the parts that run (default all), each a test of its own
 # (run-invisible-PART.sh):
-# paths (8, 9), seccomp (10); each works in work-PART.
-INVISIBLE_PARTS=${INVISIBLE_PARTS:-paths seccomp}
+# seccomp (10); each works in work-PART.
+INVISIBLE_PARTS=${INVISIBLE_PARTS:-seccomp}
 want_part () { case " $INVISIBLE_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=$O/work-${INVISIBLE_PARTS// /-}
 started=$SECONDS
@@ -239,153 +232,6 @@ sleep_ns () {
 			ns += a[2] * 1000000000 + a[4] } }
 		END { printf "%d\n", ns }'
 }
-
-# ---------------------------------------------------------------------------
-if want_part paths; then
-# 8. FIFOs at the mapped path; a library at a path of 4,080 bytes.
-
-echo "# 8. FIFO at the mapped path, long path"
-# fifo_run SRC DIR OUT [WRAPPER...]: copy SRC into DIR (anew), cache it in
-# order-0 folios, run it (a program, or invdl loading the library), under
-# WRAPPER... when given, with the LD_AUDIT module that replaces its file by
-# FIFOs, for at most 20 s.  Fails when the FIFOs were not made.  (The
-# module is given to the program only, through env after WRAPPER: it takes
-# LD_AUDIT out of the environment of the process it runs in.)
-fifo_run () {
-	local src=$1 dir=$2 out=$3 f status
-	shift 3
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	f=$dir/${src##*/}
-	cp -p "$src" "$f"
-	order0 "$f"
-	set -- "$@" env LD_AUDIT="$O/invfifo.so" INV_FIFO_PATH="$f"
-	if [ "${src##*/}" = libinv.so ]; then set -- "$@" "$INVDL" "$f" 1; else set -- "$@" "$f" "${ARGS[@]}"; fi
-	{ timeout -k 5 20 "$@" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
-	echo "exit status $status" >>"$out"
-	[ -p "$f" ] && [ -p "$f (deleted)" ]
-}
-
-if ! $have_tools; then
-	skip "FIFO: fixtures missing"
-else
-	# (the FIFOs live under $WORK/fifo, removed at the end and on exit;
-	# outputs and logs beside it)
-	CLEANUP+=("rm -rf '$WORK/fifo'")
-	for kind in program library; do
-		if [ $kind = program ]; then $have_pie || continue; o=$P_ORIG m=$P_MAD
-		else $have_lib || continue; o=$L_ORIG m=$L_MAD; fi
-		w=$WORK/fifo.$kind
-		d=$WORK/fifo/$kind
-		what="FIFO at the $kind's path, order-0"
-		if ! fifo_run "$o" "$d/orig" "$w.orig"; then
-			skip "$what: the LD_AUDIT module did not put FIFOs at the original's path ($(head -1 "$w.orig.err"))"
-			continue
-		fi
-		fifo_run "$m" "$d/mad" "$w.mad" || fail "$what: the LD_AUDIT module did not put FIFOs at the rewrite's path"
-		case $(tail -1 "$w.mad") in
-		"exit status 124"|"exit status 137")
-			fail "$what: the rewrite did not finish within 20 s (killed)"
-			continue ;;
-		esac
-		same "$w.orig" "$w.mad" "$what"
-		$have_strace || continue
-		if ! fifo_run "$m" "$d/mad" "$w.strace.out" strace -f -qq -y -o "$w.strace" -e trace=fadvise64,fdatasync; then
-			fail "$what: under strace, the LD_AUDIT module did not put FIFOs at the rewrite's path"
-			continue
-		fi
-		f=$d/mad/${m##*/}
-		calls=$(strace_calls "$w.strace" fadvise64 fdatasync)
-		# (strace -y shows the unlinked inode as <PATH>(deleted), or
-		# <PATH (deleted)> like the FIFO of that name: a call on a FIFO
-		# fails with ESPIPE or EINVAL)
-		bad=$(echo "$calls" | grep -v '^$' | awk -v ok1="<$f (deleted)>" -v ok2="<$f>(deleted)" '
-			(index($0, ok1) == 0 && index($0, ok2) == 0) || / = -1 (ESPIPE|EINVAL|EBADF)/')
-		if [ -z "$bad" ]; then
-			pass "$what: no fadvise64 or fdatasync on another descriptor than the object's inode ($(echo "$calls" | grep -c .) on it)"
-		else
-			fail "$what: fadvise64 or fdatasync on a descriptor that is not the object's inode: $(echo "$bad" | head -1 | sed 's/^[0-9]* *//')"
-		fi
-	done
-	rm -rf "$WORK/fifo"
-fi
-
-# long_dir TOP: a directory path under TOP such that TOP/.../libinv.so is
-# 4,080 bytes long (components of at most 200 bytes).
-long_dir () {
-	local d=$1 want=$((4080 - 11)) part
-	while [ $((${#d} + 201)) -le "$want" ]; do d=$d/$(printf 'd%.0s' {1..200}); done
-	part=$((want - ${#d} - 1))
-	[ "$part" -gt 0 ] && d=$d/$(head -c "$part" /dev/zero | tr '\0' 'e')
-	echo "$d"
-}
-
-if ! $have_lib; then
-	skip "long path: no libinv.so fixture"
-else
-	CLEANUP+=("rm -rf '$WORK/lp'")
-	what="library at a path of 4,080 bytes, order-0"
-	lo=$(long_dir "$WORK/lp/o") lm=$(long_dir "$WORK/lp/m")
-	mkdir -p "$lo" "$lm"
-	cp -p "$L_ORIG" "$lo/libinv.so"
-	cp -p "$L_MAD" "$lm/libinv.so"
-	w=$WORK/longpath
-	run_logged "$w.orig" "$INVDL" "$lo/libinv.so" 1
-	order0 "$lm/libinv.so"
-	rm -f "$w.smaps"
-	FIXTURE_SMAPS=$w.smaps run_logged "$w.mad" "$INVDL" "$lm/libinv.so" 1
-	same "$w.orig" "$w.mad" "$what"
-	longest=$(awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$w.smaps" 2>/dev/null)
-	note "long path: ${#lm} bytes + /libinv.so; longest smaps line $longest bytes"
-	[ "${longest:-0}" -gt 4096 ] || fail "$what: no maps line longer than 4,096 bytes (the test is wrong)"
-	check_coverage "$what" "$w.smaps" "$lm/libinv.so"
-	rm -rf "$WORK/lp"
-fi
-fi
-
-# ---------------------------------------------------------------------------
-if want_part paths; then
-# 9. mlockall, then dlopen of the stubbed library.
-
-echo "# 9. mlockall and dlopen"
-if ! $have_lib; then
-	skip "mlockall: no libinv.so fixture"
-elif ! $have_strace; then
-	skip "mlockall: strace not found"
-else
-	w=$WORK/mlock
-	what="mlockall, 10 dlopen, order-0"
-	run_logged "$w.orig" "$INVDL" --mlockall "$L_ORIG" 10
-	if [ "$(tail -1 "$w.orig")" != "exit status 42" ]; then
-		skip "$what: the original does not run under mlockall here ($(head -1 "$w.orig.err"))"
-	else
-		order0 "$L_MAD"
-		run_logged "$w.mad" strace -f -qq -o "$w.strace" -e trace=write,madvise,nanosleep,clock_nanosleep \
-			"$INVDL" --mlockall "$L_MAD" 10
-		same "$w.orig" "$w.mad" "$what"
-		# The failing MADV_DONTNEED calls of each round: before the line
-		# that invdl writes (and flushes) after the round's dlopen.
-		per=$(awk '
-			/ madvise\(.*MADV_DONTNEED.* = -1 / { c++ }
-			/ write\(1, "round / { printf "%d ", c; c = 0 }
-			END { print "" }' "$w.strace")
-		max=$(echo "$per" | tr ' ' '\n' | sort -n | tail -1)
-		if [ "$(echo "$per" | wc -w)" -ne 10 ]; then
-			fail "$what: strace saw $(echo "$per" | wc -w) rounds of dlopen, not 10"
-		elif [ "${max:-0}" -le 1 ]; then
-			pass "$what: at most one failing MADV_DONTNEED per dlopen ($per)"
-		else
-			fail "$what: up to $max failing MADV_DONTNEED per dlopen (per dlopen: $per)"
-		fi
-		nsleeps=$(strace_calls "$w.strace" nanosleep clock_nanosleep | wc -l)
-		if [ "$nsleeps" -eq 0 ]; then
-			pass "$what: no nanosleep or clock_nanosleep"
-		else
-			fail "$what: $nsleeps nanosleep/clock_nanosleep calls, $(($(sleep_ns "$w.strace") / 1000)) us in all"
-		fi
-	fi
-fi
-fi
 
 # ---------------------------------------------------------------------------
 if want_part seccomp; then
