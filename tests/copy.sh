@@ -5,16 +5,8 @@
 # anonymous huge pages where the kernel cannot give the file PMD-sized page
 # cache folios (man elfpmd: The copy fallback).
 #
-#  report. The report: --json says "copy":true and copy_max (all the whole
-#     chunks, or --copy-max rounded down to whole chunks); usage errors for
-#     --copy-max without --madvise=copy, --copy-max=0, --madvise=other,
-#     --madvise twice.
-#  here. Here, where file THP works (the file system of $TESTS_BUILDDIR, probed
-#     with fixtures/pagecache.c; the section is skipped otherwise): the
-#     copy rewrite of mad-pie (17 MiB of text, tests/fixtures madbig.S) gets
-#     FilePmdMapped = the ideal and no anonymous text at all, cold, warm and
-#     order-0, prints what the original prints, and its stub makes no mremap
-#     (strace): no copy, wherever the file-backed way works.
+#  The report, its usage errors, and the copy where file THP works:
+#     run-copy-report.sh, run-copy-usage.sh and run-copy-here.sh.
 #  journal, observers. On ext4 mounted data=journal (a loop image; no large
 #     folios there on any kernel, as on Debian's 6.1 and 6.12 ext4), where
 #     only the copy can work; journal:
@@ -55,10 +47,9 @@
 # maps and paused programs are removed on exit, whatever happened.
 #
 # Each part is a test of its own, so that make -j runs them side by side:
-# run-copy-report.sh, run-copy-here.sh, run-copy-journal.sh and
-# run-copy-observers.sh set COPY_PARTS and source this file; by hand,
-# COPY_PARTS="report here" bash tests/copy.sh runs several (default: all
-# four).  Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and
+# run-copy-journal.sh and run-copy-observers.sh set COPY_PARTS and source
+# this file; by hand, COPY_PARTS="journal observers" bash tests/copy.sh
+# runs both (the default).  Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and
 # TESTS_BUILDDIR set (see tests/lib.sh for the defaults).  Each part works in
 # copy-build/work-PART.
 
@@ -68,7 +59,7 @@
 PMD=$((0x200000))
 ARGS=(alpha "beta gamma")
 O=$TESTS_BUILDDIR/copy-build
-COPY_PARTS=${COPY_PARTS:-report here journal observers}
+COPY_PARTS=${COPY_PARTS:-journal observers}
 WORK=$O/work-${COPY_PARTS// /-}
 
 # want_part PART: whether COPY_PARTS names PART.
@@ -77,10 +68,8 @@ want_part () { case " $COPY_PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 cleanup_on_exit
 
 require_elfpmd
-if [ "$COPY_PARTS" != report ]; then
-	require_root_thp "drop_caches, loop devices"
-	page_cache_lock
-fi
+require_root_thp "drop_caches, loop devices"
+page_cache_lock
 [ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 assembly"
 have python3 || skip_all "python3 not found (reads the JSON reports)"
 
@@ -148,28 +137,6 @@ IDEAL=$(ideal_chunks "$WORK/mad-pie.copy")
 IDEAL_KB=$((IDEAL * PMD / 1024))
 [ "$IDEAL" -gt 1 ] || hard_error "mad-pie has $IDEAL whole chunks of text (phdr-dump); expected 7"
 
-# ---------------------------------------------------------------------------
-if want_part report; then
-	echo "# report and usage"
-	json=$("$ELFPMD" -n --json --madvise=copy "$O/mad-pie")
-	read -r copy max <<<"$(python3 -c 'import json,sys; s=json.loads(sys.argv[1])["stub"]; print(str(s["copy"]).lower(), s["copy_max"])' "$json")"
-	holds "--madvise=copy: the report says copy true, copy_max $max = the $IDEAL whole chunks" \
-		'[ "$copy" = true ] && [ "$max" -eq $((IDEAL * PMD)) ]'
-	json=$("$ELFPMD" -n --json --madvise=copy --copy-max=5M "$O/mad-pie")
-	max=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["stub"]["copy_max"])' "$json")
-	holds "--copy-max=5M: copy_max $max, two whole chunks" '[ "$max" -eq $((2 * PMD)) ]'
-	json=$("$ELFPMD" -n --json --madvise "$O/mad-pie")
-	read -r copy max <<<"$(python3 -c 'import json,sys; s=json.loads(sys.argv[1])["stub"]; print(str(s["copy"]).lower(), s["copy_max"])' "$json")"
-	holds "plain --madvise: copy false, copy_max 0" '[ "$copy" = false ] && [ "$max" -eq 0 ]'
-	for bad in "--madvise --copy-max=2M" "--madvise=copy --copy-max=0" "--madvise=other" \
-		"--madvise --madvise=copy" "--copy-max=2M"; do
-		# shellcheck disable=SC2086
-		"$ELFPMD" -n $bad "$O/mad-pie" >"$WORK/usage.out" 2>&1
-		st=$?
-		holds "elfpmd $bad: usage error (exit $st): $(head -1 "$WORK/usage.out")" '[ $st -eq 64 ]'
-	done
-fi
-
 # rewrite FILE OUT [OPTION...]: OUT is FILE rewritten with --madvise=copy
 # (or OPTION...).
 rewrite () {
@@ -178,34 +145,6 @@ rewrite () {
 	[ $# -gt 0 ] || set -- --madvise=copy
 	"$ELFPMD" -q "$@" -o "$out" "$in" >"$out.log" 2>&1 || { fail "elfpmd $* ${in##*/}: $(head -2 "$out.log")"; return 1; }
 }
-
-# ---------------------------------------------------------------------------
-if want_part here; then
-	echo "# here: where the file-backed way works, no copy"
-	H=$WORK/here
-	mkdir -p "$H"
-	head -c $((4 << 20)) /dev/urandom >"$H/probe.dat"
-	if probe=$("$PAGECACHE" probe "$H/probe.dat" 2>&1); then
-		note "file THP probe: $probe"
-		cp "$O/mad-pie" "$H/orig" && rewrite "$O/mad-pie" "$H/copy"
-		run "$H/orig.out" "$H/orig"
-		for s in cold warm order-0; do
-			state $s "$H/copy"
-			run "$H/copy.$s" "$H/copy"
-			same "$H/orig.out" "$H/copy.$s" "here, $s"
-			expect_kb "here, $s" "$H/copy.$s.smaps" "$H/copy" 0 "$IDEAL_KB"
-		done
-		if $have_strace; then
-			state order-0 "$H/copy"
-			run "$H/strace" strace -f -qq -e trace=mremap -o "$H/strace.log" "$H/copy"
-			n=$(mremaps "$H/strace.log")
-			holds "here, order-0 under strace: no mremap ($n)" '[ "$n" -eq 0 ]'
-		fi
-	else
-		skip "here: file THP does not work on this file system ($probe): the no-copy case is not shown here"
-	fi
-	rm -f "$H/probe.dat"
-fi
 
 # ---------------------------------------------------------------------------
 want_part journal || want_part observers || finish
