@@ -7,20 +7,11 @@
 #
 #  The report, its usage errors, and the copy where file THP works:
 #     run-copy-report.sh, run-copy-usage.sh and run-copy-here.sh.
-#  journal, observers. On ext4 mounted data=journal (a loop image; no large
-#     folios there on any kernel, as on Debian's 6.1 and 6.12 ext4), where
-#     only the copy can work; journal:
-#     - the premise: the plain --madvise rewrite gets no huge page at all;
-#     - the copy rewrite prints the same and its anonymous executable memory
-#       on huge pages (AnonHugePages of inode-0 r-x mappings but [vdso],
-#       summed independently of elfpmd) is exactly the ideal, cold, warm
-#       and order-0, with one mremap (strace);
-#     - --copy-max=2M: exactly one chunk copied;
-#     - PR_SET_THP_DISABLE (fixtures/thp-off.c): no copy, same output;
-#     - executable anonymous memory refused (fixtures/invseccomp.c execmem,
-#       what SELinux's execmem denial does): one mprotect refused, no copy,
-#       same output;
-#     observers (each part mounts its own image):
+#  The copy on ext4 mounted data=journal, its bound and its refusals:
+#     run-copy-journal.sh, run-copy-max.sh, run-copy-thp-disabled.sh,
+#     run-copy-execmem.sh and run-copy-anon-name.sh.
+#  observers. On ext4 mounted data=journal (a loop image; no large folios
+#     there on any kernel), where only the copy can work:
 #     - inv-pie (fixtures inv.S: mid() at text + 8.5 MiB, inv_sum() through
 #       the whole text): a gdb breakpoint in mid, and a uprobe on it
 #       registered before the start, hit as often as in the original, and
@@ -30,9 +21,6 @@
 #       inv_sum() right (every copied byte is the file's);
 #     - elfpmd status of a paused copy (FIXTURE_PAUSE) counts the copy with
 #       its object: copied_huge_kb = the ideal, as smaps says;
-#     - the copies' name: [anon:elfpmd copy of PATH] in smaps where the
-#       kernel can name anonymous memory (CONFIG_ANON_VMA_NAME, probed with
-#       python's prctl), else noted;
 #     - ELFPMD_PERF_MAP=1: /tmp/perf-PID.map holds exactly the function
 #       symbols (nm -S, an independent reader) that overlap the copied
 #       range, each at symbol + load bias; without it no file is written;
@@ -46,10 +34,8 @@
 # $TESTS_BUILDDIR/copy-build (removed by make clean); the loop mount, perf
 # maps and paused programs are removed on exit, whatever happened.
 #
-# Each part is a test of its own, so that make -j runs them side by side:
-# run-copy-journal.sh and run-copy-observers.sh set COPY_PARTS and source
-# this file; by hand, COPY_PARTS="journal observers" bash tests/copy.sh
-# runs both (the default).  Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and
+# run-copy-observers.sh sets COPY_PARTS=observers and sources this file
+# (the default when run by hand: bash tests/copy.sh).  Run by 'make check' with ELFPMD, PHDR_DUMP, TESTS_SRCDIR and
 # TESTS_BUILDDIR set (see tests/lib.sh for the defaults).  Each part works in
 # copy-build/work-PART.
 
@@ -59,7 +45,7 @@
 PMD=$((0x200000))
 ARGS=(alpha "beta gamma")
 O=$TESTS_BUILDDIR/copy-build
-COPY_PARTS=${COPY_PARTS:-journal observers}
+COPY_PARTS=${COPY_PARTS:-observers}
 WORK=$O/work-${COPY_PARTS// /-}
 
 # want_part PART: whether COPY_PARTS names PART.
@@ -147,83 +133,15 @@ rewrite () {
 }
 
 # ---------------------------------------------------------------------------
-want_part journal || want_part observers || finish
+want_part observers || finish
 echo "# ext4 mounted data=journal: only the copy gives huge pages"
 if ! journal_mount "$WORK" 300M >"$WORK/loop.why" 2>&1; then
 	skip "data=journal: $(tail -1 "$WORK/loop.why")"
 	finish
 fi
 J=$MNTED
-cp "$O/mad-pie" "$J/orig" && rewrite "$O/mad-pie" "$J/mad" --madvise && rewrite "$O/mad-pie" "$J/copy" \
-	&& rewrite "$O/mad-pie" "$J/copy2m" --madvise=copy --copy-max=2M || finish
+cp "$O/mad-pie" "$J/orig" && rewrite "$O/mad-pie" "$J/copy" || finish
 run "$J/orig.out" "$J/orig"
-
-if want_part journal; then
-	echo "# journal: the copy, its limits and refusals"
-	# The premise: no PMD folio for this file, whatever the stub does.
-	state warm "$J/mad"
-	run "$J/mad.warm" "$J/mad"
-	same "$J/orig.out" "$J/mad.warm" "data=journal, plain --madvise, warm"
-	expect_kb "data=journal, plain --madvise, warm (no huge page: the premise)" "$J/mad.warm.smaps" "$J/mad" 0 0
-
-	for s in cold warm order-0; do
-		state $s "$J/copy"
-		run "$J/copy.$s" "$J/copy"
-		same "$J/orig.out" "$J/copy.$s" "data=journal, copy, $s"
-		expect_kb "data=journal, copy, $s" "$J/copy.$s.smaps" "$J/copy" "$IDEAL_KB" 0
-	done
-	if $have_strace; then
-		run "$J/strace" strace -f -qq -e trace=mremap -o "$J/strace.log" "$J/copy"
-		n=$(mremaps "$J/strace.log")
-		holds "data=journal, copy under strace: one mremap moves the $IDEAL chunks ($n)" '[ "$n" -eq 1 ]'
-		same "$J/orig.out" "$J/strace" "data=journal, copy under strace"
-	fi
-
-	state warm "$J/copy2m"
-	run "$J/copy2m.out" "$J/copy2m"
-	same "$J/orig.out" "$J/copy2m.out" "data=journal, --copy-max=2M"
-	expect_kb "data=journal, --copy-max=2M: one chunk" "$J/copy2m.out.smaps" "$J/copy2m" $((PMD / 1024)) 0
-
-	run "$J/thp-off" "$THP_OFF" "$J/copy"
-	same "$J/orig.out" "$J/thp-off" "data=journal, copy under PR_SET_THP_DISABLE"
-	expect_kb "data=journal, copy under PR_SET_THP_DISABLE: no copy" "$J/thp-off.smaps" "$J/copy" 0 0
-
-	# A security module that refuses executable anonymous memory (SELinux's
-	# execmem), as fixtures/invseccomp.c's execmem filter does: the copy's one
-	# mprotect fails, nothing is copied, the program runs as the original.
-	if $have_inv; then
-		state warm "$J/copy"
-		run "$J/execmem" "$O/invseccomp" execmem "$J/copy"
-		same "$J/orig.out" "$J/execmem" "data=journal, copy where executable anonymous memory is refused"
-		expect_kb "data=journal, copy where executable anonymous memory is refused: no copy" \
-			"$J/execmem.smaps" "$J/copy" 0 0
-		if $have_strace; then
-			run "$J/execmem.strace" strace -f -qq -e trace=mprotect,mremap -o "$J/execmem.log" \
-				"$O/invseccomp" execmem "$J/copy"
-			denied=$(grep -c 'mprotect(.*PROT_EXEC.*= -1 EACCES' "$J/execmem.log")
-			moved=$(mremaps "$J/execmem.log")
-			holds "data=journal, copy where executable anonymous memory is refused: one refused mprotect ($denied), no mremap ($moved)" \
-				'[ "$denied" -eq 1 ] && [ "$moved" -eq 0 ]'
-		fi
-	fi
-
-	# The name of the copies, where the kernel names anonymous memory.
-	if python3 - <<'EOF' 2>/dev/null
-import ctypes, mmap, sys
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mmap.restype = ctypes.c_void_p
-libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_char_p]
-a = libc.mmap(None, 4096, 3, 0x22, -1, 0)
-sys.exit(0 if libc.prctl(0x53564d41, 0, a, 4096, b"probe") == 0 else 1)
-EOF
-	then
-		n=$(grep -c '^[0-9a-f]*-[0-9a-f]* r-xp .*\[anon:elfpmd copy of .*/copy\]$' "$J/copy.warm.smaps")
-		holds "data=journal, copy: smaps names the copy [anon:elfpmd copy of .../copy] ($n)" '[ "$n" -ge 1 ]'
-	else
-		note "this kernel cannot name anonymous memory (PR_SET_VMA_ANON_NAME: no CONFIG_ANON_VMA_NAME): the copy shows as plain anonymous memory"
-	fi
-fi
 
 if want_part observers; then
 	echo "# observers: status, the perf map, gdb, uprobes, patches, perf"
