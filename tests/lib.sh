@@ -133,8 +133,8 @@ elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 # ---------------------------------------------------------------------------
 # Coverage: how much of an object's text a run got PMD-mapped, from a copy of
 # the program's /proc/self/smaps (tests/fixtures/madmain.c, invmain.c and
-# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and
-# invisible.sh.
+# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and the
+# stub's tests (run-invisible-*.sh, run-copy-*.sh).
 
 # pmd_kb SMAPS OBJECT: FilePmdMapped summed over the executable VMAs of
 # OBJECT (same inode, same base name) in the smaps copy SMAPS, in kB: its
@@ -284,7 +284,7 @@ same_run () {
 
 # same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run,
 # stdout and "exit status N", stderr in OUT.err): PASS or FAIL, with the
-# difference (invisible.sh, copy.sh).
+# difference (the stub's tests).
 same () {
 	if cmp -s "$1" "$2"; then
 		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
@@ -298,7 +298,7 @@ same () {
 
 # cleanup_on_exit: run the commands of the array CLEANUP (shell code,
 # added by the caller) in reverse order when the script exits, whatever
-# happened (invisible.sh, copy.sh).
+# happened (the stub's tests).
 CLEANUP=()
 run_cleanup () {
 	local i
@@ -491,7 +491,7 @@ poke () {
 # ---------------------------------------------------------------------------
 # An ext4 file system on a loop device of the test's own: mounted
 # data=journal, no large page cache folios there on any kernel, so no PMD
-# folios (invisible.sh, run-prime.sh); or with the default options and a
+# folios (the stub's tests, run-prime.sh); or with the default options and a
 # read-ahead of the test's choosing (run-madvise-inflight.sh).  The caller
 # keeps an array CLEANUP of commands run on exit.
 

@@ -35,7 +35,7 @@
 # mid to return 99; the guest has the host's glibc), under "vmtime break"
 # (tests/vm/vmtime.c: a breakpoint on mid written at the execve stop
 # through /proc/PID/mem, as gdb writes one; gdb itself, 73 MB of
-# libraries, is not in the initramfs: tests/copy.sh runs gdb on the
+# libraries, is not in the initramfs: tests/run-copy-gdb.sh runs gdb on the
 # host, on ext4 data=journal) and with a uprobe on mid (tracefs in the
 # guest).
 #
