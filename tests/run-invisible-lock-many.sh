@@ -63,9 +63,9 @@ check_pmd_coverage "$what, the last" "$WORK/many.held.smaps" "${libs[MANY_LIBS -
 free_ns=() held_ns=()
 for ((r = 0; r < MANY_ROUNDS; r++)); do
 	for arm in $( ((r % 2)) && echo "held free" || echo "free held"); do
-		if [ $arm = free ]; then nobody_unlocks; else [ -n "$HOLDER" ] || many_hold || break 2; fi
+		if [ "$arm" = free ]; then nobody_unlocks; else [ -n "$HOLDER" ] || many_hold || break 2; fi
 		many_run "$WORK/many.t"
-		if [ $arm = free ]; then free_ns+=("$(cat "$WORK/many.t.ns")"); else held_ns+=("$(cat "$WORK/many.t.ns")"); fi
+		if [ "$arm" = free ]; then free_ns+=("$(cat "$WORK/many.t.ns")"); else held_ns+=("$(cat "$WORK/many.t.ns")"); fi
 		[ "$(tail -1 "$WORK/many.t")" = "exit status 42" ] || fail "$what: a timed run ended with $(tail -1 "$WORK/many.t")"
 	done
 done
