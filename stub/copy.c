@@ -2,10 +2,9 @@
    Copyright (C) 2026 The elfpmd authors  */
 /* elfpmd startup stub: the copy fallback (--madvise=copy, STUB_FLAG_COPY).
    Only where the kernel cannot give the file PMD-sized folios
-   (no_file_folios: a kernel before 5.18, a file system without large
-   folios on this kernel where MADV_COLLAPSE of file text fails, ext4
-   mounted data=journal, or a repair that read a chunk back whole in small
-   folios), the text is copied into anonymous huge pages instead
+   (no_file_folios, set by policy.c, main.c and repair.c: the cases
+   elfpmd-stub(7), THE COPY FALLBACK, lists against its table), the text
+   is copied into anonymous huge pages instead
    (copy_all): never under PR_SET_THP_DISABLE or THP "never", never on
    tmpfs, and only chunks whose pages are all clean file pages, so that the
    copy, read from the file, holds exactly the bytes the process had.  Each

@@ -27,7 +27,7 @@
      cautious way (populate.c, repair.c).
    - The stub runs on whatever stack its caller has (a library's
      initialiser on a 16 KiB thread stack): buffers live in one anonymous
-     mapping (libc.c, scratch), and the deepest call path needs at most
+     mapping (scratch.c), and the deepest call path needs at most
      STUB_STACK_MAX bytes of stack.
 
    The parts, each in its own file:
@@ -45,7 +45,9 @@
      copy.c      --madvise=copy: anonymous huge pages where the file
 		 cannot have them;
      perfmap.c   a perf map of the copied text, on request;
-     libc.c      memset, the scratch buffers, chunk sets;
+     scratch.c   the buffers, one anonymous mapping made when first needed;
+     chunks.c    sets of chunks, one bit each;
+     libc.c      memset and memcpy, which the compiler may call;
    runtime.h is what they share, stub_params.h the contract with elfpmd,
    which writes the parameters, and ARCH-entry.S the entry point that saves
    the registers, calls stub_main and goes on to the program.  */

@@ -4,32 +4,22 @@
    what is cheap to know, so that where the kernel cannot give this file
    PMD-sized page cache folios the stub costs nothing: no eviction, no
    re-read, no write-back, no wait.
-     0. the chunk size elfpmd planned with is not the running kernel's PMD
-	size (main.c): nothing at all;
-     1. kernel (uname) before 5.18: no file system has large folios, only
-	khugepaged can collapse text (CONFIG_READ_ONLY_THP_FOR_FS):
-	madvise(MADV_HUGEPAGE) and nothing more (MODE_HINT), which has no
-	effect where THP is off; so too on tmpfs, whose folios were chosen
-	when the file was written;
-     2. the file system (statfs of the name a program was executed as,
-	else of /proc/self/exe, or of the path /proc/self/maps gives a
-	shared object; on overlayfs, that of the
-	layer, where mountinfo tells it: facts.c): ext4 before 6.16, xfs
-	before 5.18 and btrfs before 6.17 give no large folios.  There, from
-	6.1 on, one MADV_COLLAPSE tells whether the kernel can collapse file
-	text (CONFIG_READ_ONLY_THP_FOR_FS, which Debian's and Ubuntu's
-	kernels lack: EINVAL, and nothing more is done); if it can, every
-	chunk is collapsed (MODE_COLLAPSE).  Before 6.1, MODE_HINT leaves the
-	text to khugepaged.  Three system calls in all, where the kernel
-	cannot help;
-     3. PR_GET_THP_DISABLE, or THP "never" in sysfs: nothing at all;
-     4. anything else (ext4 and xfs on current kernels, file systems this
-	list does not know) is populated and repaired (MODE_REPAIR), with a
-	bound: the first repair that evicts a chunk and reads it back whole
-	in small folios ends the repairs (the file system cannot), so that an
-	unknowable case (an ext4 file with the journal-data attribute) costs
-	at most one chunk read again per start; ext4 mounted data=journal is
-	found in mountinfo and not repaired at all.  */
+   What it does by kernel and file system is the table of elfpmd-stub(7)
+   (man/elfpmd-stub.7, BY KERNEL AND FILE SYSTEM), the one place that says
+   which kernels and file systems give which, and why; the versions below
+   are its rows, and tests/stub/check_stub_policy.c writes them out
+   against a fake kernel.  Its rows, as the code decides them:
+     "nothing" for a PMD size not the file's: main.c, before this;
+     "MADV_HUGEPAGE only": MODE_HINT (no_file_folios for the kernel, not
+	for tmpfs), which has no effect where THP is off;
+     "MADV_COLLAPSE": MODE_COLLAPSE from 6.1 (main.c, collapse_all, says
+	whether the kernel can), MODE_HINT and no_file_folios before;
+     "nothing" for THP disabled or "never": MODE_NOTHING;
+     "as its layer's": file_system (facts.c) answers with the layer's
+	and sets no_repair;
+     "advise, populate, repair": MODE_REPAIR, whose repairs (repair.c) end
+	at the first chunk read back whole in small folios twice, and do
+	nothing on ext4 mounted data=journal (mountinfo: proc.c).  */
 #include "runtime.h"
 
 enum mode

@@ -158,7 +158,7 @@ struct page_region
    initialiser may run on a thread's 16 KiB stack (PTHREAD_STACK_MIN) after
    ld.so has used part of it, and a program may start under a small
    ulimit -s, so every buffer of more than a few hundred bytes lives in
-   one anonymous mapping, made the first time one is needed (scratch ())
+   one anonymous mapping, made the first time one is needed (scratch.c)
    and unmapped before the stub returns.  tests/run-stub.sh checks the
    deepest path through the stub's calls against STUB_STACK_MAX.  */
 struct scratch
@@ -303,15 +303,19 @@ touch (uintptr_t chunk)
 #endif
 }
 
-/* libc.c: what the compiler may call (the host build has a C library);
-   chunk sets.  */
+/* libc.c: what the compiler may call (the host build has a C library).  */
 #ifdef STUB_HOST
 #include <string.h>
 #else
 HIDDEN void *memset (void *dest, int c, unsigned long n);
 #endif
+
+/* scratch.c: the buffers (struct scratch), mapped the first time they are
+   needed; NULL when they cannot be (no memory, a seccomp filter).  */
 HIDDEN struct scratch *scratch (struct stub *st);
 HIDDEN void scratch_free (struct stub *st);
+
+/* chunks.c: sets of chunks, one bit per chunk of a range.  */
 HIDDEN void chunks_all (uint64_t *set, uint64_t n);
 HIDDEN void chunks_none (uint64_t *set, uint64_t n);
 HIDDEN uint64_t chunks_count (const uint64_t *set, uint64_t n);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
-/* Unit tests of the smaps reader (src/core/smaps.h) that status and prime
+/* Unit tests of the smaps reader (src/core/proc.h) that status and prime
    share: heads, the two fields it reads, a head it cannot parse skipped
    with its fields, paths with spaces, an empty file.  */
 #define _GNU_SOURCE
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "stub/check_main.h"
-#include "smaps.h"
+#include "proc.h"
 
 static char *
 write_temp (const char *text)

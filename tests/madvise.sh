@@ -174,7 +174,7 @@ check_coverage () {
 # (never when a run printed something else than the original):
 # on a loaded machine (make -j2 check beside run-malformed's workers) a
 # start that repairs can be preempted past the 15 ms the others wait for
-# it to finish one more chunk (elfpmd(1), SECURITY), and the three then
+# it to finish one more chunk (elfpmd-stub(7), SECURITY), and the three then
 # repair at once (seen in one of five runs on 2026-12-02, before the
 # waiters followed the repairer's work and a chunk read back in small
 # folios was read again: 2 of 14 MiB each); twice in a row is a failure.

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# run-copy-report.sh: the report of elfpmd --madvise=copy (man elfpmd: The
-# copy fallback).  For mad-pie (tests/fixtures madbig.S, 17 MiB of text),
+# run-copy-report.sh: the report of elfpmd --madvise=copy (elfpmd-stub(7),
+# THE COPY FALLBACK).  For mad-pie (tests/fixtures madbig.S, 17 MiB of text),
 # elfpmd -n --json says "copy":true and a copy_max of all the whole 2 MiB
 # chunks of its text; with --copy-max=5M, two chunks (rounded down to
 # whole chunks); with plain --madvise, "copy":false and copy_max 0.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
 # run-ima.sh: what a rewrite in place does with IMA's and EVM's extended
-# attributes (elfpmd(1), IMA AND EVM).  The fixture pie (and lld-pie, padded
+# attributes (doc/design.md, IMA and EVM).  The fixture pie (and lld-pie, padded
 # with a hole) gets security.ima values made here with Python's hashlib,
 # independently of elfpmd:
 #   - a hash (type 0x04 with SHA-256 or SHA-1, legacy type 0x01 with SHA-1;

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# run-invisible-gdb.sh: gdb sees the rewritten program as the original.
-# The stub of elfpmd --madvise must be invisible (doc/design.md, What it
-# never does); here, to a debugger: inv-pie (tests/fixtures inv.S: mid(), which
-# returns 42, in the middle of a whole 2 MiB chunk) under gdb -batch with
-# a breakpoint in mid, run and continued: the rewrite hits it as often as
-# the original (3 times) and prints the same, from a cold, a warm and an
-# order-0 page cache.  The FilePmdMapped of those runs is noted: the
-# breakpoint makes a page of mid's chunk anonymous.
+# run-invisible-gdb.sh: gdb sees the rewritten program as the original.  The
+# stub of elfpmd --madvise must be invisible (doc/design.md, The stub at run
+# time, What it never does); here, to a debugger: inv-pie (tests/fixtures
+# inv.S: mid(), which returns 42, in the middle of a whole 2 MiB chunk)
+# under gdb -batch with a breakpoint in mid, run and continued: the rewrite
+# hits it as often as the original (3 times) and prints the same, from a
+# cold, a warm and an order-0 page cache.  The FilePmdMapped of those runs
+# is noted: the breakpoint makes a page of mid's chunk anonymous.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 invisible_start "drop_caches"

@@ -17,7 +17,8 @@
 #   exec-dl    DWARF in a separate file named by .gnu_debuglink: beside the
 #              file, in .debug/, under the debug root + the file's
 #              directory; with a wrong CRC: passed over with a warning
-#   exec-bid   stripped, DWARF found by build ID under the debug root
+#   exec-bid   stripped, DWARF found by build ID under the debug root; a
+#              FIFO under that name: passed over, never opened
 #   exec-sym   no DWARF (strip -g): .symtab, no compilation units
 #   exec-dyn   strip --strip-all of a -rdynamic build: .dynsym
 #   exec-none  a static program stripped of everything: no names
@@ -382,6 +383,13 @@ if $dwarf; then
 else
 	map_check exec-bid exec-bid symtab "$O/root/.build-id/${id:0:2}/${id:2}.debug"
 fi
+# A FIFO under the debug file's name is passed over: opening it would block.
+mkdir -p "root-fifo/.build-id/${id:0:2}" && mkfifo "root-fifo/.build-id/${id:0:2}/${id:2}.debug" \
+	|| hard_error "cannot make a FIFO in $O/root-fifo"
+ELFPMD_DEBUG_ROOT=$O/root-fifo timeout 60 "$ELFPMD" map exec-bid >fifo.txt 2>&1
+st=$?
+holds "exec-bid, a FIFO under the build ID's name: passed over, not opened (exit $st)" \
+	'[ $st = 0 ] && grep -q "^names: " fifo.txt && ! grep -q "^names: DWARF" fifo.txt'
 
 # No DWARF: .symtab; neither: .dynsym; nothing at all (no debug root:
 # exec-g's build ID would find the DWARF).

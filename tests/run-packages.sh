@@ -6,7 +6,8 @@
 #   1. configure in a scratch build directory and make dist;
 #   2. Debian: dpkg-buildpackage -b in the unpacked tarball (debian/ is in
 #      it) makes elfpmd and dh-elfpmd; lintian finds no error in them; they
-#      hold what they should (the tool, the trigger and postinst, the bash
+#      hold what they should (the tool, every man page of man/ and the two
+#      that lead to elfpmd-manifest(1), the trigger and postinst, the bash
 #      completion; dh_elfpmd, its two other names, the add-on, the cdbs rule
 #      file); dpkg installs both into a root of its own (dpkg --root, the
 #      maintainer scripts run chrootless) and removes them again;
@@ -15,8 +16,8 @@
 #      its program and library come out aligned, and the build log has no
 #      warning from elfpmd (the build tree's stash, issue 36);
 #   4. RPM: rpmbuild -tb on the tarball makes elfpmd's rpm (elfpmd.spec at
-#      its top); it holds the tool, brp-elfpmd, macros.elfpmd and the file
-#      trigger; rpm installs it into a root of its own (rpm --root,
+#      its top); it holds the tool, the man pages, brp-elfpmd, macros.elfpmd
+#      and the file trigger; rpm installs it into a root of its own (rpm --root,
 #      --noscripts: the root has no shell), and the installed brp-elfpmd,
 #      macros.elfpmd and elfpmd build the test package's rpm aligned.
 # Slow (about 2 minutes); the packages are built with nocheck and
@@ -81,10 +82,21 @@ holds "lintian on elfpmd and dh-elfpmd: 0 errors ($(grep -c '^W: ' "$work/lintia
 	'[ "$errors" -eq 0 ]' || sed 's/^/      /' "$work/lintian.log"
 dpkg-deb -c "$deb" | awk '{ print $6 }' > "$work/elfpmd.list"
 dpkg-deb -c "$dhdeb" | awk '{ print $6 }' > "$work/dh-elfpmd.list"
-for f in ./usr/bin/elfpmd ./usr/share/man/man1/elfpmd.1.gz ./usr/share/bash-completion/completions/elfpmd \
+for f in ./usr/bin/elfpmd ./usr/share/bash-completion/completions/elfpmd \
 	./usr/lib/systemd/system/elfpmd-prime.service ./usr/share/doc/elfpmd/copyright ./usr/share/doc/elfpmd/NEWS.gz; do
 	check "elfpmd.deb holds $f" grep -qx "$f" "$work/elfpmd.list"
 done
+# Every man page of the source tree's man/ (elfpmd(1), one per verb,
+# elfpmd-stub(7)), and elfpmd-reapply(1) and elfpmd-revert(1), which are
+# elfpmd-manifest(1): .so pages that dh_installman makes symbolic links.
+pages=$(cd "$srcdir/man" && ls elfpmd*.[1-8] | sed -E 's|^(.*)\.([1-8])$|./usr/share/man/man\2/\1.\2.gz|')
+[ "$(printf '%s\n' "$pages" | grep -c .)" -ge 6 ] || fail "the man pages of $srcdir/man: $pages"
+for f in $pages ./usr/share/man/man1/elfpmd-reapply.1.gz ./usr/share/man/man1/elfpmd-revert.1.gz; do
+	check "elfpmd.deb holds $f" grep -qx "$f" "$work/elfpmd.list"
+done
+dpkg-deb -c "$deb" | awk '$6 ~ /elfpmd-(reapply|revert)\.1\.gz$/ { print $6, $8 }' > "$work/elfpmd.solinks"
+check "elfpmd.deb: elfpmd-reapply.1.gz and elfpmd-revert.1.gz lead to elfpmd-manifest.1.gz ($(tr '\n' ' ' < "$work/elfpmd.solinks"))" \
+	test "$(grep -c ' elfpmd-manifest\.1\.gz$' "$work/elfpmd.solinks")" -eq 2
 dpkg-deb --ctrl-tarfile "$deb" | tar -t > "$work/elfpmd.ctrl"
 check "elfpmd.deb has the trigger, postinst and postrm" \
 	sh -c "grep -qx './triggers' '$work/elfpmd.ctrl' && grep -qx './postinst' '$work/elfpmd.ctrl' && grep -qx './postrm' '$work/elfpmd.ctrl'"
@@ -168,6 +180,11 @@ macrodir=$(rpm --eval '%{_rpmmacrodir}') configdir=$(rpm --eval '%{_rpmconfigdir
 for f in /usr/bin/elfpmd "$configdir/brp-elfpmd" "$macrodir/macros.elfpmd" \
 	/usr/share/bash-completion/completions/elfpmd /usr/lib/systemd/system/elfpmd-prime.service; do
 	check "the rpm holds $f" grep -qx "$f" "$work/rpm.list"
+done
+mandir=$(rpm --eval '%{_mandir}')
+for f in $(printf '%s\n' $pages ./usr/share/man/man1/elfpmd-reapply.1.gz ./usr/share/man/man1/elfpmd-revert.1.gz \
+		| sed "s|^\./usr/share/man/|$mandir/|; s|\.gz\$||"); do
+	check "the rpm holds $f (compressed or not)" grep -qE "^$f(\.gz|\.bz2|\.xz|\.zst)?\$" "$work/rpm.list"
 done
 check "the rpm has the file trigger over /usr/bin" \
 	sh -c "rpm -qp --filetriggers '$rpmfile' 2>/dev/null | grep -q '^transfiletriggerin.*/usr/bin' && rpm -qp --filetriggers '$rpmfile' 2>/dev/null | grep -q 'elfpmd prime -q -T -'"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# The stub across privilege boundaries (elfpmd(1), SECURITY), on this
+# The stub across privilege boundaries (elfpmd-stub(7), SECURITY), on this
 # machine's kernel, with the invisible fixtures (tests/fixtures: inv-pie,
 # libinv.so and smallstack), their text cached in 4 KiB folios so that a
 # stub that repairs would evict and lock:

@@ -7,15 +7,17 @@
 #                             on a generated program with 8 MiB of text, and
 #                             elfpmd status on it and its --madvise copy
 #   sh tools/setup.sh check   install what is needed, build, and run the
-#                             whole test suite: make check, the malformed-input
-#                             tests under AddressSanitizer and UBSan, make distcheck
+#                             whole test suite: make check, the map tests
+#                             against Debian 13's libdwarf 0.11 too, the
+#                             malformed-input tests under AddressSanitizer and
+#                             UBSan, make distcheck
 #   sh tools/setup.sh build   install and build only
 #
 # demo and build install only what a user needs to build elfpmd
 # (USER_PACKAGES, and autoconf and automake for a git checkout); check
 # installs everything the test suite uses (about 1 GB: compilers for other
 # machines, qemu, rpm, a Java runtime...).  Builds go to _build/ (and
-# _build-asan/) in the source tree; nothing is installed but Debian
+# _build-asan/, _build-dwarf0/) in the source tree; nothing is installed but Debian
 # packages.  Run as root, or with sudo available.
 set -eu
 
@@ -32,7 +34,9 @@ GIT_PACKAGES="autoconf automake"
 PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
 	clang lld attr libcap2-bin python3 e2fsprogs gdb strace bsdutils bash-completion"
 # (elfpmd map reads DWARF with libdwarf, optional at build time; Debian 12's
-# is 20210528, without a libdwarf.pc: configure looks for it directly.)
+# is 20210528, the API before 0.1, without a libdwarf.pc: configure looks for
+# it directly.  check also builds elfpmd against Debian 13's libdwarf 0.11,
+# the 0.x API, fetched into a cache: dwarf0 below.)
 # The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
 # perl), and tests/run-deb.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
@@ -148,8 +152,45 @@ build () {
 	shift
 	echo "== building in $dir $*"
 	(cd "$top" && autoreconf -fi > /dev/null 2>&1) || (cd "$top" && autoreconf -fi)
+	configure_make "$dir" "$@"
+}
+
+# configure_make DIR ARG...: configure (with ARG...) and make in DIR; says
+# which libdwarf API elfpmd map reads DWARF with there.
+configure_make () {
+	dir=$1
+	shift
 	mkdir -p "$dir"
-	(cd "$dir" && "$top/configure" -q "$@" && make -s -j"$jobs")
+	(cd "$dir" && "$top/configure" -q "$@" && make -s -j"$jobs") || return 1
+	api=$(sed -n 's/^#define LIBDWARF_API "\(.*\)"$/\1/p' "$dir/config.h")
+	echo "== $dir: elfpmd map reads DWARF with libdwarf: ${api:-no, built without it}"
+}
+
+# dwarf0: elfpmd built in _build-dwarf0 against Debian 13's libdwarf (0.11,
+# the 0.x API; tools/libdwarf-trixie.sh fetches it into a cache), the map
+# tests run there, and both builds' maps compared (tests/run-map-libdwarf.sh,
+# which make check in _build runs again with ELFPMD_OTHER_LIBDWARF, set
+# here).  Skipped, with the reason, when trixie's packages cannot be had
+# from the mirror; any other failure fails.
+dwarf0 () {
+	start=$(date +%s)
+	echo "== libdwarf 0.x: elfpmd against Debian 13's libdwarf in _build-dwarf0, and the map tests there"
+	st=0
+	vars=$(bash "$top/tools/libdwarf-trixie.sh") || st=$?
+	case $st in
+	0) ;;
+	77) echo "== skipped: no libdwarf 0.x build (the reason above)"; return 0 ;;
+	*) echo "== tools/libdwarf-trixie.sh failed (exit $st)"; exit 1 ;;
+	esac
+	cflags=$(printf '%s\n' "$vars" | sed -n 's/^LIBDWARF_CFLAGS=//p')
+	libs=$(printf '%s\n' "$vars" | sed -n 's/^LIBDWARF_LIBS=//p')
+	configure_make "$top/_build-dwarf0" --with-libdwarf=yes LIBDWARF_CFLAGS="$cflags" LIBDWARF_LIBS="$libs" || exit 1
+	(cd "$top/_build-dwarf0" && ELFPMD_OTHER_LIBDWARF=$top/_build/src/elfpmd make -s -j"$jobs" check \
+		TESTS="tests/run-map.sh tests/run-map-demangle.sh tests/run-map-libdwarf.sh") \
+		|| { cat "$top"/_build-dwarf0/tests/run-map*.log; exit 1; }
+	ELFPMD_OTHER_LIBDWARF=$top/_build-dwarf0/src/elfpmd
+	export ELFPMD_OTHER_LIBDWARF
+	echo "== the libdwarf 0.x build and its map tests took $(($(date +%s) - start)) s"
 }
 
 demo () {
@@ -207,8 +248,8 @@ C
 		echo "== this kernel did not map demo.mad's text with PMD pages: kernel $(uname -r)," \
 			"THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo missing)," \
 			"file system $(df -PT "$work" | awk 'NR == 2 { print $2 }'); file text gets PMD" \
-			"pages only where the page cache has PMD-sized folios (xfs from 5.18, ext4 from 6.16;" \
-			"not tmpfs) and THP is not never: see elfpmd(1), STARTUP STUB"
+			"pages only where the page cache has PMD-sized folios and THP is not never:" \
+			"see elfpmd-stub(7), BY KERNEL AND FILE SYSTEM (man man/elfpmd-stub.7)"
 	fi
 }
 
@@ -246,6 +287,7 @@ MK
 
 check () {
 	build "$top/_build"
+	dwarf0
 	# Every suite, the slow ones too (VM boots, cross builds, packaging and
 	# build systems: tests/lib.sh, require_slow), here and in distcheck.
 	ELFPMD_SLOW_TESTS=1
@@ -278,7 +320,8 @@ MK
 		|| { tail -100 "$top/_build/distcheck.log"; exit 1; }
 	tail -4 "$top/_build/distcheck.log"
 	echo "== test logs"
-	grep -h -E '^# (pass|TOTAL|PASS|FAIL|SKIP|XFAIL|ERROR)' "$top"/_build/test-suite.log "$top"/_build-asan/test-suite.log || true
+	grep -h -E '^# (pass|TOTAL|PASS|FAIL|SKIP|XFAIL|ERROR)' "$top"/_build/test-suite.log "$top"/_build-asan/test-suite.log \
+		"$top"/_build-dwarf0/test-suite.log 2>/dev/null || true
 	grep -h -E '^[0-9]+%: Checks' "$top"/_build/tests/check_*.log || true
 	grep -h -E '^[0-9]+ passed, [0-9]+ failed' "$top"/_build/tests/*.log || true
 }

@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/statfs.h>
 
 #include "host.h"
 
@@ -37,4 +39,43 @@ host_thp_mode (char *buf, size_t len)
 	snprintf (buf, len, "%.*s", (int) (b - a - 1), a + 1);
     }
   fclose (f);
+}
+
+const char *
+host_thp_unavailable (void)
+{
+  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+  if (f == NULL)
+    return "this kernel has no transparent huge pages";
+  char line[128] = "";
+  if (fgets (line, sizeof line, f) == NULL)
+    line[0] = '\0';
+  fclose (f);
+  if (strstr (line, "[never]") != NULL)
+    return "transparent huge pages are off (/sys/kernel/mm/transparent_hugepage/enabled: never)";
+  if (prctl (PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0)
+    return "transparent huge pages are disabled for this process (PR_SET_THP_DISABLE)";
+  return NULL;
+}
+
+const char *
+host_fs_name (int fd, char *buf, size_t len)
+{
+  struct statfs sf;
+  if (fstatfs (fd, &sf) != 0)
+    return "unknown";
+  static const struct
+  {
+    unsigned long magic;
+    const char *name;
+  } names[] = {
+    { 0xEF53, "ext4" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" }, { 0x01021994, "tmpfs" },
+    { 0x794c7630, "overlayfs" }, { 0x6969, "nfs" }, { 0x73717368, "squashfs" },
+    { 0xF2F52010, "f2fs" }, { 0xE0F5E1E2, "erofs" }, { 0xFF534D42, "cifs" },
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if ((unsigned long) sf.f_type == names[i].magic)
+      return names[i].name;
+  snprintf (buf, len, "type %#lx", (unsigned long) sf.f_type);
+  return buf;
 }

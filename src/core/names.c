@@ -17,12 +17,15 @@
 #include <unistd.h>
 
 #ifdef HAVE_LIBDWARF
-# ifdef HAVE_LIBDWARF_LIBDWARF_H
-#  include <libdwarf/dwarf.h>
-#  include <libdwarf/libdwarf.h>
-# else
+# if defined HAVE_LIBDWARF_H
 #  include <dwarf.h>
 #  include <libdwarf.h>
+# elif defined HAVE_LIBDWARF_0_LIBDWARF_H
+#  include <libdwarf-0/dwarf.h>
+#  include <libdwarf-0/libdwarf.h>
+# else
+#  include <libdwarf/dwarf.h>
+#  include <libdwarf/libdwarf.h>
 # endif
 #endif
 
@@ -31,6 +34,7 @@
 #include "diag.h"
 #include "elf_file.h"
 #include "names.h"
+#include "safe_open.h"
 
 /* Append a function NAME (LINKAGE: its mangled name or NULL) at [LO, HI) of
    compilation unit CU to N.  Return 0, or -1 when out of memory.  */
@@ -300,17 +304,20 @@ debug_file_close (struct debug_file *d)
 }
 
 /* Open PATH into *D if it is an ELF file other than the one with status
-   SELF.  Return false (D closed) if not.  */
+   SELF.  Only a regular file is opened, as for the file itself
+   (safe_open.h): a FIFO or a device under a debug file's name is passed
+   over, never opened; symbolic links are followed, as gdb follows them.
+   Return false (D closed) if not.  */
 static bool
 debug_file_open (struct debug_file *d, const char *path, const struct stat *self)
 {
   struct stat st;
-  d->fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct diag why = { "" };
+  d->fd = open_regular (AT_FDCWD, path, true, &st, &why);
   if (d->fd < 0)
     return false;
   d->path = strdup (path);
-  if (d->path == NULL || fstat (d->fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
+  if (d->path == NULL || (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
     {
       debug_file_close (d);
       return false;
@@ -472,6 +479,67 @@ load_symbols (const struct elf_file *file, const char *name, Elf *debug, const c
 /* ---- Names from DWARF ----------------------------------------------------- */
 
 #ifdef HAVE_LIBDWARF
+/* libdwarf's two APIs, 0.x (HAVE_LIBDWARF_0; from 0.9.0 also
+   HAVE_DWARF_NEXT_CU_HEADER_E) and the one before 0.1 (Debian 12's
+   20210528), differ for elfpmd only in the four functions below.  */
+
+/* Open the DWARF of the file FD into *DBG; as dwarf_init_b.  */
+static int
+libdwarf_begin (int fd, Dwarf_Debug *dbg, Dwarf_Error *err)
+{
+#ifdef HAVE_LIBDWARF_0
+  return dwarf_init_b (fd, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, err);
+#else
+  return dwarf_init_b (fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, err);
+#endif
+}
+
+/* Close DBG and free all that libdwarf holds for it.  */
+static void
+libdwarf_end (Dwarf_Debug dbg)
+{
+#ifdef HAVE_LIBDWARF_0
+  dwarf_finish (dbg);
+#else
+  dwarf_finish (dbg, NULL);
+#endif
+}
+
+/* The DIE of DBG's next compilation unit in .debug_info into *CU (NULL,
+   with DW_DLV_OK, for a unit without one); as dwarf_next_cu_header_e.  */
+static int
+libdwarf_next_unit (Dwarf_Debug dbg, Dwarf_Die *cu, Dwarf_Error *err)
+{
+  Dwarf_Unsigned hlen, typeoff, next;
+  Dwarf_Half version, asize, lsize, esize, cutype;
+  Dwarf_Off abbrev;
+  Dwarf_Sig8 sig;
+  *cu = NULL;
+#ifdef HAVE_DWARF_NEXT_CU_HEADER_E
+  return dwarf_next_cu_header_e (dbg, true, cu, &hlen, &version, &abbrev, &asize, &lsize, &esize,
+				 &sig, &typeoff, &next, &cutype, err);
+#else
+  int r = dwarf_next_cu_header_d (dbg, true, &hlen, &version, &abbrev, &asize, &lsize, &esize,
+				  &sig, &typeoff, &next, &cutype, err);
+  if (r == DW_DLV_OK && dwarf_siblingof_b (dbg, NULL, true, cu, err) == DW_DLV_ERROR)
+    r = DW_DLV_ERROR;
+  return r;
+#endif
+}
+
+/* The sibling of DIE (of DBG's .debug_info) into *NEXT; as
+   dwarf_siblingof_c.  */
+static int
+libdwarf_sibling (Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Die *next, Dwarf_Error *err)
+{
+#ifdef HAVE_DWARF_NEXT_CU_HEADER_E
+  (void) dbg;
+  return dwarf_siblingof_c (die, next, err);
+#else
+  return dwarf_siblingof_b (dbg, die, true, next, err);
+#endif
+}
+
 /* DIEs nest no deeper than this here: a hostile file's nesting is cut.  */
 #define DWARF_MAX_DEPTH 32
 /* DW_AT_specification and DW_AT_abstract_origin chains are followed this far.  */
@@ -599,7 +667,7 @@ walk_dies (struct dwarf_walk *w, Dwarf_Die die, int depth, Dwarf_Error *err)
 	    }
 	}
       Dwarf_Die next = NULL;
-      int r = dwarf_siblingof_b (w->dbg, die, true, &next, err);
+      int r = libdwarf_sibling (w->dbg, die, &next, err);
       dwarf_dealloc (w->dbg, die, DW_DLA_DIE);
       if (r == DW_DLV_ERROR)
 	return r;
@@ -635,7 +703,7 @@ dwarf_names (int fd, struct names *n, char *why, size_t len)
 {
   Dwarf_Debug dbg = NULL;
   Dwarf_Error err = NULL;
-  int r = dwarf_init_b (fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
+  int r = libdwarf_begin (fd, &dbg, &err);
   if (r != DW_DLV_OK)
     {
       snprintf (why, len, "%s", r == DW_DLV_ERROR ? dwarf_errmsg (err) : "no DWARF");
@@ -647,18 +715,11 @@ dwarf_names (int fd, struct names *n, char *why, size_t len)
   int ret = 0;
   for (;;)
     {
-      Dwarf_Unsigned hlen, typeoff, next;
-      Dwarf_Half version, asize, lsize, esize, cutype;
-      Dwarf_Off abbrev;
-      Dwarf_Sig8 sig;
-      r = dwarf_next_cu_header_d (dbg, true, &hlen, &version, &abbrev, &asize, &lsize, &esize,
-				  &sig, &typeoff, &next, &cutype, &err);
+      Dwarf_Die cu;
+      r = libdwarf_next_unit (dbg, &cu, &err);
       if (r == DW_DLV_NO_ENTRY)
 	break;
-      Dwarf_Die cu = NULL;
-      if (r == DW_DLV_OK)
-	r = dwarf_siblingof_b (dbg, NULL, true, &cu, &err);
-      if (r == DW_DLV_NO_ENTRY)
+      if (r == DW_DLV_OK && cu == NULL)
 	continue;
       if (r == DW_DLV_ERROR)
 	{
@@ -694,7 +755,7 @@ dwarf_names (int fd, struct names *n, char *why, size_t len)
     }
   if (err != NULL)
     dwarf_dealloc (dbg, err, DW_DLA_ERROR);
-  dwarf_finish (dbg, NULL);
+  libdwarf_end (dbg);
   return ret;
 }
 #endif

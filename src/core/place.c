@@ -70,6 +70,98 @@ link_trusted (const char *name, const struct stat *st, struct diag *err)
   return false;
 }
 
+/* Cut the first component off CUR, leading slashes skipped: return it,
+   NUL-terminated, with the rest in *NEXT, NULL when it is the last ("dir/"
+   included: its last component is a directory).  */
+static char *
+first_component (char *cur, char **next)
+{
+  while (*cur == '/')
+    cur++;
+  char *slash = strchr (cur, '/');
+  *next = NULL;
+  if (slash != NULL)
+    {
+      *slash = '\0';
+      char *rest = slash + 1;
+      while (*rest == '/')
+	rest++;
+      if (*rest != '\0')
+	*next = rest;
+    }
+  return cur;
+}
+
+/* The target of the symbolic link AT (held open; NAME, whose fstat is ST),
+   read only when link_trusted allows it, joined with NEXT (what followed
+   the link, or NULL) into a new string; *ABSOLUTE tells whether the target
+   starts at the root.  AT is closed.  Return the string, or NULL with the
+   reason in *ERR (errno EPERM for a link not trusted).  */
+static char *
+link_joined (int at, const char *name, const struct stat *st, const char *next, bool *absolute,
+	     struct diag *err)
+{
+  char target[PATH_MAX];
+  ssize_t n = -1;
+  bool trusted = link_trusted (name, st, err);
+  if (trusted)
+    n = readlinkat (at, "", target, sizeof target - 1);
+  int saved = errno;
+  close (at);
+  errno = saved;
+  if (!trusted)
+    {
+      errno = EPERM;
+      return NULL;
+    }
+  if (n < 0)
+    {
+      diag_set (err, "cannot read the symbolic link %s: %s", name, strerror (errno));
+      return NULL;
+    }
+  target[n] = '\0';
+  *absolute = target[0] == '/';
+  char *joined;
+  if (asprintf (&joined, "%s%s%s", target, next != NULL ? "/" : "", next != NULL ? next : "") < 0)
+    {
+      diag_set (err, "out of memory");
+      return NULL;
+    }
+  return joined;
+}
+
+/* The name NAME in DIRFD, held (O_PATH, never followed) while it is looked
+   at, its fstat in *ST; -1 with errno set when it cannot be.  */
+static int
+hold_name (int dirfd, const char *name, struct stat *st)
+{
+  int at = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (at >= 0 && fstat (at, st) != 0)
+    {
+      int saved = errno;
+      close (at);
+      errno = saved;
+      at = -1;
+    }
+  return at;
+}
+
+/* The end of a resolution into PL: 0 when it names a directory and a base,
+   else -1 with PL closed and the reason in *ERR (from errno when none was
+   given), errno kept.  */
+static int
+place_resolved (struct place *pl, struct diag *err)
+{
+  if (pl->dirfd >= 0 && pl->base != NULL)
+    return 0;
+  int saved = errno;
+  place_close (pl);
+  if (err->msg[0] == '\0')
+    diag_set (err, "cannot resolve the path: %s", strerror (saved));
+  errno = saved;
+  return -1;
+}
+
 int
 place_resolve (struct place *pl, const char *path, bool follow_last, struct diag *err)
 {
@@ -86,19 +178,8 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
   char *cur = rest;
   while (dir >= 0)
     {
-      while (*cur == '/')
-	cur++;
-      char *slash = strchr (cur, '/');
-      char *next = slash;
-      if (slash != NULL)
-	{
-	  *slash = '\0';
-	  next = slash + 1;
-	  while (*next == '/')
-	    next++;
-	  if (*next == '\0')
-	    next = NULL;	/* "dir/": the last component is a directory */
-	}
+      char *next;
+      cur = first_component (cur, &next);
       bool last = next == NULL;
       if (*cur == '\0')
 	{
@@ -110,12 +191,7 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
       /* The name itself, held while it is looked at: the link whose owner
 	 is checked is the link that is read, not one put there since.  */
       struct stat st;
-      int at = openat (dir, cur, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-      if (at >= 0 && fstat (at, &st) != 0)
-	{
-	  close (at);
-	  at = -1;
-	}
+      int at = hold_name (dir, cur, &st);
       if (at < 0)
 	{
 	  if (last && errno == ENOENT)
@@ -140,36 +216,14 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
 	      errno = ELOOP;
 	      break;
 	    }
-	  char target[PATH_MAX];
-	  ssize_t n = -1;
-	  bool trusted = link_trusted (cur, &st, err);
-	  if (trusted)
-	    n = readlinkat (at, "", target, sizeof target - 1);
-	  int saved = errno;
-	  close (at);
-	  errno = saved;
-	  if (!trusted)
-	    {
-	      errno = EPERM;
-	      break;
-	    }
-	  if (n < 0)
-	    {
-	      diag_set (err, "cannot read the symbolic link %s: %s", cur, strerror (errno));
-	      break;
-	    }
-	  target[n] = '\0';
-	  /* Go on with TARGET, then what followed the link.  */
-	  char *joined;
-	  if (asprintf (&joined, "%s%s%s", target, next != NULL ? "/" : "", next != NULL ? next : "")
-	      < 0)
-	    {
-	      diag_set (err, "out of memory");
-	      break;
-	    }
+	  /* Go on with the link's target, then what followed the link.  */
+	  bool absolute;
+	  char *joined = link_joined (at, cur, &st, next, &absolute, err);
+	  if (joined == NULL)
+	    break;
 	  free (rest);
 	  rest = cur = joined;
-	  if (target[0] == '/')
+	  if (absolute)
 	    {
 	      close (dir);
 	      dir = open ("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -204,16 +258,7 @@ place_resolve (struct place *pl, const char *path, bool follow_last, struct diag
   if (dir >= 0)
     close (dir);
   free (rest);
-  if (pl->dirfd < 0 || pl->base == NULL)
-    {
-      int saved = errno;
-      place_close (pl);
-      if (err->msg[0] == '\0')
-	diag_set (err, "cannot resolve the path: %s", strerror (saved));
-      errno = saved;
-      return -1;
-    }
-  return 0;
+  return place_resolved (pl, err);
 }
 
 int

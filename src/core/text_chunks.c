@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <elf.h>
+#include <stdlib.h>
 
 #include "sizes.h"
 #include "text_chunks.h"
@@ -77,4 +78,36 @@ mapping_chunks (uint64_t start, uint64_t end, uint64_t offset, uint64_t pmd, uin
   if (((start - offset) & (pmd - 1)) != 0 || end <= start)
     return 0;
   return pmd_chunks_in_range (start, end - start, pmd, first);
+}
+
+int
+text_chunk_offsets (const struct elf_file *file, uint64_t pmd, uint64_t **offsets, uint64_t *n)
+{
+  *offsets = NULL;
+  *n = 0;
+  bool base = load_base_aligned (file, NULL, pmd);
+  size_t cap = 0;
+  struct chunk_run run;
+  for (size_t i = 0; i < file->phnum; i++)
+    {
+      if (!text_chunk_run (file, NULL, i, pmd, base, &run))
+	continue;
+      for (uint64_t k = 0, c = run.offset; k < run.n; k++, c += pmd)
+	{
+	  if (*n == cap)
+	    {
+	      cap = cap == 0 ? 16 : 2 * cap;
+	      uint64_t *grown = realloc (*offsets, cap * sizeof *grown);
+	      if (grown == NULL)
+		{
+		  free (*offsets);
+		  *offsets = NULL;
+		  return -1;
+		}
+	      *offsets = grown;
+	    }
+	  (*offsets)[(*n)++] = c;
+	}
+    }
+  return 0;
 }

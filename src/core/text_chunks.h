@@ -57,6 +57,11 @@ bool text_chunk_run (const struct elf_file *file, const struct layout_plan *plan
 /* The number of whole text chunks of the object.  */
 uint64_t text_chunks (const struct elf_file *file, const struct layout_plan *plan, uint64_t pmd);
 
+/* The file offsets of the whole text chunks of FILE as it is, into
+   *OFFSETS (N of them; free it).  Return 0, or -1 when out of memory.  */
+int text_chunk_offsets (const struct elf_file *file, uint64_t pmd, uint64_t **offsets,
+			uint64_t *n);
+
 /* The whole chunks of a mapping [START, END) of file offset OFFSET (a line
    of /proc/PID/maps): those whose address and file offset are both
    multiples of PMD; the first one's address in *FIRST when not NULL.  */

@@ -378,6 +378,46 @@ json_segment (FILE *out, const struct elf_file *f, const struct layout_plan *p, 
   fputc ('}', out);
 }
 
+/* The "stub" object of R's report: the stub SP injected, or why not.  */
+static void
+json_stub (FILE *out, const struct file_report *r, const struct stub_plan *sp)
+{
+  fprintf (out, ",\"stub\":{\"injected\":%s", sp->enabled ? "true" : "false");
+  if (sp->enabled)
+    {
+      json_key_string (out, "arch", sp->stub->name);
+      json_key_string (out, "hook", stub_hook_name (sp->hook));
+      fprintf (out, ",\"table_moved\":%s,\"table_grown\":%s,\"moved\":[",
+	       sp->room.kind == ROOM_MOVED ? "true" : "false",
+	       sp->room.kind == ROOM_GROWN ? "true" : "false");
+      for (size_t k = 0; k < sp->room.nmoved && sp->room.kind == ROOM_GROWN; k++)
+	{
+	  char buf[32];
+	  if (k != 0)
+	    fputc (',', out);
+	  json_string (out, room_moved_name (&sp->room.moved[k], r->file, buf, sizeof buf));
+	}
+      bool grown = sp->room.kind == ROOM_GROWN;
+      fprintf (out, "],\"moved_bytes\":%" PRIu64 ",\"moved_symbols\":%zu",
+	       grown ? sp->room.moved_end - sp->room.moved_start : 0, grown ? sp->room.nsyms_moved : 0);
+      fprintf (out, ",\"segment_offset\":%" PRIu64 ",\"segment_vaddr\":%" PRIu64
+	       ",\"size\":%" PRIu64 ",\"entry\":%" PRIu64 ",\"ranges\":%" PRIu64
+	       ",\"chunks\":%" PRIu64, sp->seg_offset, sp->seg_vaddr, sp->seg_size,
+	       sp->entry_vaddr, (uint64_t) sp->params.nranges, stub_chunks (sp));
+      fprintf (out, ",\"populate_max\":%" PRIu64 ",\"sampled_chunks\":%" PRIu64,
+	       sp->params.populate_max, stub_sampled_chunks (sp));
+      fprintf (out, ",\"copy\":%s,\"copy_max\":%" PRIu64,
+	       (sp->params.flags & STUB_FLAG_COPY) ? "true" : "false", stub_copy_max (sp));
+      fprintf (out, ",\"symbols\":%zu", sp->add_symbols ? sp->stub->nsymbols : 0);
+    }
+  else
+    {
+      fprintf (out, ",\"present\":%s", sp->present ? "true" : "false");
+      json_key_string (out, "reason", sp->refusal);
+    }
+  fputc ('}', out);
+}
+
 void
 report_json (FILE *out, const struct file_report *r)
 {
@@ -440,43 +480,7 @@ report_json (FILE *out, const struct file_report *r)
   const char *what = report_ima (r, ima, sizeof ima);
   if (what != NULL)
     json_key_string (out, "ima", what);
-  const struct stub_plan *sp = &rp->stub;
-  if (sp->wanted)
-    {
-      fprintf (out, ",\"stub\":{\"injected\":%s", sp->enabled ? "true" : "false");
-      if (sp->enabled)
-	{
-	  json_key_string (out, "arch", sp->stub->name);
-	  json_key_string (out, "hook", stub_hook_name (sp->hook));
-	  fprintf (out, ",\"table_moved\":%s,\"table_grown\":%s,\"moved\":[",
-		   sp->room.kind == ROOM_MOVED ? "true" : "false",
-		   sp->room.kind == ROOM_GROWN ? "true" : "false");
-	  for (size_t k = 0; k < sp->room.nmoved && sp->room.kind == ROOM_GROWN; k++)
-	    {
-	      char buf[32];
-	      if (k != 0)
-		fputc (',', out);
-	      json_string (out, room_moved_name (&sp->room.moved[k], r->file, buf, sizeof buf));
-	    }
-	  bool grown = sp->room.kind == ROOM_GROWN;
-	  fprintf (out, "],\"moved_bytes\":%" PRIu64 ",\"moved_symbols\":%zu",
-		   grown ? sp->room.moved_end - sp->room.moved_start : 0, grown ? sp->room.nsyms_moved : 0);
-	  fprintf (out, ",\"segment_offset\":%" PRIu64 ",\"segment_vaddr\":%" PRIu64
-		   ",\"size\":%" PRIu64 ",\"entry\":%" PRIu64 ",\"ranges\":%" PRIu64
-		   ",\"chunks\":%" PRIu64, sp->seg_offset, sp->seg_vaddr, sp->seg_size,
-		   sp->entry_vaddr, (uint64_t) sp->params.nranges, stub_chunks (sp));
-	  fprintf (out, ",\"populate_max\":%" PRIu64 ",\"sampled_chunks\":%" PRIu64,
-		   sp->params.populate_max, stub_sampled_chunks (sp));
-	  fprintf (out, ",\"copy\":%s,\"copy_max\":%" PRIu64,
-		   (sp->params.flags & STUB_FLAG_COPY) ? "true" : "false", stub_copy_max (sp));
-	  fprintf (out, ",\"symbols\":%zu", sp->add_symbols ? sp->stub->nsymbols : 0);
-	}
-      else
-	{
-	  fprintf (out, ",\"present\":%s", sp->present ? "true" : "false");
-	  json_key_string (out, "reason", sp->refusal);
-	}
-      fputc ('}', out);
-    }
+  if (rp->stub.wanted)
+    json_stub (out, r, &rp->stub);
   fputs ("}\n", out);
 }

@@ -13,80 +13,35 @@
    (the file as it is, when it is aligned already) and says how many of them
    the file as it is has.
 
-   The map runs in three passes: find the names (functions with their
-   address ranges and compilation units: from DWARF in the file or in its
-   separate debug file, else from the symbol table), cut the text into
+   The map runs in three passes: find the names (names.h: functions with
+   their address ranges and compilation units, from DWARF in the file or in
+   its separate debug file, else from the symbol table), cut the text into
    ranges (the whole chunks, and the heads and tails outside them), and
-   attribute each function's bytes to the ranges it overlaps.  A --hot
-   profile is then weighed against the same ranges.  */
+   attribute each function's bytes to the ranges it overlaps (text_map.h).
+   A --hot profile is then weighed against the same ranges.  */
 #include <config.h>
 
 #include <argp.h>
 #include <sysexits.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-
-#include "arith.h"
 #include "elf_file.h"
 #include "layout.h"
 #include "map.h"
 #include "names.h"
 #include "cmdline.h"
 #include "machine.h"
-#include "phdr_align.h"
 #include "report.h"
 #include "sizes.h"
-#include "text_chunks.h"
+#include "text_map.h"
 
-/* How many functions and compilation units each range lists.  */
-#define TOP_FUNCTIONS 5
+/* How many compilation units each range lists.  */
 #define TOP_CUS 3
-
-/* One range of text: a whole chunk, or a part of an executable segment
-   outside whole chunks.  */
-struct range
-{
-  uint64_t start, end;
-  size_t segment;		/* program header index */
-  bool chunk;
-  size_t number;		/* chunk number, in address order */
-  bool now;			/* a chunk the file as it is already has */
-  const char *part;		/* outside: "head", "tail" or "whole" */
-
-  size_t nfuncs;		/* functions overlapping it */
-  size_t top[TOP_FUNCTIONS];	/* the largest of them, by bytes inside */
-  uint64_t top_bytes[TOP_FUNCTIONS];
-  size_t ntop;
-  struct cu_bytes *cus;		/* bytes per compilation unit, merged later */
-  size_t ncus, cucap;
-  double hot;			/* --hot weight inside */
-};
-
-struct cu_bytes
-{
-  size_t cu;
-  uint64_t bytes;
-};
-
-struct hot_total
-{
-  double total;			/* weight of the lines resolved */
-  double in_chunks;
-  double outside;
-  size_t lines;
-  size_t unresolved;		/* lines naming no text */
-  double unresolved_weight;
-};
 
 struct map
 {
@@ -95,497 +50,15 @@ struct map
   struct elf_file file;
   uint64_t pmd, page;
   char pmd_source[128];
-  bool as_aligned;		/* the chunks are those elfpmd's plan would make */
-  uint64_t chunks_now;		/* whole chunks of text in the file as it is */
-  struct range *ranges;		/* sorted by address, disjoint */
-  size_t nranges, rcap;
-  size_t nchunks;
   struct names names;
   struct names symbols;		/* the symbol table, for --hot names DWARF lacks */
-  bool has_hot;
-  struct hot_total hot;
+  struct text_map t;		/* the ranges, what lies in them, the hot weight */
 };
 
 bool
 map_has_demangler (void)
 {
   return names_can_demangle ();
-}
-
-/* ---- The ranges of text --------------------------------------------------- */
-
-/* Append the range [START, END) of segment SEG to M.  Return 0, or -1 when
-   out of memory.  */
-static int
-add_range (struct map *m, uint64_t start, uint64_t end, size_t seg, bool chunk, bool now,
-	   const char *part)
-{
-  if (m->nranges == m->rcap)
-    {
-      size_t cap = m->rcap == 0 ? 16 : 2 * m->rcap;
-      struct range *grown = realloc (m->ranges, cap * sizeof *grown);
-      if (grown == NULL)
-	return -1;
-      m->ranges = grown;
-      m->rcap = cap;
-    }
-  struct range *r = &m->ranges[m->nranges++];
-  memset (r, 0, sizeof *r);
-  r->start = start;
-  r->end = end;
-  r->segment = seg;
-  r->chunk = chunk;
-  r->now = now;
-  r->part = part;
-  if (chunk)
-    r->number = m->nchunks++;
-  return 0;
-}
-
-static int
-range_by_address (const void *a, const void *b)
-{
-  const struct range *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Cut M's text into ranges: the whole chunks of each read-only executable
-   PT_LOAD that PLAN leaves congruent in an object with a PMD-aligned load
-   base, and the parts outside them.  Text is the file-backed part of a
-   segment.  Overlapping segments (a hostile file) keep only the first.
-   Return 0, or -1 with the reason in *ERR.  */
-static int
-cut_ranges (struct map *m, const struct layout_plan *plan, struct diag *err)
-{
-  const struct elf_file *f = &m->file;
-  uint64_t pmd = m->pmd;
-  bool base_now = load_base_aligned (f, NULL, pmd);
-  bool base_new = load_base_aligned (f, plan, pmd);
-  for (size_t i = 0; i < f->phnum; i++)
-    {
-      const GElf_Phdr *ph = &f->phdrs[i];
-      if (!text_segment (f, i))
-	continue;
-      uint64_t size = ph->p_filesz < ph->p_memsz ? ph->p_filesz : ph->p_memsz;
-      uint64_t start = ph->p_vaddr, end;
-      if (size == 0 || !add_checked (start, size, &end))
-	continue;
-      bool overlaps = false;
-      for (size_t k = 0; k < m->nranges; k++)
-	if (m->ranges[k].segment != i && m->ranges[k].start < end && start < m->ranges[k].end)
-	  overlaps = true;
-      if (overlaps)
-	continue;
-      struct chunk_run now, new;
-      bool whole_now = text_chunk_run (f, NULL, i, pmd, base_now, &now);
-      if (whole_now)
-	m->chunks_now += now.n;
-      if (!text_chunk_run (f, plan, i, pmd, base_new, &new))
-	{
-	  if (add_range (m, start, end, i, false, false, "whole") != 0)
-	    return diag_set (err, "out of memory");
-	  continue;
-	}
-      /* The run's chunks are inside the segment: nothing below wraps.  */
-      uint64_t n = new.n, first = new.vaddr;
-      uint64_t last_end = first + n * pmd;
-      if (first > start && add_range (m, start, first, i, false, false, "head") != 0)
-	return diag_set (err, "out of memory");
-      for (uint64_t c = 0; c < n; c++)
-	if (add_range (m, first + c * pmd, first + (c + 1) * pmd, i, true, whole_now, NULL) != 0)
-	  return diag_set (err, "out of memory");
-      if (last_end < end && add_range (m, last_end, end, i, false, false, "tail") != 0)
-	return diag_set (err, "out of memory");
-    }
-  qsort (m->ranges, m->nranges, sizeof *m->ranges, range_by_address);
-  /* Chunk numbers in address order.  */
-  size_t c = 0;
-  for (size_t k = 0; k < m->nranges; k++)
-    if (m->ranges[k].chunk)
-      m->ranges[k].number = c++;
-  /* The file as it is has these chunks unless some need elfpmd first.  */
-  for (size_t k = 0; k < m->nranges; k++)
-    if (m->ranges[k].chunk && !m->ranges[k].now)
-      m->as_aligned = true;
-  return 0;
-}
-
-/* The index of the first range of M ending after A (M->nranges if none).  */
-static size_t
-first_range_after (const struct map *m, uint64_t a)
-{
-  size_t lo = 0, hi = m->nranges;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (m->ranges[mid].end <= a)
-	lo = mid + 1;
-      else
-	hi = mid;
-    }
-  return lo;
-}
-
-/* The index of the range of M holding address A, or SIZE_MAX.  */
-static size_t
-range_at (const struct map *m, uint64_t a)
-{
-  size_t k = first_range_after (m, a);
-  return k < m->nranges && m->ranges[k].start <= a ? k : SIZE_MAX;
-}
-
-/* Count BYTES of function F (index FI) in range R.  Return 0, or -1 when
-   out of memory.  */
-static int
-attribute (struct range *r, const struct function *f, size_t fi, uint64_t bytes)
-{
-  r->nfuncs++;
-  /* Keep the largest TOP_FUNCTIONS, by bytes, the lower address first.  */
-  size_t k = r->ntop;
-  if (k < TOP_FUNCTIONS)
-    r->ntop++;
-  else if (bytes <= r->top_bytes[TOP_FUNCTIONS - 1])
-    k = TOP_FUNCTIONS;
-  else
-    k = TOP_FUNCTIONS - 1;
-  if (k < TOP_FUNCTIONS)
-    {
-      while (k > 0 && r->top_bytes[k - 1] < bytes)
-	{
-	  r->top[k] = r->top[k - 1];
-	  r->top_bytes[k] = r->top_bytes[k - 1];
-	  k--;
-	}
-      r->top[k] = fi;
-      r->top_bytes[k] = bytes;
-    }
-  if (f->cu == NO_CU)
-    return 0;
-  if (r->ncus > 0 && r->cus[r->ncus - 1].cu == f->cu)
-    {
-      r->cus[r->ncus - 1].bytes += bytes;
-      return 0;
-    }
-  if (r->ncus == r->cucap)
-    {
-      size_t cap = r->cucap == 0 ? 16 : 2 * r->cucap;
-      struct cu_bytes *grown = realloc (r->cus, cap * sizeof *grown);
-      if (grown == NULL)
-	return -1;
-      r->cus = grown;
-      r->cucap = cap;
-    }
-  r->cus[r->ncus].cu = f->cu;
-  r->cus[r->ncus++].bytes = bytes;
-  return 0;
-}
-
-static int
-cu_by_index (const void *a, const void *b)
-{
-  const struct cu_bytes *x = a, *y = b;
-  return x->cu < y->cu ? -1 : x->cu > y->cu;
-}
-
-static int
-cu_by_bytes (const void *a, const void *b)
-{
-  const struct cu_bytes *x = a, *y = b;
-  if (x->bytes != y->bytes)
-    return x->bytes > y->bytes ? -1 : 1;
-  return x->cu < y->cu ? -1 : x->cu > y->cu;
-}
-
-/* Attribute each of M's functions, by bytes, to the ranges it overlaps; a
-   function across a chunk boundary counts in each range with the bytes it
-   has there.  Then merge each range's compilation units, largest first.
-   Return 0, or -1 when out of memory.  */
-static int
-attribute_functions (struct map *m)
-{
-  const struct names *n = &m->names;
-  for (size_t i = 0; i < n->nfuncs; i++)
-    {
-      const struct function *f = &n->funcs[i];
-      for (size_t k = first_range_after (m, f->lo); k < m->nranges && m->ranges[k].start < f->hi;
-	   k++)
-	{
-	  struct range *r = &m->ranges[k];
-	  uint64_t lo = f->lo > r->start ? f->lo : r->start;
-	  uint64_t hi = f->hi < r->end ? f->hi : r->end;
-	  if (attribute (r, f, i, hi - lo) != 0)
-	    return -1;
-	}
-    }
-  for (size_t k = 0; k < m->nranges; k++)
-    {
-      struct range *r = &m->ranges[k];
-      if (r->ncus == 0)
-	continue;
-      qsort (r->cus, r->ncus, sizeof *r->cus, cu_by_index);
-      size_t j = 0;
-      for (size_t i = 1; i < r->ncus; i++)
-	if (r->cus[i].cu == r->cus[j].cu)
-	  r->cus[j].bytes += r->cus[i].bytes;
-	else
-	  r->cus[++j] = r->cus[i];
-      r->ncus = j + 1;
-      qsort (r->cus, r->ncus, sizeof *r->cus, cu_by_bytes);
-    }
-  return 0;
-}
-
-/* ---- The hot profile ------------------------------------------------------ */
-
-/* An index of function names for the --hot lookups.  */
-struct name_index
-{
-  const char *name;
-  const struct function *f;
-};
-
-static int
-index_by_name (const void *a, const void *b)
-{
-  const struct name_index *x = a, *y = b;
-  return strcmp (x->name, y->name);
-}
-
-/* The functions of N (and of EXTRA, may be empty) by name and by mangled
-   name, sorted, into *INDEX (*COUNT of them).  Return 0, or -1 when out of
-   memory.  */
-static int
-build_index (const struct names *n, const struct names *extra, struct name_index **index,
-	     size_t *count)
-{
-  size_t cap = 2 * (n->nfuncs + extra->nfuncs) + 1;
-  struct name_index *x = malloc (cap * sizeof *x);
-  if (x == NULL)
-    return -1;
-  size_t k = 0;
-  const struct names *both[2] = { n, extra };
-  for (int b = 0; b < 2; b++)
-    for (size_t i = 0; i < both[b]->nfuncs; i++)
-      {
-	const struct function *f = &both[b]->funcs[i];
-	x[k].name = f->name;
-	x[k++].f = f;
-	if (f->linkage != NULL && strcmp (f->linkage, f->name) != 0)
-	  {
-	    x[k].name = f->linkage;
-	    x[k++].f = f;
-	  }
-      }
-  qsort (x, k, sizeof *x, index_by_name);
-  *index = x;
-  *count = k;
-  return 0;
-}
-
-/* Add WEIGHT spread over the bytes of [LO, HI) to M's ranges, the share
-   of bytes outside any range into *LOST.  */
-static void
-weigh_span (struct map *m, uint64_t lo, uint64_t hi, double weight, double *lost)
-{
-  double size = (double) (hi - lo), placed = 0;
-  for (size_t k = first_range_after (m, lo); k < m->nranges && m->ranges[k].start < hi; k++)
-    {
-      struct range *r = &m->ranges[k];
-      uint64_t a = lo > r->start ? lo : r->start;
-      uint64_t b = hi < r->end ? hi : r->end;
-      double w = weight * (double) (b - a) / size;
-      r->hot += w;
-      placed += w;
-    }
-  *lost += weight - placed;
-}
-
-/* Parse WORD as a weight: a non-negative decimal number, a trailing '%'
-   allowed (perf's overhead column).  Return false if it is not one.  */
-static bool
-parse_weight (const char *word, double *w)
-{
-  /* strtod would also take "inf", "nan", hexadecimal and a sign.  */
-  if ((*word < '0' || *word > '9') && *word != '.')
-    return false;
-  for (const char *c = word; *c != '\0'; c++)
-    if (*c == 'x' || *c == 'X' || *c == 'n' || *c == 'N')
-      return false;
-  char *end;
-  errno = 0;
-  *w = strtod (word, &end);
-  if (end == word || errno != 0 || !isfinite (*w) || *w > 1e18)
-    return false;
-  if (*end == '%')
-    end++;
-  return *end == '\0';
-}
-
-/* Parse WORD as a hexadecimal address "0x..." into *A.  */
-static bool
-parse_address (const char *word, uint64_t *a)
-{
-  if (word[0] != '0' || (word[1] != 'x' && word[1] != 'X') || word[2] == '\0')
-    return false;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull (word + 2, &end, 16);
-  if (*end != '\0' || errno != 0 || word[2] == '-' || word[2] == '+' || word[2] == ' ')
-    return false;
-  *a = v;
-  return true;
-}
-
-/* Weigh the --hot line naming SYM (a function's name, or NAME+OFFSET for
-   one place in it) with WEIGHT: spread over every function of that name
-   by size, or put at the one place.  Return whether it named text; the
-   weight that fell outside every range adds to *LOST.  */
-static bool
-weigh_symbol (struct map *m, const struct name_index *index, size_t nindex, char *sym,
-	      double weight, double *lost)
-{
-  uint64_t off = 0;
-  bool has_off = false, resolved = false;
-  char *plus = strrchr (sym, '+');
-  if (plus != NULL && plus != sym && parse_address (plus + 1, &off))
-    {
-      *plus = '\0';
-      has_off = true;
-    }
-  struct name_index key = { .name = sym };
-  const struct name_index *hit = bsearch (&key, index, nindex, sizeof *index, index_by_name);
-  if (hit == NULL)
-    return false;
-  while (hit > index && strcmp (hit[-1].name, sym) == 0)
-    hit--;
-  const struct name_index *e;
-  uint64_t bytes = 0;
-  for (e = hit; e < index + nindex && strcmp (e->name, sym) == 0; e++)
-    bytes += e->f->hi - e->f->lo;
-  for (e = hit; e < index + nindex && strcmp (e->name, sym) == 0; e++)
-    if (has_off)
-      {
-	size_t k;
-	if (off < e->f->hi - e->f->lo && (k = range_at (m, e->f->lo + off)) != SIZE_MAX)
-	  {
-	    m->ranges[k].hot += weight;
-	    resolved = true;
-	  }
-	break;	/* the first of that name: an offset names one place */
-      }
-    else
-      {
-	double w = weight * (double) (e->f->hi - e->f->lo) / (double) bytes;
-	double part = 0;
-	weigh_span (m, e->f->lo, e->f->hi, w, &part);
-	*lost += part;
-	resolved = true;
-      }
-  return resolved;
-}
-
-/* Weigh the lines of M's --hot file against M's ranges: each line
-   "ADDRESS-or-SYMBOL WEIGHT" (ADDRESS 0x-hexadecimal, SYMBOL a function
-   name, mangled or not, optionally +0xOFFSET into it); blank lines and
-   lines starting with '#' are skipped.  A symbol without an offset spreads
-   its weight over the function's bytes, and over every function of that
-   name.  Return 0, or -1 with the reason (the line number in it) in *ERR.  */
-static int
-weigh_hot (struct map *m, struct diag *err)
-{
-  const char *path = m->opts->hot;
-  FILE *f = fopen (path, "re");
-  if (f == NULL)
-    return diag_set (err, "--hot: %s: %s", path, strerror (errno));
-  struct name_index *index = NULL;
-  size_t nindex = 0;
-  if (build_index (&m->names, &m->symbols, &index, &nindex) != 0)
-    {
-      fclose (f);
-      return diag_set (err, "out of memory");
-    }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  size_t lineno = 0;
-  int ret = 0;
-  struct hot_total *h = &m->hot;
-  while ((len = getline (&line, &cap, f)) >= 0)
-    {
-      lineno++;
-      if ((size_t) len != strlen (line))
-	{
-	  ret = diag_set (err, "%s:%zu: a NUL byte in the line", path, lineno);
-	  break;
-	}
-      char *words[3] = { NULL, NULL, NULL };
-      size_t nwords = 0;
-      for (char *save = NULL, *w = strtok_r (line, " \t\r\n", &save); w != NULL;
-	   w = strtok_r (NULL, " \t\r\n", &save))
-	{
-	  if (nwords < 3)
-	    words[nwords] = w;
-	  nwords++;
-	}
-      if (nwords == 0 || words[0][0] == '#')
-	continue;
-      double weight;
-      if (nwords != 2)
-	{
-	  ret = diag_set (err, "%s:%zu: %zu words, not 'ADDRESS-or-SYMBOL WEIGHT'", path, lineno,
-			  nwords);
-	  break;
-	}
-      if (!parse_weight (words[1], &weight))
-	{
-	  ret = diag_set (err, "%s:%zu: '%.64s' is not a weight (a non-negative number)", path,
-			  lineno, words[1]);
-	  break;
-	}
-      h->lines++;
-      uint64_t a;
-      double lost = 0;
-      bool resolved = false;
-      if (words[0][0] == '0' && (words[0][1] == 'x' || words[0][1] == 'X'))
-	{
-	  if (!parse_address (words[0], &a))
-	    {
-	      ret = diag_set (err, "%s:%zu: '%.64s' is not a hexadecimal address", path, lineno,
-			      words[0]);
-	      break;
-	    }
-	  size_t k = range_at (m, a);
-	  if (k != SIZE_MAX)
-	    {
-	      m->ranges[k].hot += weight;
-	      resolved = true;
-	    }
-	}
-      else
-	resolved = weigh_symbol (m, index, nindex, words[0], weight, &lost);
-      if (!resolved || lost >= weight)
-	{
-	  h->unresolved++;
-	  h->unresolved_weight += weight;
-	}
-      else
-	h->unresolved_weight += lost;
-    }
-  if (ret == 0 && ferror (f))
-    ret = diag_set (err, "--hot: %s: %s", path, strerror (errno));
-  free (line);
-  free (index);
-  fclose (f);
-  if (ret != 0)
-    return ret;
-  for (size_t k = 0; k < m->nranges; k++)
-    if (m->ranges[k].chunk)
-      h->in_chunks += m->ranges[k].hot;
-    else
-      h->outside += m->ranges[k].hot;
-  h->total = h->in_chunks + h->outside;
-  m->has_hot = true;
-  return 0;
 }
 
 /* ---- The report ----------------------------------------------------------- */
@@ -604,7 +77,7 @@ source_name (enum name_source s)
 
 /* The text line of range R of M.  */
 static void
-text_range (FILE *out, const struct map *m, const struct range *r)
+text_range (FILE *out, const struct map *m, const struct text_range *r)
 {
   if (r->chunk)
     fprintf (out, "chunk %zu %#" PRIx64 "-%#" PRIx64 ":", r->number, r->start, r->end);
@@ -620,7 +93,7 @@ text_range (FILE *out, const struct map *m, const struct range *r)
   for (size_t i = 0; i < r->ncus && i < TOP_CUS; i++)
     fprintf (out, "%s%s (%" PRIu64 ")", i == 0 ? "; CUs: " : ", ", m->names.cus[r->cus[i].cu],
 	     r->cus[i].bytes);
-  if (m->has_hot)
+  if (m->t.has_hot)
     fprintf (out, "; hot %.6g", r->hot);
   fputc ('\n', out);
 }
@@ -642,20 +115,20 @@ report_text_map (FILE *out, const struct map *m)
 	     n->source == NAMES_SYMTAB ? ".symtab" : ".dynsym", n->file);
   else
     fprintf (out, "names: none (no DWARF, no symbol table)\n");
-  if (m->as_aligned)
+  if (m->t.as_aligned)
     fprintf (out, "chunks: %zu whole chunk%s of text once elfpmd aligns the file (as it is: %"
-	     PRIu64 ")\n", m->nchunks, m->nchunks == 1 ? "" : "s", m->chunks_now);
-  else if (m->nchunks == 0)
+	     PRIu64 ")\n", m->t.nchunks, m->t.nchunks == 1 ? "" : "s", m->t.chunks_now);
+  else if (m->t.nchunks == 0)
     fprintf (out, "chunks: none: no executable segment holds a whole chunk, aligned or not\n");
   else
     fprintf (out, "chunks: %zu whole chunk%s of text (the file is aligned as it is)\n",
-	     m->nchunks, m->nchunks == 1 ? "" : "s");
+	     m->t.nchunks, m->t.nchunks == 1 ? "" : "s");
   fprintf (out, "sizes in bytes inside each range\n");
-  for (size_t k = 0; k < m->nranges; k++)
-    text_range (out, m, &m->ranges[k]);
-  if (m->has_hot)
+  for (size_t k = 0; k < m->t.nranges; k++)
+    text_range (out, m, &m->t.ranges[k]);
+  if (m->t.has_hot)
     {
-      const struct hot_total *h = &m->hot;
+      const struct hot_total *h = &m->t.hot;
       fprintf (out, "hot: %zu lines, total weight %.6g, in whole chunks %.6g", h->lines,
 	       h->total, h->in_chunks);
       if (h->total > 0)
@@ -667,7 +140,7 @@ report_text_map (FILE *out, const struct map *m)
 
 /* The JSON object of range R of M.  */
 static void
-json_range (FILE *out, const struct map *m, const struct range *r)
+json_range (FILE *out, const struct map *m, const struct text_range *r)
 {
   fputc ('{', out);
   if (r->chunk)
@@ -697,7 +170,7 @@ json_range (FILE *out, const struct map *m, const struct range *r)
       fprintf (out, ",\"bytes\":%" PRIu64 "}", r->cus[i].bytes);
     }
   fputc (']', out);
-  if (m->has_hot)
+  if (m->t.has_hot)
     fprintf (out, ",\"hot\":%.17g", r->hot);
   fputc ('}', out);
 }
@@ -720,30 +193,30 @@ report_json_map (FILE *out, const struct map *m)
   else
     fputs ("null", out);
   fprintf (out, ",\"functions\":%zu},\"layout\":\"%s\",\"chunks_now\":%" PRIu64 ",\"chunks\":[",
-	   m->names.nfuncs, m->as_aligned ? "as_aligned" : "as_is", m->chunks_now);
+	   m->names.nfuncs, m->t.as_aligned ? "as_aligned" : "as_is", m->t.chunks_now);
   bool first = true;
-  for (size_t k = 0; k < m->nranges; k++)
-    if (m->ranges[k].chunk)
+  for (size_t k = 0; k < m->t.nranges; k++)
+    if (m->t.ranges[k].chunk)
       {
 	if (!first)
 	  fputc (',', out);
 	first = false;
-	json_range (out, m, &m->ranges[k]);
+	json_range (out, m, &m->t.ranges[k]);
       }
   fputs ("],\"outside\":[", out);
   first = true;
-  for (size_t k = 0; k < m->nranges; k++)
-    if (!m->ranges[k].chunk)
+  for (size_t k = 0; k < m->t.nranges; k++)
+    if (!m->t.ranges[k].chunk)
       {
 	if (!first)
 	  fputc (',', out);
 	first = false;
-	json_range (out, m, &m->ranges[k]);
+	json_range (out, m, &m->t.ranges[k]);
       }
   fputs ("],\"hot\":", out);
-  if (m->has_hot)
+  if (m->t.has_hot)
     {
-      const struct hot_total *h = &m->hot;
+      const struct hot_total *h = &m->t.hot;
       fputs ("{\"file\":", out);
       json_string (out, m->opts->hot);
       fprintf (out, ",\"lines\":%zu,\"total\":%.17g,\"in_chunks\":%.17g,\"outside\":%.17g,\"share\":",
@@ -786,21 +259,23 @@ map_run (const char *name, const struct map_options *opts, FILE *out, FILE *erro
   if (layout_plan_build (&plan, &m.file, &lo, &err) != 0)
     goto done;
   planned = true;
-  if (cut_ranges (&m, &plan, &err) != 0)
+  m.t.pmd = m.pmd;
+  if (text_map_cut (&m.t, &m.file, &plan, &err) != 0)
     goto done;
-  if (m.nranges == 0)
+  if (m.t.nranges == 0)
     {
       diag_set (&err, "no read-only executable PT_LOAD with contents: no text to map");
       goto done;
     }
   if (names_find (&m.file, m.name, opts->debug_root, opts->no_dwarf, &m.names, &m.symbols, errors) != 0
       || (opts->demangle && names_demangle (&m.names) != 0)
-      || attribute_functions (&m) != 0)
+      || text_map_attribute (&m.t, &m.names) != 0)
     {
       diag_set (&err, "out of memory");
       goto done;
     }
-  if (opts->hot != NULL && weigh_hot (&m, &err) != 0)
+  if (opts->hot != NULL
+      && text_map_weigh_hot (&m.t, opts->hot, &m.names, &m.symbols, &err) != 0)
     goto done;
   if (opts->json)
     report_json_map (out, &m);
@@ -810,9 +285,7 @@ map_run (const char *name, const struct map_options *opts, FILE *out, FILE *erro
 done:
   if (err.msg[0] != '\0')
     fprintf (errors, "%s: %s: %s\n", diag_program, name, err.msg);
-  for (size_t k = 0; k < m.nranges; k++)
-    free (m.ranges[k].cus);
-  free (m.ranges);
+  text_map_free (&m.t);
   names_free (&m.names);
   names_free (&m.symbols);
   if (planned)

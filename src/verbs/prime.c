@@ -29,9 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -44,7 +42,7 @@
 #include "cmdline.h"
 #include "report.h"
 #include "safe_open.h"
-#include "smaps.h"
+#include "proc.h"
 #include "text_chunks.h"
 
 /* What became of one file.  */
@@ -57,163 +55,11 @@ struct prime_result
   char reason[256];		/* why the others were not primed, or "" */
 };
 
-/* Why this process cannot have huge pages at all, or NULL.  */
-static const char *
-thp_unavailable (void)
-{
-  FILE *f = fopen ("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-  if (f == NULL)
-    return "this kernel has no transparent huge pages";
-  char line[128] = "";
-  if (fgets (line, sizeof line, f) == NULL)
-    line[0] = '\0';
-  fclose (f);
-  if (strstr (line, "[never]") != NULL)
-    return "transparent huge pages are off (/sys/kernel/mm/transparent_hugepage/enabled: never)";
-  if (prctl (PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0)
-    return "transparent huge pages are disabled for this process (PR_SET_THP_DISABLE)";
-  return NULL;
-}
-
-/* The file system type of FD, by name where it is one the kernel's large
-   folios depend on, else in hexadecimal, into BUF.  */
-static const char *
-fs_name (int fd, char *buf, size_t len)
-{
-  struct statfs sf;
-  if (fstatfs (fd, &sf) != 0)
-    return "unknown";
-  static const struct
-  {
-    unsigned long magic;
-    const char *name;
-  } names[] = {
-    { 0xEF53, "ext4" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" }, { 0x01021994, "tmpfs" },
-    { 0x794c7630, "overlayfs" }, { 0x6969, "nfs" }, { 0x73717368, "squashfs" },
-    { 0xF2F52010, "f2fs" }, { 0xE0F5E1E2, "erofs" }, { 0xFF534D42, "cifs" },
-  };
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if ((unsigned long) sf.f_type == names[i].magic)
-      return names[i].name;
-  snprintf (buf, len, "type %#lx", (unsigned long) sf.f_type);
-  return buf;
-}
-
-/* The whole PMD chunks of FILE's text (text_chunks.h), as file offsets,
-   into *OFFSETS (N of them).  Return 0, or -1 when out of memory.  */
-static int
-chunk_offsets (const struct elf_file *file, uint64_t pmd, uint64_t **offsets, uint64_t *n)
-{
-  *offsets = NULL;
-  *n = 0;
-  bool base = load_base_aligned (file, NULL, pmd);
-  size_t cap = 0;
-  struct chunk_run run;
-  for (size_t i = 0; i < file->phnum; i++)
-    {
-      if (!text_chunk_run (file, NULL, i, pmd, base, &run))
-	continue;
-      for (uint64_t k = 0, c = run.offset; k < run.n; k++, c += pmd)
-	{
-	  if (*n == cap)
-	    {
-	      cap = cap == 0 ? 16 : 2 * cap;
-	      uint64_t *grown = realloc (*offsets, cap * sizeof *grown);
-	      if (grown == NULL)
-		{
-		  free (*offsets);
-		  *offsets = NULL;
-		  return -1;
-		}
-	      *offsets = grown;
-	    }
-	  (*offsets)[(*n)++] = c;
-	}
-    }
-  return 0;
-}
-
-/* One chunk mapped alone: at a PMD-aligned address of a fresh reservation,
-   so that no page table covers it yet.  */
-struct chunk_map
-{
-  void *reserved;		/* 2 PMD of PROT_NONE, unmapped with it */
-  unsigned char *at;
-  uint64_t pmd;
-};
-
-/* Map the chunk at file offset OFFSET of FD into *M with MADV_HUGEPAGE and
-   MADV_RANDOM.  Return 0, or the errno that stopped it.  */
-static int
-map_chunk (int fd, uint64_t offset, uint64_t pmd, struct chunk_map *m)
-{
-  m->pmd = pmd;
-  m->reserved = mmap (NULL, 2 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m->reserved == MAP_FAILED)
-    return errno;
-  uintptr_t a = ((uintptr_t) m->reserved + pmd - 1) & ~(uintptr_t) (pmd - 1);
-  void *got = mmap ((void *) a, pmd, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t) offset);
-  int err = got == MAP_FAILED ? errno : 0;
-  if (err == 0 && madvise (got, pmd, MADV_HUGEPAGE) != 0)
-    err = errno;
-  if (err != 0)
-    {
-      munmap (m->reserved, 2 * pmd);
-      return err;
-    }
-  madvise (got, pmd, MADV_RANDOM);
-  m->at = got;
-  return 0;
-}
-
-static void
-unmap_chunk (struct chunk_map *m)
-{
-  munmap (m->reserved, 2 * m->pmd);
-}
-
-/* How many pages of M's chunk the page cache holds, or -1.  */
-static long
-cached_pages (const struct chunk_map *m, long page)
-{
-  size_t n = (size_t) (m->pmd / (uint64_t) page);
-  unsigned char *vec = malloc (n);
-  if (vec == NULL || mincore (m->at, m->pmd, vec) != 0)
-    {
-      free (vec);
-      return -1;
-    }
-  long count = 0;
-  for (size_t i = 0; i < n; i++)
-    count += vec[i] & 1;
-  free (vec);
-  return count;
-}
-
+/* Read the page at P.  */
 static void
 touch (const unsigned char *p)
 {
   (void) *(const volatile unsigned char *) p;
-}
-
-/* Whether M's chunk is mapped with a PMD: the FilePmdMapped of its mapping
-   in /proc/self/smaps.  */
-static bool
-pmd_mapped (const struct chunk_map *m)
-{
-  struct smaps_reader r;
-  if (smaps_open (&r, "/proc/self/smaps") != 0)
-    return false;
-  struct smaps_mapping mapping;
-  bool mapped = false;
-  while (smaps_next (&r, &mapping) > 0)
-    if (mapping.start == (uintptr_t) m->at)
-      {
-	mapped = mapping.file_pmd_kb * 1024 >= m->pmd;
-	break;
-      }
-  smaps_close (&r);
-  return mapped;
 }
 
 /* Prime the chunk at OFFSET of FD, on the file system FS, into R.
@@ -226,17 +72,17 @@ prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_resu
   /* tmpfs pages are the file: they cannot be dropped and read again.  */
   bool shmem = strcmp (fs, "tmpfs") == 0;
   struct chunk_map m;
-  int err = map_chunk (fd, offset, pmd, &m);
+  int err = chunk_map_open (&m, fd, offset, pmd);
   if (err != 0)
     {
       snprintf (r->reason, sizeof r->reason, "cannot map the text with huge pages: %s",
 		strerror (err));
       return false;
     }
-  long before = cached_pages (&m, page);
+  long before = chunk_cached_pages (&m, page);
   touch (m.at);
-  bool done = pmd_mapped (&m);
-  unmap_chunk (&m);
+  bool done = chunk_pmd_mapped (&m);
+  chunk_map_close (&m);
   if (done)
     {
       if (before == 0)
@@ -256,26 +102,26 @@ prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_resu
   /* Cached in small folios: drop them (no process of ours maps them now)
      and read the chunk again.  */
   posix_fadvise (fd, (off_t) offset, (off_t) pmd, POSIX_FADV_DONTNEED);
-  if ((err = map_chunk (fd, offset, pmd, &m)) != 0)
+  if ((err = chunk_map_open (&m, fd, offset, pmd)) != 0)
     {
       snprintf (r->reason, sizeof r->reason, "cannot map the text with huge pages: %s",
 		strerror (err));
       return false;
     }
   bool go_on = true;
-  if (cached_pages (&m, page) != 0)
+  if (chunk_cached_pages (&m, page) != 0)
     r->busy++;
   else
     {
       touch (m.at);
-      if (pmd_mapped (&m))
+      if (chunk_pmd_mapped (&m))
 	r->primed++;
       else
 	{
 	  /* The touch of the last page waits for the read of the rest:
 	     mincore counts only pages read.  */
 	  touch (m.at + pmd - (uint64_t) page);
-	  if (cached_pages (&m, page) == (long) (pmd / (uint64_t) page))
+	  if (chunk_cached_pages (&m, page) == (long) (pmd / (uint64_t) page))
 	    {
 	      struct utsname u;
 	      snprintf (r->reason, sizeof r->reason,
@@ -288,7 +134,7 @@ prime_chunk (int fd, uint64_t offset, uint64_t pmd, long page, struct prime_resu
 	    r->busy++;	/* another process read part of it meanwhile */
 	}
     }
-  unmap_chunk (&m);
+  chunk_map_close (&m);
   return go_on;
 }
 
@@ -313,7 +159,7 @@ prime_file (const char *name, int fd_given, uint64_t pmd, long page, uint64_t ma
   else if (max_size != 0 && (uint64_t) file.st.st_size > max_size)
     snprintf (r->reason, sizeof r->reason, "larger than --max-size (%" PRIu64 " bytes, %"
 	      PRIu64 " at most)", (uint64_t) file.st.st_size, max_size);
-  else if (chunk_offsets (&file, pmd, &chunks, &n) != 0)
+  else if (text_chunk_offsets (&file, pmd, &chunks, &n) != 0)
     ret = diag_set (err, "out of memory");
   /* The same open file, without libelf's view of it: pages libelf maps
      could not be dropped from the cache.  */
@@ -326,12 +172,12 @@ prime_file (const char *name, int fd_given, uint64_t pmd, long page, uint64_t ma
   else if ((r->chunks = n) == 0)
     snprintf (r->reason, sizeof r->reason, "no whole PMD chunk of text at a PMD-aligned "
 	      "address and file offset (not aligned: run elfpmd on it first)");
-  else if ((why = thp_unavailable ()) != NULL)
+  else if ((why = host_thp_unavailable ()) != NULL)
     snprintf (r->reason, sizeof r->reason, "%s", why);
   else
     {
       char buf[32];
-      const char *fs = fs_name (fd, buf, sizeof buf);
+      const char *fs = host_fs_name (fd, buf, sizeof buf);
       /* Dirty pages cannot be dropped: write the file back first (a file
 	 a package manager has just written).  */
       if (sync_file_range (fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE

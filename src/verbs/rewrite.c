@@ -346,15 +346,13 @@ check_rewrite_options (struct argp_state *state, const struct cmdline *c)
   size_options_check (state, &c->sizes);
 }
 
+/* Where the result goes and what is kept of the original (-o, -n,
+   --no-sync, --manifest, --keep-originals, --expect-inode); ARGP_ERR_UNKNOWN
+   for any other KEY.  */
 static error_t
-parse_rewrite_opt (int key, char *arg, struct argp_state *state)
+parse_output_opt (int key, char *arg, struct argp_state *state)
 {
   struct cmdline *c = state->input;
-  error_t r = parse_stub_opt (key, arg, state);
-  if (r == ARGP_ERR_UNKNOWN)
-    r = parse_batch_opt (key, arg, state);
-  if (r != ARGP_ERR_UNKNOWN)
-    return r;
   switch (key)
     {
     case 'o':
@@ -396,6 +394,20 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
 	c->run.expect_ino = (ino_t) ino;
       }
       break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+/* The layout's options (--no-pad, --rule, the sizes, -p) and the report's
+   (--json, -v, -q); ARGP_ERR_UNKNOWN for any other KEY.  */
+static error_t
+parse_layout_opt (int key, char *arg, struct argp_state *state)
+{
+  struct cmdline *c = state->input;
+  switch (key)
+    {
     case OPT_NO_PAD:
       c->run.pad = false;
       break;
@@ -435,6 +447,27 @@ parse_rewrite_opt (int key, char *arg, struct argp_state *state)
     case 'q':
       c->quiet = true;
       break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+static error_t
+parse_rewrite_opt (int key, char *arg, struct argp_state *state)
+{
+  struct cmdline *c = state->input;
+  static error_t (*const parsers[]) (int, char *, struct argp_state *) = {
+    parse_stub_opt, parse_batch_opt, parse_output_opt, parse_layout_opt,
+  };
+  for (size_t i = 0; i < sizeof parsers / sizeof parsers[0]; i++)
+    {
+      error_t r = parsers[i] (key, arg, state);
+      if (r != ARGP_ERR_UNKNOWN)
+	return r;
+    }
+  switch (key)
+    {
     case ARGP_KEY_ARGS:
       c->files = state->argv + state->next;
       c->nfiles = state->argc - state->next;
@@ -543,6 +576,68 @@ madvise_doc (void)
       o->doc = doc;
 }
 
+/* Open what C names beside the files, into *JSON, *MANIFEST and *KEEP_ABS
+   (the originals' directory by its resolved name); read --known-links.
+   Return 0, or -1 after saying why on stderr.
+
+   --json=FILE, --manifest, --keep-originals: opened before anything is
+   processed, or the run ends at once; resolved as -o is (a symbolic link
+   on the way followed only when root's or the running user's), the last
+   component never followed, and an existing one used only as the rule
+   of trust.h allows (regular file or directory, the user's or root's,
+   for root writable by no one else; a file with no other hard link).
+   The originals' directory is made if missing (0700) and named in the
+   manifest by what was opened.  */
+static int
+open_run_files (struct cmdline *c, FILE **json, FILE **manifest, char **keep_abs)
+{
+  struct diag err = { "" };
+  if (c->json_file != NULL
+      && (*json = open_output (c->json_file, O_TRUNC, "w", &err)) == NULL)
+    {
+      fprintf (stderr, "%s: %s: cannot write the JSON report: %s\n", diag_program, c->json_file, err.msg);
+      return -1;
+    }
+  c->run.json_too = *json != NULL;
+  if (c->manifest != NULL
+      && (*manifest = open_output (c->manifest, O_APPEND, "a", &err)) == NULL)
+    {
+      fprintf (stderr, "%s: %s: cannot append to the manifest: %s\n", diag_program, c->manifest, err.msg);
+      return -1;
+    }
+  c->run.manifest = *manifest != NULL;
+  c->run.manifest_out = *manifest;
+  if (c->keep_dir != NULL)
+    {
+      char fdname[64];
+      c->run.keep_dirfd = trust_open_dir (c->keep_dir, 0700, &err);
+      c->run.keep = c->run.keep_dirfd >= 0;
+      if (c->run.keep)
+	{
+	  snprintf (fdname, sizeof fdname, "/proc/self/fd/%d", c->run.keep_dirfd);
+	  if ((*keep_abs = realpath (fdname, NULL)) == NULL)
+	    diag_set (&err, "%s", strerror (errno));
+	}
+      if (*keep_abs == NULL)
+	{
+	  fprintf (stderr, "%s: %s: cannot keep originals there: %s\n", diag_program, c->keep_dir, err.msg);
+	  return -1;
+	}
+      c->run.keep_dir = *keep_abs;
+    }
+  if (c->known_links != NULL)
+    {
+      struct known_inode *known;
+      if (read_known_links (c->known_links, &known, &c->run.nknown_links, &err) != 0)
+	{
+	  fprintf (stderr, "%s: %s: cannot read the known links: %s\n", diag_program, c->known_links, err.msg);
+	  return -1;
+	}
+      c->run.known_links = known;
+    }
+  return 0;
+}
+
 int
 rewrite_command (int argc, char **argv)
 {
@@ -570,62 +665,12 @@ rewrite_command (int argc, char **argv)
   c.batch.excludes = c.excludes;
   c.batch.nexcludes = c.nexcludes;
 
-  /* --json=FILE, --manifest, --keep-originals: opened before anything is
-     processed, or the run ends at once; resolved as -o is (a symbolic link
-     on the way followed only when root's or the running user's), the last
-     component never followed, and an existing one used only as the rule
-     of trust.h allows (regular file or directory, the user's or root's,
-     for root writable by no one else; a file with no other hard link).
-     The originals' directory is made if missing (0700) and named in the
-     manifest by what was opened.  */
   int status = 1;
   FILE *json = NULL, *manifest = NULL;
   char *keep_abs = NULL;
   bool ran = false;
-  struct diag err = { "" };
-  if (c.json_file != NULL
-      && (json = open_output (c.json_file, O_TRUNC, "w", &err)) == NULL)
-    {
-      fprintf (stderr, "%s: %s: cannot write the JSON report: %s\n", diag_program, c.json_file, err.msg);
-      goto done;
-    }
-  c.run.json_too = json != NULL;
-  if (c.manifest != NULL
-      && (manifest = open_output (c.manifest, O_APPEND, "a", &err)) == NULL)
-    {
-      fprintf (stderr, "%s: %s: cannot append to the manifest: %s\n", diag_program, c.manifest, err.msg);
-      goto done;
-    }
-  c.run.manifest = manifest != NULL;
-  c.run.manifest_out = manifest;
-  if (c.keep_dir != NULL)
-    {
-      char fdname[64];
-      c.run.keep_dirfd = trust_open_dir (c.keep_dir, 0700, &err);
-      c.run.keep = c.run.keep_dirfd >= 0;
-      if (c.run.keep)
-	{
-	  snprintf (fdname, sizeof fdname, "/proc/self/fd/%d", c.run.keep_dirfd);
-	  if ((keep_abs = realpath (fdname, NULL)) == NULL)
-	    diag_set (&err, "%s", strerror (errno));
-	}
-      if (keep_abs == NULL)
-	{
-	  fprintf (stderr, "%s: %s: cannot keep originals there: %s\n", diag_program, c.keep_dir, err.msg);
-	  goto done;
-	}
-      c.run.keep_dir = keep_abs;
-    }
-  if (c.known_links != NULL)
-    {
-      struct known_inode *known;
-      if (read_known_links (c.known_links, &known, &c.run.nknown_links, &err) != 0)
-	{
-	  fprintf (stderr, "%s: %s: cannot read the known links: %s\n", diag_program, c.known_links, err.msg);
-	  goto done;
-	}
-      c.run.known_links = known;
-    }
+  if (open_run_files (&c, &json, &manifest, &keep_abs) != 0)
+    goto done;
   struct batch_counts counts;
   status = batch_run (c.files, c.files == NULL ? 0 : (size_t) c.nfiles, &c.batch, &c.run,
 		      stdout, json, stderr, &counts);

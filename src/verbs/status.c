@@ -14,8 +14,6 @@
 #include <argp.h>
 #include <sysexits.h>
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,7 +21,6 @@
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -36,7 +33,7 @@
 #include "status.h"
 #include "cmdline.h"
 #include "stub_params.h"
-#include "smaps.h"
+#include "proc.h"
 #include "text_chunks.h"
 
 /* What the file of one mapped object says: read once per file, whichever
@@ -55,24 +52,10 @@ struct object_file
   uint64_t gain;		/* chunks aligning would add */
 };
 
-/* One object as one process maps it.  */
+/* One object as one process maps it (proc.h), and its file.  */
 struct object_use
 {
-  char *path;
-  dev_t dev;
-  ino_t ino;
-  uint64_t text;		/* bytes of its executable mappings */
-  uint64_t whole;		/* whole PMD chunks in them, address and offset aligned */
-  uint64_t pmd_kb;		/* their FilePmdMapped */
-  uint64_t anon_kb;		/* their AnonHugePages */
-  uint64_t copied_kb;		/* AnonHugePages of its text copied by elfpmd's stub */
-  uint64_t map_start, map_end;	/* one of them, for /proc/PID/map_files */
-  /* Whole chunks with at least one page in the process's page tables
-     (/proc/PID/pagemap): run, or populated and kept, by the program; the
-     others it has not used (the stub lets go of chunks it only populated).
-     TOUCHED_KNOWN false: pagemap could not be read.  */
-  uint64_t touched;
-  bool touched_known;
+  struct proc_object m;
   struct object_file *file;	/* NULL when the text is too small to matter */
 };
 
@@ -82,8 +65,7 @@ struct process
   char comm[64];
   struct object_use *objects;
   size_t nobjects;
-  uint64_t anon_exec_kb;	/* AnonHugePages of anonymous executable mappings that
-				   are no copy of a file's text: JIT code */
+  uint64_t anon_exec_kb;	/* JIT code (proc.h) */
   uint64_t largest;		/* text of its largest object listed */
 };
 
@@ -107,154 +89,8 @@ struct status
   uint64_t seen, unreadable, gone;
   struct unreadable *unread;	/* the unreadable processes, NUNREAD of them */
   uint64_t nunread;
-  unsigned char *pagemap_buf;	/* one chunk's pagemap entries */
+  struct proc_geometry geometry;	/* the PMD and page sizes, a pagemap buffer */
 };
-
-/* The object of P mapped from DEV, INO, added with PATH if it is new; NULL
-   when out of memory.  */
-static struct object_use *
-object_of (struct process *p, dev_t dev, ino_t ino, const char *path)
-{
-  for (size_t i = 0; i < p->nobjects; i++)
-    if (p->objects[i].dev == dev && p->objects[i].ino == ino)
-      return &p->objects[i];
-  struct object_use *grown = realloc (p->objects, (p->nobjects + 1) * sizeof *grown);
-  if (grown == NULL)
-    return NULL;
-  p->objects = grown;
-  struct object_use *o = &grown[p->nobjects];
-  *o = (struct object_use) { .dev = dev, .ino = ino, .path = strdup (path) };
-  if (o->path == NULL)
-    return NULL;
-  p->nobjects++;
-  return o;
-}
-
-/* Whether the anonymous mapping H, which starts right where a mapping of a
-   file ends, is text that elfpmd's stub (--madvise=copy) copied from that
-   file and moved over it: unnamed (kernels without anonymous mapping names,
-   or the stub asked for a perf map) or named by the stub.  */
-static bool
-copied_text (const struct smaps_mapping *h)
-{
-  static const char name[] = "[anon:elfpmd copy of ";
-  return h->path[0] == '\0' || strncmp (h->path, name, sizeof name - 1) == 0;
-}
-
-/* How many of the whole chunks of the mapping [START, END) of file offset
-   OFFSET have a page present or swapped in PAGEMAP (a process's
-   /proc/PID/pagemap: bits 63 and 62 of each page's entry); UINT64_MAX when
-   it cannot be read.  */
-static uint64_t
-touched_chunks (struct status *s, int pagemap, uint64_t start, uint64_t end, uint64_t offset)
-{
-  if (pagemap < 0)
-    return UINT64_MAX;
-  size_t per = (size_t) (s->pmd / s->page), len = per * 8;
-  uint64_t n = 0, c, whole = mapping_chunks (start, end, offset, s->pmd, &c);
-  for (; whole > 0; whole--, c += s->pmd)
-    {
-      if (pread (pagemap, s->pagemap_buf, len, (off_t) (c / s->page * 8)) != (ssize_t) len)
-	return UINT64_MAX;
-      bool any = false;
-      for (size_t k = 0; k < per && !any; k++)
-	{
-	  uint64_t e;
-	  memcpy (&e, s->pagemap_buf + k * 8, sizeof e);
-	  any = (e >> 62) != 0;	/* present (63) or swapped (62) */
-	}
-      n += any;
-    }
-  return n;
-}
-
-/* Read /proc/PID/smaps into P.  Return 0, or the errno that stopped it.  */
-static int
-read_smaps (struct status *s, struct process *p)
-{
-  char name[64];
-  snprintf (name, sizeof name, "%s/%ld/smaps", s->opts->proc, p->pid);
-  struct smaps_reader r;
-  int ret = smaps_open (&r, name);
-  if (ret != 0)
-    return ret;
-  /* (the same process's pagemap: what it has touched; a process that
-     allows smaps allows this) */
-  snprintf (name, sizeof name, "%s/%ld/pagemap", s->opts->proc, p->pid);
-  int pagemap = s->pagemap_buf != NULL ? open (name, O_RDONLY | O_CLOEXEC) : -1;
-  /* The last mapping of a file, and where it ends: an anonymous executable
-     mapping right after it is its text, copied (copied_text).  */
-  struct smaps_mapping file = { .inode = 0 };
-  char file_path[PATH_MAX + 1] = "";
-  struct smaps_mapping h;
-  int got;
-  while ((got = smaps_next (&r, &h)) > 0)
-    {
-      if (h.inode == 0 && h.exec && file.inode != 0 && h.start == file.end && copied_text (&h))
-	{
-	  struct object_use *cur = object_of (p, makedev (file.major, file.minor), (ino_t) file.inode,
-					      file_path);
-	  if (cur == NULL)
-	    {
-	      ret = ENOMEM;
-	      break;
-	    }
-	  /* Copies are whole chunks, at their own address and offset,
-	     populated whole.  */
-	  uint64_t chunks = mapping_chunks (h.start, h.end, h.start, s->pmd, NULL);
-	  cur->text += h.end - h.start;
-	  cur->whole += chunks;
-	  cur->touched += chunks;
-	  cur->copied_kb += h.anon_huge_kb;
-	  file.end = h.end;
-	  continue;
-	}
-      if (h.inode != 0)
-	{
-	  file = h;
-	  snprintf (file_path, sizeof file_path, "%s", h.path);
-	}
-      else
-	file.inode = 0;
-      if (!h.exec)
-	continue;
-      if (h.inode == 0)
-	{
-	  if (h.path[0] != '[' || strncmp (h.path, "[anon:", 6) == 0)
-	    p->anon_exec_kb += h.anon_huge_kb;
-	  continue;
-	}
-      size_t before = p->nobjects;
-      struct object_use *cur = object_of (p, makedev (h.major, h.minor), (ino_t) h.inode, h.path);
-      if (cur == NULL)
-	{
-	  ret = ENOMEM;
-	  break;
-	}
-      if (p->nobjects != before)
-	cur->touched_known = true;
-      cur->text += h.end - h.start;
-      cur->whole += mapping_chunks (h.start, h.end, h.offset, s->pmd, NULL);
-      uint64_t t = touched_chunks (s, pagemap, h.start, h.end, h.offset);
-      if (t == UINT64_MAX)
-	cur->touched_known = false;
-      else
-	cur->touched += t;
-      if (cur->map_end - cur->map_start < h.end - h.start)
-	{
-	  cur->map_start = h.start;
-	  cur->map_end = h.end;
-	}
-      cur->pmd_kb += h.file_pmd_kb;
-      cur->anon_kb += h.anon_huge_kb;
-    }
-  if (ret == 0 && got < 0)
-    ret = errno != 0 ? errno : EIO;
-  smaps_close (&r);
-  if (pagemap >= 0)
-    close (pagemap);
-  return ret;
-}
 
 /* The cached reading of the file DEV, INO, added unread if new.  */
 static struct object_file *
@@ -307,51 +143,13 @@ plan_object (struct status *s, struct object_file *of, const struct elf_file *fi
   rewrite_plan_free (&plan);
 }
 
-/* Read the file O of process PID maps, opened once and by descriptor:
-   through /proc/PID/map_files (the very file, also when deleted or in
-   another mount namespace; root only), else at its path in the process's
-   root (/proc/PID/root), through no symbolic link (a process can plant
-   one where its maps line points: "lib (deleted)"), and only when it is a
-   regular file of the mapping's inode (and, as root, device: btrfs and
-   overlayfs show another device in maps than stat gives, which only a
-   user reading his own processes may accept).  Never a device, a FIFO or
-   a socket: opening one can act on it.  */
+/* Read the file of O, which process PID maps (proc_open_mapped), into OF.  */
 static void
-read_object (struct status *s, long pid, const struct object_use *o, struct object_file *of)
+read_object (struct status *s, long pid, const struct proc_object *o, struct object_file *of)
 {
   struct diag first = { "" };
-  char *name = NULL;
   struct stat st;
-  int fd = -1;
-  if (asprintf (&name, "%s/%ld/map_files/%" PRIx64 "-%" PRIx64, s->opts->proc, pid,
-		o->map_start, o->map_end) >= 0)
-    {
-      /* EPERM for anyone but root says nothing about the file.  */
-      struct diag ignored = { "" };
-      fd = open_regular (AT_FDCWD, name, true, &st, &ignored);
-      free (name);
-    }
-  if (fd < 0 && o->path[0] == '/' && asprintf (&name, "%s/%ld/root", s->opts->proc, pid) >= 0)
-    {
-      int root = open (name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-      free (name);
-      int at = root >= 0 ? open_beneath (root, o->path, O_PATH, true, &first) : -1;
-      if (root < 0)
-	diag_set (&first, "cannot open its root: %s", strerror (errno));
-      if (at >= 0)
-	{
-	  fd = reopen_regular (at, &st, &first);
-	  close (at);
-	}
-      if (fd >= 0 && (st.st_ino != of->ino || (geteuid () == 0 && st.st_dev != of->dev)))
-	{
-	  diag_set (&first, "the file at this path is not the one mapped (replaced since?)");
-	  close (fd);
-	  fd = -1;
-	}
-      if (root >= 0)
-	close (root);
-    }
+  int fd = proc_open_mapped (s->opts->proc, pid, o, &st, &first);
   struct statfs sf;
   of->tmpfs = fd >= 0 && fstatfs (fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
   if (fd >= 0)
@@ -376,62 +174,44 @@ read_object (struct status *s, long pid, const struct object_use *o, struct obje
     }
 }
 
-/* The command name of process PID (/proc/PID/comm) into COMM, "" when
-   unreadable.  Return 0, or -1 with errno set when it cannot be opened.  */
-static int
-read_comm (const char *proc, long pid, char comm[64])
-{
-  char name[64];
-  snprintf (name, sizeof name, "%s/%ld/comm", proc, pid);
-  int fd = open (name, O_RDONLY | O_CLOEXEC);
-  comm[0] = '\0';
-  if (fd < 0)
-    return -1;
-  ssize_t got = read (fd, comm, 63);
-  close (fd);
-  comm[got > 0 ? got : 0] = '\0';
-  comm[strcspn (comm, "\n")] = '\0';
-  return 0;
-}
-
 /* Read process PID: its command name, its objects, their files.  Return 0,
    or the errno that stopped it (then P holds nothing to free).  */
 static int
 read_process (struct status *s, long pid, struct process *p)
 {
-  *p = (struct process) { .pid = pid };
-  if (read_comm (s->opts->proc, pid, p->comm) != 0)
-    return errno;
-  int err = read_smaps (s, p);
+  struct proc_text t;
+  int err = proc_text_read (&t, s->opts->proc, pid, &s->geometry);
   if (err != 0)
+    return err;
+  *p = (struct process) { .pid = pid, .anon_exec_kb = t.anon_exec_kb };
+  memcpy (p->comm, t.comm, sizeof p->comm);
+  p->objects = calloc (t.nobjects + 1, sizeof *p->objects);
+  if (p->objects == NULL)
     {
-      for (size_t i = 0; i < p->nobjects; i++)
-	free (p->objects[i].path);
-      free (p->objects);
-      return err;
+      proc_text_free (&t);
+      return ENOMEM;
     }
-
   /* Only objects whose text could hold a whole chunk are read.  */
-  size_t kept = 0;
-  for (size_t i = 0; i < p->nobjects; i++)
+  for (size_t i = 0; i < t.nobjects; i++)
     {
-      struct object_use *o = &p->objects[i];
-      if (o->text >= s->pmd)
+      struct object_use *o = &p->objects[p->nobjects];
+      *o = (struct object_use) { .m = t.objects[i] };
+      if (o->m.text >= s->pmd)
 	{
-	  o->file = file_of (s, o->dev, o->ino);
+	  o->file = file_of (s, o->m.dev, o->m.ino);
 	  if (o->file != NULL && !o->file->read && o->file->error.msg[0] == '\0')
-	    read_object (s, pid, o, o->file);
+	    read_object (s, pid, &o->m, o->file);
 	}
-      if (o->whole == 0 && (o->file == NULL || !o->file->read || o->file->chunks_after == 0))
+      if (o->m.whole == 0 && (o->file == NULL || !o->file->read || o->file->chunks_after == 0))
 	{
-	  free (o->path);
+	  free (o->m.path);
 	  continue;
 	}
-      p->objects[kept++] = *o;
-      if (o->text > p->largest)
-	p->largest = o->text;
+      p->nobjects++;
+      if (o->m.text > p->largest)
+	p->largest = o->m.text;
     }
-  p->nobjects = kept;
+  free (t.objects);
   return 0;
 }
 
@@ -439,7 +219,7 @@ static int
 by_text (const void *a, const void *b)
 {
   const struct object_use *x = a, *y = b;
-  return x->text != y->text ? (x->text < y->text ? 1 : -1) : strcmp (x->path, y->path);
+  return x->m.text != y->m.text ? (x->m.text < y->m.text ? 1 : -1) : strcmp (x->m.path, y->m.path);
 }
 
 static int
@@ -496,7 +276,7 @@ print_column (FILE *out, const char *str, int width)
 static uint64_t
 huge_chunks (const struct status *s, const struct object_use *o)
 {
-  return (o->pmd_kb + o->copied_kb) * 1024 / s->pmd;
+  return (o->m.pmd_kb + o->m.copied_kb) * 1024 / s->pmd;
 }
 
 /* Whole chunks of O the program has used that are not on huge pages: in
@@ -505,7 +285,7 @@ static uint64_t
 small_chunks (const struct status *s, const struct object_use *o)
 {
   uint64_t huge = huge_chunks (s, o);
-  return o->touched > huge ? o->touched - huge : 0;
+  return o->m.touched > huge ? o->m.touched - huge : 0;
 }
 
 static void
@@ -526,9 +306,9 @@ print_row (FILE *out, const struct status *s, const struct process *p, const str
   fprintf (out, "%7ld ", p->pid);
   print_column (out, p->comm, 15);
   fprintf (out, " %7.1fM %4" PRIu64 "/%-4" PRIu64 " %9" PRIu64 " %9" PRIu64 " %-8s %-4s ",
-	   (double) o->text / 1048576.0, huge_chunks (s, o), o->whole, o->pmd_kb,
-	   o->anon_kb + o->copied_kb, aligned, stub);
-  print_plain (out, o->path);
+	   (double) o->m.text / 1048576.0, huge_chunks (s, o), o->m.whole, o->m.pmd_kb,
+	   o->m.anon_kb + o->m.copied_kb, aligned, stub);
+  print_plain (out, o->m.path);
   if (of != NULL && !of->read)
     {
       fputs (" (not read: ", out);
@@ -549,15 +329,15 @@ print_json_process (FILE *out, const struct status *s, const struct process *p)
       const struct object_use *o = &p->objects[i];
       const struct object_file *of = o->file;
       fprintf (out, "%s{", i == 0 ? "" : ",");
-      json_name (out, "path", o->path);
+      json_name (out, "path", o->m.path);
       fprintf (out, ",\"text_kb\":%" PRIu64 ",\"whole_chunks\":%" PRIu64
 	       ",\"pmd_mapped_chunks\":%" PRIu64 ",\"file_pmd_mapped_kb\":%" PRIu64
-	       ",\"anon_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64, o->text / 1024, o->whole,
-	       huge_chunks (s, o), o->pmd_kb, o->anon_kb, o->copied_kb);
-      if (o->touched_known)
+	       ",\"anon_huge_kb\":%" PRIu64 ",\"copied_huge_kb\":%" PRIu64, o->m.text / 1024, o->m.whole,
+	       huge_chunks (s, o), o->m.pmd_kb, o->m.anon_kb, o->m.copied_kb);
+      if (o->m.touched_known)
 	fprintf (out, ",\"touched_chunks\":%" PRIu64 ",\"small_chunks\":%" PRIu64
-		 ",\"unused_chunks\":%" PRIu64, o->touched, small_chunks (s, o),
-		 o->whole - o->touched);
+		 ",\"unused_chunks\":%" PRIu64, o->m.touched, small_chunks (s, o),
+		 o->m.whole - o->m.touched);
       else
 	fputs (",\"touched_chunks\":null,\"small_chunks\":null,\"unused_chunks\":null", out);
       if (of != NULL && of->read)
@@ -597,23 +377,23 @@ add_up (const struct status *s)
 	{
 	  const struct object_use *o = &p->objects[k];
 	  t.objects++;
-	  t.touched_known &= o->touched_known;
-	  if (o->touched_known)
+	  t.touched_known &= o->m.touched_known;
+	  if (o->m.touched_known)
 	    {
 	      t.small += small_chunks (s, o);
-	      t.unused += o->whole - o->touched;
+	      t.unused += o->m.whole - o->m.touched;
 	    }
-	  t.whole += o->whole;
-	  t.pmd_kb += o->pmd_kb;
+	  t.whole += o->m.whole;
+	  t.pmd_kb += o->m.pmd_kb;
 	  t.pmd_chunks += huge_chunks (s, o);
-	  t.anon_kb += o->anon_kb;
-	  t.copied_kb += o->copied_kb;
-	  if (o->file != NULL && o->file->tmpfs && o->whole != 0)
+	  t.anon_kb += o->m.anon_kb;
+	  t.copied_kb += o->m.copied_kb;
+	  if (o->file != NULL && o->file->tmpfs && o->m.whole != 0)
 	    t.on_tmpfs++;
 	  if (o->file != NULL && o->file->read)
 	    {
 	      t.stubs += o->file->stub;
-	      t.fixed_no_stub += o->file->fixed && !o->file->stub && o->whole != 0;
+	      t.fixed_no_stub += o->file->fixed && !o->file->stub && o->m.whole != 0;
 	      if (!o->file->aligned)
 		{
 		  t.not_aligned++;
@@ -724,42 +504,94 @@ print_summary (FILE *out, const struct status *s)
   fprintf (out, "; kernel %s, THP %s, PMD %" PRIu64 " kB\n", release, s->thp, s->pmd / 1024);
 }
 
-/* Every process ID in the proc file system, sorted, into *PIDS.  Return
-   the count, or -1 with errno set.  */
-static long
-list_pids (const char *proc, long **pids)
+/* Read the processes PIDS (NPIDS of them; NAMED: given by the user, whose
+   failures are errors) into S.  Return 0, or 1 when a named one could not
+   be read (said on ERRORS).  */
+static int
+read_processes (struct status *s, const long *pids, size_t npids, bool named, FILE *errors)
 {
-  DIR *d = opendir (proc);
-  if (d == NULL)
-    return -1;
-  size_t n = 0, cap = 0;
-  long *v = NULL;
-  struct dirent *e;
-  while ((e = readdir (d)) != NULL)
+  int status = 0;
+  for (size_t i = 0; i < npids; i++)
     {
-      char *end;
-      errno = 0;
-      long pid = strtol (e->d_name, &end, 10);
-      if (!isdigit ((unsigned char) e->d_name[0]) || *end != '\0' || errno != 0 || pid <= 0)
-	continue;
-      if (n == cap)
+      int err = add_process (s, pids[i]);
+      if (err == 0)
+	s->seen++;
+      else if (err == ENOENT || err == ESRCH)
 	{
-	  cap = cap == 0 ? 256 : 2 * cap;
-	  long *grown = realloc (v, cap * sizeof *grown);
-	  if (grown == NULL)
+	  s->gone++;
+	  if (named)
 	    {
-	      free (v);
-	      closedir (d);
-	      errno = ENOMEM;
-	      return -1;
+	      fprintf (errors, "%s: %ld: no such process\n", diag_program, pids[i]);
+	      status = 1;
 	    }
-	  v = grown;
 	}
-      v[n++] = pid;
+      else
+	{
+	  s->unreadable++;
+	  struct unreadable *grown = realloc (s->unread, (s->nunread + 1) * sizeof *grown);
+	  if (grown != NULL)
+	    {
+	      s->unread = grown;
+	      struct unreadable *u = &s->unread[s->nunread++];
+	      *u = (struct unreadable) { .pid = pids[i], .err = err };
+	      proc_read_comm (s->opts->proc, pids[i], u->comm);
+	    }
+	  if (named)
+	    {
+	      fprintf (errors, "%s: %ld: %s\n", diag_program, pids[i], strerror (err));
+	      status = 1;
+	    }
+	}
     }
-  closedir (d);
-  *pids = v;
-  return (long) n;
+  return status;
+}
+
+/* Print S's rows (or JSON objects) to OUT, largest text first.  */
+static void
+print_rows (FILE *out, struct status *s)
+{
+  qsort (s->procs, s->nprocs, sizeof *s->procs, by_largest);
+  if (s->opts->quiet)
+    return;
+  if (!s->opts->json)
+    fprintf (out, "%7s %-15s %8s %9s %9s %9s %-8s %-4s %s\n", "PID", "COMMAND", "TEXT",
+	     "PMD/WHOLE", "PMD-kB", "ANON-kB", "ALIGNED", "STUB", "OBJECT");
+  for (size_t i = 0; i < s->nprocs; i++)
+    {
+      const struct process *p = &s->procs[i];
+      if (s->opts->json)
+	{
+	  if (p->nobjects != 0 || p->anon_exec_kb != 0)
+	    print_json_process (out, s, p);
+	  continue;
+	}
+      for (size_t k = 0; k < p->nobjects; k++)
+	print_row (out, s, p, &p->objects[k]);
+      if (p->anon_exec_kb != 0)
+	{
+	  fprintf (out, "%7ld ", p->pid);
+	  print_plain (out, p->comm);
+	  fprintf (out, ": %" PRIu64 " kB of anonymous executable memory on huge pages (JIT "
+		   "code, not text)\n", p->anon_exec_kb);
+	}
+    }
+}
+
+static void
+status_free (struct status *s)
+{
+  for (size_t i = 0; i < s->nprocs; i++)
+    {
+      for (size_t k = 0; k < s->procs[i].nobjects; k++)
+	free (s->procs[i].objects[k].m.path);
+      free (s->procs[i].objects);
+    }
+  free (s->procs);
+  free (s->unread);
+  free (s->geometry.pagemap_buf);
+  for (size_t i = 0; i < s->nfiles; i++)
+    free (s->files[i]);
+  free (s->files);
 }
 
 int
@@ -778,13 +610,11 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       return 1;
     }
 
-  int status = 0;
   long *all = NULL;
   bool named = npids != 0;
-  s.pagemap_buf = malloc ((size_t) (s.pmd / s.page) * 8);	/* NULL: touched unknown */
   if (!named)
     {
-      long n = list_pids (opts->proc, &all);
+      long n = proc_list_pids (opts->proc, &all);
       if (n < 0)
 	{
 	  fprintf (errors, "%s: %s: %s\n", diag_program, opts->proc, strerror (errno));
@@ -793,79 +623,13 @@ status_run (const long *pids, size_t npids, const struct status_options *opts, F
       pids = all;
       npids = (size_t) n;
     }
-  for (size_t i = 0; i < npids; i++)
-    {
-      int err = add_process (&s, pids[i]);
-      if (err == 0)
-	s.seen++;
-      else if (err == ENOENT || err == ESRCH)
-	{
-	  s.gone++;
-	  if (named)
-	    {
-	      fprintf (errors, "%s: %ld: no such process\n", diag_program, pids[i]);
-	      status = 1;
-	    }
-	}
-      else
-	{
-	  s.unreadable++;
-	  struct unreadable *grown = realloc (s.unread, (s.nunread + 1) * sizeof *grown);
-	  if (grown != NULL)
-	    {
-	      s.unread = grown;
-	      struct unreadable *u = &s.unread[s.nunread++];
-	      *u = (struct unreadable) { .pid = pids[i], .err = err };
-	      read_comm (opts->proc, pids[i], u->comm);
-	    }
-	  if (named)
-	    {
-	      fprintf (errors, "%s: %ld: %s\n", diag_program, pids[i], strerror (err));
-	      status = 1;
-	    }
-	}
-    }
+  s.geometry = (struct proc_geometry) { .pmd = s.pmd, .page = s.page,
+				       .pagemap_buf = malloc ((size_t) (s.pmd / s.page) * 8) };
+  int status = read_processes (&s, pids, npids, named, errors);
   free (all);
-
-  qsort (s.procs, s.nprocs, sizeof *s.procs, by_largest);
-  if (!opts->quiet && !opts->json)
-    fprintf (out, "%7s %-15s %8s %9s %9s %9s %-8s %-4s %s\n", "PID", "COMMAND", "TEXT",
-	     "PMD/WHOLE", "PMD-kB", "ANON-kB", "ALIGNED", "STUB", "OBJECT");
-  for (size_t i = 0; i < s.nprocs; i++)
-    {
-      const struct process *p = &s.procs[i];
-      if (opts->quiet)
-	continue;
-      if (opts->json)
-	{
-	  if (p->nobjects != 0 || p->anon_exec_kb != 0)
-	    print_json_process (out, &s, p);
-	  continue;
-	}
-      for (size_t k = 0; k < p->nobjects; k++)
-	print_row (out, &s, p, &p->objects[k]);
-      if (p->anon_exec_kb != 0)
-	{
-	  fprintf (out, "%7ld ", p->pid);
-	  print_plain (out, p->comm);
-	  fprintf (out, ": %" PRIu64 " kB of anonymous executable memory on huge pages (JIT "
-		   "code, not text)\n", p->anon_exec_kb);
-	}
-    }
+  print_rows (out, &s);
   print_summary (out, &s);
-
-  for (size_t i = 0; i < s.nprocs; i++)
-    {
-      for (size_t k = 0; k < s.procs[i].nobjects; k++)
-	free (s.procs[i].objects[k].path);
-      free (s.procs[i].objects);
-    }
-  free (s.procs);
-  free (s.unread);
-  free (s.pagemap_buf);
-  for (size_t i = 0; i < s.nfiles; i++)
-    free (s.files[i]);
-  free (s.files);
+  status_free (&s);
   return status;
 }
 

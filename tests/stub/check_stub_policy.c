@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
 /* Unit tests of the stub's decision (stub/policy.c) for every kernel, file
-   system and THP setting in doc/design.md, "By kernel and file system"
-   (summed up in elfpmd(1), STARTUP STUB), against the fake kernel: the
-   expected mode is written out here from that text, not computed by the
-   stub's code.  */
+   system and THP setting of the table in elfpmd-stub(7), BY KERNEL AND FILE
+   SYSTEM (man/elfpmd-stub.7), against the fake kernel: the expected mode is
+   written out here from that table, not computed by the stub's code.  */
 /* Before the system headers, whose definitions of the same constants win
    quietly.  */
 #include "runtime.h"
@@ -40,9 +39,8 @@ struct row
   int no_file_folios;		/* the kernel cannot give the file PMD folios */
 };
 
-/* The man page's rules: before 5.18 (and on tmpfs) MADV_HUGEPAGE only;
-   ext4 before 6.16, xfs before 5.18, btrfs before 6.17: MADV_COLLAPSE from
-   6.1, MADV_HUGEPAGE before; anything else populate and repair.  */
+/* The rows of elfpmd-stub(7)'s table, each kernel on each side of the
+   versions the table names.  */
 static const struct row rows[] = {
   { "4.19.0-27-amd64", EXT4_SUPER_MAGIC, MODE_HINT, 1 },
   { "5.10.0-33-amd64", EXT4_SUPER_MAGIC, MODE_HINT, 1 },
