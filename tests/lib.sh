@@ -133,8 +133,8 @@ elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 # ---------------------------------------------------------------------------
 # Coverage: how much of an object's text a run got PMD-mapped, from a copy of
 # the program's /proc/self/smaps (tests/fixtures/madmain.c, invmain.c and
-# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and
-# invisible.sh.
+# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and the
+# stub's tests (run-invisible-*.sh, run-copy-*.sh).
 
 # pmd_kb SMAPS OBJECT: FilePmdMapped summed over the executable VMAs of
 # OBJECT (same inode, same base name) in the smaps copy SMAPS, in kB: its
@@ -284,7 +284,7 @@ same_run () {
 
 # same REF OUT WHAT: OUT (a run of a rewrite) is REF (the original's run,
 # stdout and "exit status N", stderr in OUT.err): PASS or FAIL, with the
-# difference (invisible.sh, copy.sh).
+# difference (the stub's tests).
 same () {
 	if cmp -s "$1" "$2"; then
 		pass "$3: prints the same and exits as the original ($(tail -1 "$2"))"
@@ -298,7 +298,7 @@ same () {
 
 # cleanup_on_exit: run the commands of the array CLEANUP (shell code,
 # added by the caller) in reverse order when the script exits, whatever
-# happened (invisible.sh, copy.sh).
+# happened (the stub's tests).
 CLEANUP=()
 run_cleanup () {
 	local i
@@ -491,7 +491,7 @@ poke () {
 # ---------------------------------------------------------------------------
 # An ext4 file system on a loop device of the test's own: mounted
 # data=journal, no large page cache folios there on any kernel, so no PMD
-# folios (invisible.sh, run-prime.sh); or with the default options and a
+# folios (the stub's tests, run-prime.sh); or with the default options and a
 # read-ahead of the test's choosing (run-madvise-inflight.sh).  The caller
 # keeps an array CLEANUP of commands run on exit.
 
@@ -585,4 +585,531 @@ start_paused () {
 	printf -v "pid_$label" %s "$p"
 	while [ ! -s "$WORK/$label.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
 	[ -s "$WORK/$label.smaps" ] || hard_error "$label did not come up: $(head -3 "$WORK/$label.out")"
+}
+
+# ---------------------------------------------------------------------------
+# The stub's tests (run-invisible-*.sh, run-copy-*.sh): each checks one
+# behaviour of a program rewritten by elfpmd --madvise (or --madvise=copy)
+# against the original's, over fixtures built once for all of them
+# (tests/fixtures/Makefile: inv.S, 17 MiB of text whose exported mid()
+# lies in a whole 2 MiB chunk; madbig.S; the tools).  Each works in a
+# directory of its own, WORK, kept when something failed.
+
+STUB_BUILD=$TESTS_BUILDDIR/stub-build
+
+# stub_fixture TARGET...: build the tests/fixtures/Makefile TARGETs into
+# $STUB_BUILD/fixtures (O, which build_fixture reads), shared by the stub's
+# tests: make builds only what is missing or out of date, one script at a
+# time.  Skips the script when a TARGET does not build here.
+stub_fixture () {
+	local t
+	O=$STUB_BUILD/fixtures
+	mkdir -p "$O" || hard_error "cannot create $O"
+	for t; do
+		# (the outer lock keeps the log of a build that another script
+		# waits for whole: build_fixture opens it before its own lock)
+		{ flock 9 2>/dev/null; build_fixture "$t"; } 9>>"$O/.fixtures.lock" \
+			|| skip_all "cannot build the fixture $t here: $(why_unbuildable "$t") (log: $O/$t.log)"
+	done
+}
+
+# stub_test_start [WHY]: what each of the stub's tests does first: cleanup
+# on exit (CLEANUP), the tool, x86-64 (the fixtures, the seccomp filters
+# and the patches are x86-64 code), python3 (reads the JSON reports), a
+# fresh WORK ($STUB_BUILD/NAME, NAME the script's), phdr-dump, and the
+# page cache helpers PAGECACHE and THP_OFF (fixtures pagecache.c,
+# thp-off.c).  With WHY, also root for WHY with transparent huge pages
+# (require_root_thp) and the page-cache lock.  Sets PMD, MIN_PERCENT (the
+# coverage asserted where it is) and ARGS (every program run's arguments).
+stub_test_start () {
+	PMD=$((0x200000))
+	MIN_PERCENT=95
+	ARGS=(alpha "beta gamma")
+	WORK=$STUB_BUILD/$(basename "$0" .sh)
+	cleanup_on_exit
+	require_elfpmd
+	[ "$(uname -m)" = x86_64 ] || skip_all "the stub's fixtures are x86-64 code"
+	have python3 || skip_all "python3 not found (reads the JSON reports)"
+	if [ $# -gt 0 ]; then
+		require_root_thp "$1"
+		page_cache_lock
+	fi
+	rm -rf "$WORK"
+	mkdir -p "$WORK" || hard_error "cannot create $WORK"
+	require_phdr_dump "$WORK/tools"
+	stub_fixture mad-tools
+	PAGECACHE=$O/pagecache THP_OFF=$O/thp-off
+}
+
+# invisible_start WHY: stub_test_start WHY, and file THP working on WORK's
+# file system (require_file_thp), where the stub of a rewrite must leave
+# no trace but PMD-mapped text.
+invisible_start () {
+	stub_test_start "$1"
+	require_file_thp "$WORK"
+}
+
+# stub_finish: undo what CLEANUP holds, remove WORK when nothing failed,
+# print the summary and exit (finish).
+stub_finish () {
+	run_cleanup
+	[ "$n_fail" -eq 0 ] && rm -rf "$WORK"
+	finish
+}
+
+# require_strace: strace, or the script is skipped.
+require_strace () { have strace || skip_all "strace not found (Debian: strace)"; }
+
+# stub_json FILE: the "stub" object of elfpmd -n --json --madvise FILE, as
+# "injected present reason" (one line, reason last).
+stub_json () {
+	"$ELFPMD" -n --json --madvise "$1" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    s = json.loads(sys.stdin.read().splitlines()[0]).get("stub") or {}
+except (ValueError, IndexError) as e:
+    print("error error no JSON report: %s" % e)
+    sys.exit()
+print("%s %s %s" % (str(s.get("injected")).lower(), str(s.get("present")).lower(), s.get("reason", "")))'
+}
+
+# madvise_rewrite IN OUT: elfpmd -q --madvise -o OUT IN, which must inject
+# the stub (FAIL otherwise).
+madvise_rewrite () {
+	local injected present reason
+	mkdir -p "$(dirname "$2")"
+	if ! "$ELFPMD" -q --madvise -o "$2" "$1" >"$2.log" 2>&1; then
+		fail "elfpmd -q --madvise ${1##*/}: $(head -2 "$2.log")"
+		return 1
+	fi
+	read -r injected present reason <<<"$(stub_json "$2")"
+	[ "$present" = true ] && return 0
+	fail "elfpmd -q --madvise ${1##*/}: no stub in the result ($injected $present $reason)"
+	return 1
+}
+
+# stub_refused WHAT ORIG WORD RESULT: elfpmd -n --json --madvise ORIG says
+# the stub is not injected, for a reason with WORD in it; elfpmd -q
+# --madvise -o RESULT ORIG exits 0 and RESULT has no stub.
+stub_refused () {
+	local what=$1 orig=$2 word=$3 res=$4 injected present reason
+	read -r injected present reason <<<"$(stub_json "$orig")"
+	if [ "$injected" = false ] && [[ $reason == *"$word"* ]]; then
+		pass "$what: -n --json --madvise: stub not injected: $reason"
+	else
+		fail "$what: -n --json --madvise: injected $injected, reason \"$reason\" (expected false, a reason naming $word)"
+	fi
+	mkdir -p "$(dirname "$res")"
+	if ! "$ELFPMD" -q --madvise -o "$res" "$orig" >"$res.log" 2>&1; then
+		fail "$what: elfpmd -q --madvise exits non-zero: $(head -2 "$res.log")"
+		return 1
+	fi
+	pass "$what: elfpmd -q --madvise exits 0"
+	read -r injected present reason <<<"$(stub_json "$res")"
+	if [ "$present" = false ]; then
+		pass "$what: the result has no stub"
+	else
+		fail "$what: the result has a stub (present $present)"
+	fi
+}
+
+# same_in_states WHAT REF FILE COMMAND...: COMMAND (which runs FILE) prints
+# what REF holds (run_logged), from a cold, a warm and an order-0 page
+# cache of FILE.
+same_in_states () {
+	local what=$1 ref=$2 file=$3 s
+	shift 3
+	for s in cold warm order-0; do
+		cache_state $s "$file" "$@"
+		run_logged "$ref.$s" "$@"
+		same "$ref" "$ref.$s" "$what, $s"
+	done
+}
+
+# inv_fixture pie|static-pie|lib: the inv.S fixture copied into WORK/orig
+# and rewritten by elfpmd -q --madvise into WORK/mad: P_ORIG and P_MAD
+# (the PIE), S_ORIG and S_MAD (the static PIE), or L_ORIG and L_MAD (the
+# library) with INVDL, which dlopens it.  For the PIE and the library, the
+# original's run, WORK/pie.ref or WORK/lib.ref, must exit 42.  Stops the
+# script with a FAIL when the rewrite or that run does not work.
+inv_fixture () {
+	local orig ref=
+	case $1 in
+	pie) stub_fixture inv-pie; P_ORIG=$WORK/orig/inv-pie P_MAD=$WORK/mad/inv-pie; orig=$P_ORIG ;;
+	static-pie) stub_fixture inv-static-pie; S_ORIG=$WORK/orig/inv-static-pie S_MAD=$WORK/mad/inv-static-pie; orig=$S_ORIG ;;
+	lib) stub_fixture inv-lib; L_ORIG=$WORK/orig/libinv.so L_MAD=$WORK/mad/libinv.so INVDL=$O/invdl; orig=$L_ORIG ;;
+	*) hard_error "inv_fixture: unknown fixture $1" ;;
+	esac
+	mkdir -p "$WORK/orig"
+	cp -p "$O/${orig##*/}" "$orig" || hard_error "cannot copy $O/${orig##*/}"
+	madvise_rewrite "$orig" "$WORK/mad/${orig##*/}" || finish
+	case $1 in
+	pie) ref=$WORK/pie.ref; run_logged "$ref" "$P_ORIG" "${ARGS[@]}" ;;
+	lib) ref=$WORK/lib.ref; run_logged "$ref" "$INVDL" "$L_ORIG" 1 ;;
+	esac
+	if [ -n "$ref" ] && [ "$(tail -1 "$ref")" != "exit status 42" ]; then
+		fail "${orig##*/}: the original does not run here ($(tail -1 "$ref"))"
+		finish
+	fi
+}
+
+# cache_order0 FILE...: each FILE evicted from the page cache, then cached
+# whole in 4 KiB folios (the order-0 state, where the stub repairs); a
+# file that did not get there is noted.
+cache_order0 () {
+	local f msg
+	for f in "$@"; do
+		"$PAGECACHE" evict "$f" >/dev/null 2>&1
+		msg=$("$PAGECACHE" order0 "$f" 2>&1)
+		case $msg in
+		*" 0 in large folios" | *"? in large folios") ;;
+		*) note "order-0 state of ${f##*/} not reached: $msg" ;;
+		esac
+	done
+}
+
+# cache_state cold|warm|order-0 FILE [COMMAND...]: FILE in that page cache
+# state: cold, the whole cache dropped (drop_caches); warm, after two runs
+# of COMMAND (default: FILE); order-0 (cache_order0).
+cache_state () {
+	local s=$1 f=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "$f"
+	case $s in
+	cold) drop_caches ;;
+	warm) run_logged "$WORK/warmup" "$@"; run_logged "$WORK/warmup" "$@" ;;
+	order-0) cache_order0 "$f" ;;
+	*) hard_error "cache_state: unknown state $s" ;;
+	esac
+}
+
+# pmd_coverage SMAPS OBJECT: "KB WANT IDEAL": OBJECT's FilePmdMapped in the
+# smaps copy SMAPS (kB), the ideal in kB and in whole chunks.
+pmd_coverage () {
+	local ideal
+	ideal=$(ideal_chunks "$2")
+	echo "$(pmd_kb "$1" "$2") $((ideal * PMD / 1024)) $ideal"
+}
+
+# check_pmd_coverage WHAT SMAPS OBJECT: OBJECT's FilePmdMapped in SMAPS is
+# at least MIN_PERCENT of the ideal.
+check_pmd_coverage () {
+	local kb want ideal
+	if [ ! -s "$2" ]; then fail "$1: the program wrote no smaps copy"; return; fi
+	read -r kb want ideal <<<"$(pmd_coverage "$2" "$3")"
+	if [ "$want" -eq 0 ]; then
+		fail "$1: no whole PMD chunk in the text to measure"
+	elif [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+		pass "$1: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))%"
+	else
+		fail "$1: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))% < $MIN_PERCENT%"
+	fi
+}
+
+# note_mid_coverage WHAT SMAPS OBJECT: OBJECT's FilePmdMapped in SMAPS,
+# noted, not asserted, beside the ideal without mid's chunk: where a
+# debugger or a patch has made a page of that chunk anonymous.
+note_mid_coverage () {
+	local kb want ideal
+	[ -s "$2" ] || return 0
+	read -r kb want ideal <<<"$(pmd_coverage "$2" "$3")"
+	[ "$want" -gt 0 ] || return 0
+	note "$1: FilePmdMapped $kb kB of $want kB ideal ($((kb * 100 / want))%; $(((ideal - 1) * PMD / 1024)) kB without mid's chunk)"
+}
+
+# strace_calls LOG CALL...: the lines of LOG (strace -f -o) that start a
+# call to one of CALL.
+strace_calls () {
+	local log=$1 re
+	shift
+	re=$(IFS='|'; echo "$*")
+	grep -E "^[0-9]+ +($re)\(" "$log"
+}
+
+# strace_sleep_ns LOG: the nanoseconds that the nanosleep and
+# clock_nanosleep calls in LOG asked for, in all.
+strace_sleep_ns () {
+	strace_calls "$1" nanosleep clock_nanosleep | awk '
+		{ if (match($0, /tv_sec=[0-9]+, tv_nsec=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), a, /[=,]/)
+			ns += a[2] * 1000000000 + a[4] } }
+		END { printf "%d\n", ns }'
+}
+
+# check_sleeps WHAT LOG MAX: the sleeps in the strace LOG ask for at most
+# MAX nanoseconds in all.
+check_sleeps () {
+	local ns calls
+	ns=$(strace_sleep_ns "$2")
+	calls=$(strace_calls "$2" nanosleep clock_nanosleep | wc -l)
+	if [ "$ns" -le "$3" ]; then
+		pass "$1: sleeps $((ns / 1000)) us in all ($calls calls) <= $(($3 / 1000000)) ms"
+	else
+		fail "$1: sleeps $((ns / 1000)) us in all ($calls calls) > $(($3 / 1000000)) ms"
+	fi
+}
+
+# symbol_file_offset FILE SYMBOL: the file offset (0x...) of the address of
+# SYMBOL, from FILE's dynamic symbols and program headers.
+symbol_file_offset () {
+	local va
+	va=$(nm -D --defined-only "$1" 2>/dev/null | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$va" ] || return 1
+	"$PHDR_DUMP" "$1" | awk -v va="$va" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex(va) >= hex($5) && hex(va) < hex($5) + hex($6) {
+			printf "0x%x\n", hex($4) + hex(va) - hex($5); exit }'
+}
+
+# gdb_mid FILE OUT: FILE (with ARGS) under gdb -batch with a breakpoint in
+# mid, run and continued; the program's output and exit status into OUT,
+# its standard error into OUT.err, gdb's output into OUT.gdb, the program's
+# smaps copy into OUT.smaps; prints the breakpoint's hits.
+gdb_mid () {
+	local file=$1 out=$2 status args
+	rm -f "$out.smaps"
+	# (run's own arguments replace --args': the arguments, quoted for the
+	# shell that starts the program, then the redirections)
+	args=$(printf '%q ' "${ARGS[@]}")
+	FIXTURE_SMAPS=$out.smaps timeout -k 5 120 gdb -batch -nx -ex 'break mid' \
+		-ex "run $args>'$out' 2>'$out.err'" -ex continue -ex continue -ex continue -ex continue \
+		"$file" >"$out.gdb" 2>&1 </dev/null
+	status=$(sed -n 's/^\[Inferior 1 (process [0-9]*) exited with code \([0-7]*\)\]$/\1/p; s/^\[Inferior 1 (process [0-9]*) exited normally\]$/0/p' "$out.gdb" | tail -1)
+	[ -n "$status" ] && status=$((8#$status))
+	echo "exit status ${status:-(did not exit under gdb)}" >>"$out"
+	grep -c '^Breakpoint 1, .* in mid ' "$out.gdb"
+}
+
+# tracefs_find: TRACE, a tracefs with uprobe_events: the one mounted, or,
+# when none is, one mounted on WORK/tracefs (unmounted on exit); else
+# print why not and fail.
+TRACE=
+tracefs_find () {
+	local d
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e "$d/uprobe_events" ] && { TRACE=$d; return 0; }
+	done
+	grep -qw tracefs /proc/filesystems || { echo "no tracefs in this kernel"; return 1; }
+	mkdir -p "$WORK/tracefs"
+	mount -t tracefs nodev "$WORK/tracefs" 2>/dev/null || { echo "cannot mount tracefs"; return 1; }
+	CLEANUP+=("umount '$WORK/tracefs'")
+	[ -e "$WORK/tracefs/uprobe_events" ] || { echo "kernel without uprobe events (CONFIG_UPROBE_EVENTS)"; return 1; }
+	TRACE=$WORK/tracefs
+}
+
+# uprobe_add EVENT FILE SYMBOL: a uprobe elfpmd_test/EVENT on SYMBOL in
+# FILE (in TRACE), removed on exit; when the kernel refuses it, print why
+# and fail.  SYMBOL not found in FILE is a FAIL that stops the script.
+uprobe_add () {
+	local off
+	off=$(symbol_file_offset "$2" "$3")
+	[ -n "$off" ] || { fail "uprobe: cannot find $3's file offset in ${2##*/} (nm -D, phdr-dump)"; finish; }
+	echo "p:elfpmd_test/$1 $2:$off" >>"$TRACE/uprobe_events" 2>/dev/null \
+		|| { echo "the kernel refuses a uprobe ($(tail -1 "$TRACE/error_log" 2>/dev/null))"; return 1; }
+	CLEANUP+=("echo '-:elfpmd_test/$1' >>'$TRACE/uprobe_events'")
+	note "uprobe $1: $3 at file offset $off of ${2##*/}" >&2
+}
+
+# uprobe_instance: UPROBE_INSTANCE, a trace instance of the test's own in
+# TRACE with the elfpmd_test events enabled, removed on exit; when it
+# cannot be made, print why and fail.
+UPROBE_INSTANCE=
+uprobe_instance () {
+	UPROBE_INSTANCE=$TRACE/instances/elfpmd_test_$$
+	mkdir "$UPROBE_INSTANCE" 2>/dev/null || { echo "cannot make a trace instance ($TRACE/instances)"; return 1; }
+	CLEANUP+=("rmdir '$UPROBE_INSTANCE'" "echo 0 >'$UPROBE_INSTANCE/events/elfpmd_test/enable'")
+	echo 1 >"$UPROBE_INSTANCE/events/elfpmd_test/enable" || { echo "cannot enable the uprobes"; return 1; }
+}
+
+# uprobe_hits EVENT OUT FILE: FILE run (with ARGS; output in OUT, its smaps
+# copy in OUT.smaps) with the instance's trace emptied first; prints the
+# hits of EVENT.
+uprobe_hits () {
+	: >"$UPROBE_INSTANCE/trace"
+	rm -f "$2.smaps"
+	FIXTURE_SMAPS=$2.smaps run_logged "$2" "$3" "${ARGS[@]}"
+	grep -c " $1: " "$UPROBE_INSTANCE/trace"
+}
+
+# require_nobody FILE: a way to run commands as the user nobody
+# (find_as_nobody), who can read FILE, or the script is skipped.
+require_nobody () {
+	find_as_nobody || skip_all "cannot run anything as the user nobody (no such user, or neither setpriv nor runuser works)"
+	"${AS_NOBODY[@]}" test -r "$1" || skip_all "the user nobody cannot read $1 (a directory above it is not searchable)"
+}
+
+# nobody_locks LOG MODE FILE...: the user nobody runs the fixture invlock
+# MODE FILE... (HOLDER, ended on exit; its output in LOG) and says
+# "locked" within 5 s, or this fails.
+HOLDER=
+nobody_locks () {
+	local log=$1 k
+	shift
+	"${AS_NOBODY[@]}" "$O/invlock" "$@" >"$log" 2>&1 </dev/null &
+	HOLDER=$!
+	CLEANUP+=("nobody_unlocks")
+	for ((k = 0; k < 50; k++)); do
+		grep -qs locked "$log" && return 0
+		kill -0 "$HOLDER" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	grep -qs locked "$log"
+}
+
+# nobody_unlocks: end the lock holder and reap it (idempotent).
+nobody_unlocks () {
+	[ -n "$HOLDER" ] || return 0
+	kill "$HOLDER" 2>/dev/null
+	wait "$HOLDER" 2>/dev/null
+	HOLDER=
+}
+
+# MAX_LOCK_WAIT_NS: the longest another user's lock may delay a start.
+MAX_LOCK_WAIT_NS=20000000
+
+# locked_start MODE: nobody holds a MODE lock (invlock) on P_MAD, cached in
+# order-0 folios; the holders that work on the file (worker, pretender)
+# start; the rewrite starts under strace (flock, fcntl, fadvise64, the
+# sleeps), into WORK/lock.out, .smaps and .strace, and must print what the
+# original prints.  Sets LOCK_WHAT (the label), LOCK_GOT (the stub's flocks
+# taken), LOCK_UNLOCKED (its LOCK_UN) and LOCK_EVICTIONS (its fadvise64).
+# Skips the script when nobody cannot take the lock.
+locked_start () {
+	local mode=$1 w=$WORK/lock
+	LOCK_WHAT="lock ($mode held by nobody), order-0"
+	nobody_locks "$w.holder" "$mode" "$P_MAD" \
+		|| skip_all "nobody could not take the $mode lock: $(head -1 "$w.holder")"
+	cache_order0 "$P_MAD"
+	# The worker and the pretender start their work now, on the chunks
+	# that the start finds in small folios.
+	case $mode in worker | pretender) kill -USR1 "$HOLDER" ;; esac
+	rm -f "$w.smaps"
+	FIXTURE_SMAPS=$w.smaps run_logged "$w.out" strace -f -qq -o "$w.strace" \
+		-e trace=flock,fcntl,fadvise64,nanosleep,clock_nanosleep "$P_MAD" "${ARGS[@]}"
+	same "$WORK/pie.ref" "$w.out" "$LOCK_WHAT"
+	LOCK_GOT=$(strace_calls "$w.strace" flock | grep -c 'LOCK_EX|LOCK_NB) *= 0')
+	LOCK_UNLOCKED=$(strace_calls "$w.strace" flock | grep -c 'LOCK_UN')
+	LOCK_EVICTIONS=$(strace_calls "$w.strace" fadvise64 | wc -l)
+	nobody_unlocks
+}
+
+# check_repaired_unlocked: after locked_start, the stub never got the lock,
+# unlocked nothing, and repaired (evicted chunks) without it.
+check_repaired_unlocked () {
+	if [ "$LOCK_GOT" -eq 0 ] && [ "$LOCK_UNLOCKED" -eq 0 ] && [ "$LOCK_EVICTIONS" -ge 1 ]; then
+		pass "$LOCK_WHAT: the stub never got the lock, unlocked nothing, and repaired without it ($LOCK_EVICTIONS evictions)"
+	else
+		fail "$LOCK_WHAT: the stub got the lock $LOCK_GOT time(s), unlocked $LOCK_UNLOCKED, evicted $LOCK_EVICTIONS chunk(s) while nobody held it"
+	fi
+}
+
+# seccomp_like_original MODE FIXTURE ORIG MAD CALL...: for each CALL, the
+# fixture invseccomp runs ORIG and then MAD (from an order-0 cache) under a
+# filter MODE (eperm, enosys, kill) on CALL; one PASS naming the calls
+# with which the rewrite does what the original does, a FAIL for each
+# other; the calls the original itself fails with are noted.
+seccomp_like_original () {
+	local mode=$1 fx=$2 o=$3 m=$4 call w ok=() orig_fails=()
+	shift 4
+	for call; do
+		w=$WORK/seccomp.$fx.$mode.$call
+		cache_order0 "$m"
+		run_logged "$w.orig" "$O/invseccomp" "$mode" "$call" "$o" "${ARGS[@]}"
+		run_logged "$w.mad" "$O/invseccomp" "$mode" "$call" "$m" "${ARGS[@]}"
+		[ "$(tail -1 "$w.orig")" = "exit status 42" ] || orig_fails+=("$call")
+		if cmp -s "$w.orig" "$w.mad"; then
+			ok+=("$call")
+			rm -f "$w".*
+		else
+			fail "seccomp $mode $call, $fx, order-0: the rewrite $(tail -1 "$w.mad"), the original $(tail -1 "$w.orig")"
+			diff "$w.orig" "$w.mad" | head -4 | sed 's/^/      /'
+		fi
+	done
+	[ ${#ok[@]} -gt 0 ] && pass "seccomp $mode, $fx, order-0: the rewrite does what the original does with ${#ok[@]} call(s) failing: ${ok[*]}"
+	[ ${#orig_fails[@]} -gt 0 ] && note "seccomp $mode, $fx: the original itself fails with: ${orig_fails[*]}"
+	return 0
+}
+
+# The copy fallback (--madvise=copy): the stub copies the text into
+# anonymous huge pages where the file cannot have PMD-sized folios.
+
+# copy_fixture: the fixture mad-pie (MADPIE) and its ideal: IDEAL whole
+# chunks (IDEAL_KB kB) of text in its --madvise=copy rewrite
+# (WORK/mad-pie.copy; the original's load base is not PMD-aligned).
+copy_fixture () {
+	stub_fixture mad-pie
+	MADPIE=$O/mad-pie
+	"$ELFPMD" -q --madvise=copy -o "$WORK/mad-pie.copy" "$MADPIE" || hard_error "elfpmd --madvise=copy mad-pie failed"
+	IDEAL=$(ideal_chunks "$WORK/mad-pie.copy")
+	IDEAL_KB=$((IDEAL * PMD / 1024))
+	[ "$IDEAL" -gt 1 ] || hard_error "mad-pie has $IDEAL whole chunks of text (phdr-dump); expected 7"
+}
+
+# copy_rewrite IN OUT [OPTION...]: elfpmd -q OPTION... (default:
+# --madvise=copy) -o OUT IN; a FAIL that stops the script otherwise.
+copy_rewrite () {
+	local in=$1 out=$2
+	shift 2
+	[ $# -gt 0 ] || set -- --madvise=copy
+	"$ELFPMD" -q "$@" -o "$out" "$in" >"$out.log" 2>&1 && return 0
+	fail "elfpmd $* ${in##*/}: $(head -2 "$out.log")"
+	finish
+}
+
+# copy_run OUT COMMAND...: COMMAND with ARGS (at most 60 s), its smaps copy
+# in OUT.smaps, its output and exit status in OUT (run_logged).
+copy_run () {
+	local out=$1
+	shift
+	rm -f "$out.smaps"
+	FIXTURE_SMAPS=$out.smaps run_logged "$out" "$@" "${ARGS[@]}"
+}
+
+# copy_journal: an ext4 image mounted data=journal (journal_mount: no large
+# folios there on any kernel, so that only the copy gives huge pages), J
+# its mount point, holding J/orig, a copy of mad-pie, and J/orig.out, its
+# run.  Skips the script where loop mounts fail.
+copy_journal () {
+	journal_mount "$WORK" 300M >"$WORK/loop.why" 2>&1 || skip_all "data=journal: $(tail -1 "$WORK/loop.why")"
+	J=$MNTED
+	cp "$MADPIE" "$J/orig" || hard_error "cannot copy mad-pie to $J"
+	copy_run "$J/orig.out" "$J/orig"
+}
+
+# copy_inv_pie: the fixture inv-pie (mid() in a whole chunk, inv_sum()
+# through the whole text) on the copy_journal mount, J/inv-orig, its copy
+# rewrite J/inv-copy, and the original's run J/inv-orig.out; INV_IDEAL,
+# the whole chunks of the rewrite, and KEPT_KB, the kB of all but one.
+copy_inv_pie () {
+	stub_fixture inv-pie inv-tools
+	cp "$O/inv-pie" "$J/inv-orig" || hard_error "cannot copy inv-pie to $J"
+	copy_rewrite "$O/inv-pie" "$J/inv-copy"
+	INV_IDEAL=$(ideal_chunks "$J/inv-copy")
+	KEPT_KB=$(((INV_IDEAL - 1) * PMD / 1024))
+	copy_run "$J/inv-orig.out" "$J/inv-orig"
+}
+
+# copy_anon_kb SMAPS: AnonHugePages of the anonymous executable mappings
+# (inode 0, but [vdso] and [vsyscall]) in the smaps copy SMAPS, in kB,
+# summed independently of elfpmd.
+copy_anon_kb () {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { cur = $2 ~ /x/ && $5 == 0 && $6 != "[vdso]" && $6 != "[vsyscall]"; next }
+		cur && $1 == "AnonHugePages:" { kb += $2 }
+		END { print kb + 0 }' "$1"
+}
+
+# expect_copy_kb WHAT SMAPS OBJECT ANON PMD: in SMAPS, the anonymous text on
+# huge pages is ANON kB and OBJECT's FilePmdMapped PMD kB.
+expect_copy_kb () {
+	local a p
+	if [ ! -s "$2" ]; then fail "$1: the program wrote no smaps copy"; return; fi
+	a=$(copy_anon_kb "$2") p=$(pmd_kb "$2" "$3")
+	if [ "$a" -eq "$4" ] && [ "$p" -eq "$5" ]; then
+		pass "$1: anonymous text on huge pages $a kB (want $4), FilePmdMapped $p kB (want $5)"
+	else
+		fail "$1: anonymous text on huge pages $a kB (want $4), FilePmdMapped $p kB (want $5)"
+	fi
 }

@@ -6,9 +6,8 @@
 # (fresh, cold, warm, order-0, three at once, dirty): each run prints what
 # the original prints, and every whole chunk of text it has reached by its
 # gate is PMD-mapped.  The sets: gcc's cc1 and the distribution's JDK, whose
-# libjvm.so is loaded by the java launcher (the case of issue 34: a
-# read-ahead of ld.so's still filling the library's text when its stub
-# runs).  A slow suite (about two minutes): make check-all.  Needs root and
+# libjvm.so is loaded by the java launcher (a read-ahead of ld.so's still
+# filling the library's text when its stub runs).  A slow suite (about two minutes): make check-all.  Needs root and
 # file THP where the work directory is; a set whose program is missing is
 # skipped.
 # shellcheck source=tests/lib.sh

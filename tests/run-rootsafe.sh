@@ -27,12 +27,12 @@
 #      or unlink names a path inside the tree; every one is a name in a
 #      directory held open;
 #   9. nobody runs the same over its own tree: the files are rewritten;
-#  10. reapply (issue 35, item 4): a listed file of nobody's tree, replaced
+#  10. reapply: a listed file of nobody's tree, replaced
 #      by an upgrade, becomes a symbolic link of root's to root's victim
 #      right before the elfpmd reapply runs looks at it: refused (exit 1),
 #      the victim untouched; the sanity arm: the same race against
 #      elfpmd --madvise NAME converts the victim;
-#  11. revert (item 1): nobody's directory of the file becomes a link to
+#  11. revert: nobody's directory of the file becomes a link to
 #      root's victim directory right before the rename: the original goes
 #      back into the directory held open, the victim untouched; the sanity
 #      arm: the same race against mv replaces the victim;
@@ -237,7 +237,7 @@ echo "# 10. reapply: the listed file swapped after its check"
 # Root converted tree/d/prog with --manifest; nobody replaced it (an
 # upgrade).  Right before the elfpmd that reapply runs looks at the name
 # (its first fstatat of "prog"), the name becomes a symbolic link of root's
-# to root's victim/prog (issue 35, item 4): the conversion must refuse it.
+# to root's victim/prog: the conversion must refuse it.
 # The sanity arm: the same race against the command reapply ran before
 # (elfpmd --madvise NAME, no --expect-inode) converts root's file.
 reapply_setup () {
@@ -264,8 +264,8 @@ fi
 echo "# 11. revert: the directory swapped before the rename"
 # Root converted tree/d/prog keeping its original in a directory of root's;
 # right before revert renames the original back over the name, nobody's
-# tree/d becomes a symbolic link to root's victim directory (issue 35, item
-# 1): the rename happens in the directory revert holds open.  The sanity
+# tree/d becomes a symbolic link to root's victim directory: the rename
+# happens in the directory revert holds open.  The sanity
 # arm: the same race against a rename by path (mv) replaces root's
 # victim/prog.
 revert_setup () {

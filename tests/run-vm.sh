@@ -35,7 +35,7 @@
 # mid to return 99; the guest has the host's glibc), under "vmtime break"
 # (tests/vm/vmtime.c: a breakpoint on mid written at the execve stop
 # through /proc/PID/mem, as gdb writes one; gdb itself, 73 MB of
-# libraries, is not in the initramfs: tests/copy.sh runs gdb on the
+# libraries, is not in the initramfs: tests/run-copy-gdb.sh runs gdb on the
 # host, on ext4 data=journal) and with a uprobe on mid (tracefs in the
 # guest).
 #
@@ -71,9 +71,10 @@
 # PT_RECLAIM, ext4, xfs), what it offers the stub (PAGEMAP_SCAN,
 # MADV_POPULATE_READ, MADV_COLLAPSE), the coverage and cost table.
 #
-# With the stub of 2026-11-30 (before the rewrite of issue 8), the
-# coverage of xfs in the order-0, fresh and 3-at-once states is 0 on 6.1:
-# those assertions fail until the stub can repair without PAGEMAP_SCAN.
+# 6.1 has no PAGEMAP_SCAN: the coverage of xfs in the order-0, fresh and
+# 3-at-once states there holds only because the stub finds and repairs the
+# chunks without it (smaps and mincore); a stub that needs PAGEMAP_SCAN
+# gets 0 in those states, and those assertions fail.
 #
 # Skipped (77) when the host is not x86-64, when qemu-system-ARCH (or for
 # another architecture its cross compiler), mkfs.xfs, busybox, cpio,
@@ -83,12 +84,12 @@
 # configuration) or the fixtures cannot be built.  Needs no root and no KVM:
 # KVM is used when a probe boot through /dev/kvm works, else TCG.
 #
-# Run time here (TCG, 2 CPUs, kernel cached; 2026-12-01, each measured
-# back to back with the harness before the copy rewrite, thpoff and
-# inv-pie's runs): 54 s with the machine idle (39 s before), 84 s with
-# other tests running, load 4 (53 s); the guest's share all but 3-5 s; plus 20 s for the KVM probe where /dev/kvm
-# exists but does not boot the kernel (once a day: the answer is cached;
-# ELFPMD_VM_ACCEL=tcg skips it), plus ~10 s for the first download.
+# Run time (TCG, 2 CPUs, kernel cached): about 54 s with the machine idle,
+# 84 s with other tests running (load 4), of which the copy rewrite,
+# thpoff and inv-pie's runs take 15 s and 31 s; the guest's share all but
+# 3-5 s; plus 20 s for the KVM probe where /dev/kvm exists but does not
+# boot the kernel (once a day: the answer is cached; ELFPMD_VM_ACCEL=tcg
+# skips it), plus ~10 s for the first download.
 # Work files in $TESTS_BUILDDIR/vm-work, kept when something failed or
 # ELFPMD_VM_KEEP is set (console.log holds the guest's console, results
 # its result lines).

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Copyright (C) 2026 The elfpmd authors
+# run-invisible-lock-flock.sh: another user's flock on the file delays a
+# start by a bounded time only.  The user nobody holds flock(LOCK_EX) on
+# the rewrite of inv-pie by elfpmd --madvise (tests/fixtures/invlock.c),
+# which starts from an order-0 page cache under strace: it prints what the
+# original prints, asks for at most 20 ms of sleep in all, never gets the
+# lock, unlocks nothing it does not hold, then repairs its chunks without
+# the lock: FilePmdMapped at least 95% of the ideal.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+invisible_start "drop_caches, running as another user"
+require_strace
+inv_fixture pie
+stub_fixture inv-tools
+require_nobody "$P_MAD"
+
+locked_start flock
+check_sleeps "$LOCK_WHAT" "$WORK/lock.strace" "$MAX_LOCK_WAIT_NS"
+check_repaired_unlocked
+check_pmd_coverage "$LOCK_WHAT" "$WORK/lock.smaps" "$P_MAD"
+stub_finish
