@@ -1113,3 +1113,179 @@ expect_copy_kb () {
 		fail "$1: anonymous text on huge pages $a kB (want $4), FilePmdMapped $p kB (want $5)"
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# Fixtures that scripts build themselves (not with tests/fixtures/Makefile),
+# shared by the scripts that split one behaviour each out of a larger test
+# (run-map-*.sh, run-stub-symbols-*.sh, run-manifest-*.sh, ...): built once
+# into SHARED_BUILD/NAME and reused, by every script of a `make check` and
+# by the next one, until their sources change.
+
+SHARED_BUILD=$TESTS_BUILDDIR/shared-build
+
+# shared_build NAME FUNCTION [FILE...]: make SHARED (SHARED_BUILD/NAME) hold
+# what FUNCTION (shell code of the caller, run in SHARED, its output into
+# SHARED/.log) builds there, unless it already does: the key of a build is
+# the text of FUNCTION and the contents of FILE... (the sources it reads);
+# while one script builds, the others wait for it (flock).  A failed build
+# leaves no key, so that the next script tries again; returns FUNCTION's
+# status.
+shared_build () {
+	local name=$1 fn=$2 key st=0 fd
+	shift 2
+	SHARED=$SHARED_BUILD/$name
+	key=$({ declare -f "$fn"; cat -- "$@"; } | sha256sum | cut -c1-64)
+	mkdir -p "$SHARED" || hard_error "cannot create $SHARED"
+	exec {fd}>>"$SHARED.lock" || hard_error "cannot open $SHARED.lock"
+	flock "$fd"
+	if [ "$(cat "$SHARED/.key" 2>/dev/null)" != "$key" ]; then
+		find "$SHARED" -mindepth 1 -delete
+		(cd "$SHARED" && "$fn") >"$SHARED/.log" 2>&1 || st=$?
+		[ "$st" -eq 0 ] && echo "$key" >"$SHARED/.key"
+	fi
+	exec {fd}>&-
+	return "$st"
+}
+
+# test_work DIR: WORK, the script's own empty work directory
+# DIR/NAME (NAME: the script's name without run- and .sh).
+test_work () {
+	local name
+	name=$(basename "$0" .sh)
+	WORK=$1/${name#run-}
+	rm -rf "$WORK"
+	mkdir -p "$WORK" || hard_error "cannot create $WORK"
+}
+
+# find_python: PYTHON, the python3 interpreter itself rather than a
+# version manager's shim (which costs a third of a second a call), or the
+# script is skipped without python3.
+find_python () {
+	have python3 || skip_all "python3 not found"
+	PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	[ -x "$PYTHON" ] || PYTHON=python3
+}
+
+# ---------------------------------------------------------------------------
+# elfpmd map (run-map-*.sh): a program of three compilation units (map-a.c,
+# map-b.c, map-c.c) whose functions are naked blocks of known size, so that
+# with about 6.4 MiB of text at 0x401000 (gcc -no-pie) it has two whole
+# 2 MiB chunks (map-json.py layout says where each function lies).  Each
+# script compares elfpmd map --json with what tests/map-json.py computes
+# from nm -S and readelf -lW alone.  The variants, built once:
+#   exec-g     DWARF in the file
+#   exec-dl    DWARF in a separate file, exec-dl.dbg, named exec-g.debug by
+#              its .gnu_debuglink
+#   exec-bid   stripped, its DWARF under root/.build-id/ (the build ID)
+#   exec-sym   no DWARF (strip -g): .symtab, no compilation units
+#   exec-dyn   strip --strip-all of a -rdynamic build: .dynsym
+#   exec-none  a static program stripped of everything: no names (missing
+#              where there is no static C library)
+#   pie-g      a PIE (p_align 4 KiB)
+# ELFPMD_DEBUG_ROOT replaces /usr/lib/debug.
+
+# map_fixture_build: the variants, in the current directory.
+map_fixture_build () {
+	local block cflags='-g -O0 -fno-toplevel-reorder -Wl,--build-id' srcs='map-a.c map-b.c map-c.c' id
+	block='#define BLOCK(name, size) __attribute__ ((naked, noinline)) void name (void) { __asm__ (".fill " #size ", 1, 0xcc\n\tret"); }'
+	printf '%s\nBLOCK (lead, 0x100000)\nBLOCK (cross01, 0x180000)\nint main (void) { return 0; }\n' "$block" >map-a.c
+	printf '%s\nBLOCK (inb, 0x100000)\nBLOCK (cross12, 0x180000)\n' "$block" >map-b.c
+	printf '%s\nBLOCK (inc, 0xe0000)\nBLOCK (tail_c, 0x80000)\nBLOCK (tiny_c, 0x40)\n' "$block" >map-c.c
+	# shellcheck disable=SC2086  # the flags and sources are words
+	gcc $cflags -no-pie -o exec-g $srcs || return 1
+	# shellcheck disable=SC2086
+	gcc $cflags -fPIE -pie -o pie-g $srcs || return 1
+	# shellcheck disable=SC2086
+	gcc $cflags -no-pie -rdynamic -o exec-dyn $srcs && strip --strip-all exec-dyn || return 1
+	# shellcheck disable=SC2086
+	{ gcc $cflags -static -o exec-none $srcs && strip --strip-all exec-none; } || rm -f exec-none
+	cp exec-g exec-sym && strip -g exec-sym || return 1
+	objcopy --only-keep-debug exec-g exec-g.debug || return 1
+	objcopy --strip-debug --add-gnu-debuglink=exec-g.debug exec-g exec-dl || return 1
+	mv exec-g.debug exec-dl.dbg
+	cp exec-g exec-bid && strip --strip-all exec-bid || return 1
+	id=$(readelf -n exec-g | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ] || { echo "no build ID in exec-g"; return 1; }
+	mkdir -p root/.build-id/"${id:0:2}" && cp exec-dl.dbg root/.build-id/"${id:0:2}/${id:2}.debug" || return 1
+	echo "$id" >build-id
+	# The fixture is laid out as designed: the checks mean something.
+	"$PYTHON" "$TESTS_SRCDIR/map-json.py" layout exec-g || { echo "exec-g is not laid out as designed (nm -S exec-g)"; return 1; }
+}
+
+# map_start FILE...: what each map script does first: the tool, the tools
+# the fixture needs, the fixture (built once, shared), and WORK
+# ($TESTS_BUILDDIR/map-work/NAME) as the current directory, holding copies
+# of exec-g (map-json.py's source of the stripped files' symbols) and of
+# each FILE (a variant, or root: the build-ID tree); sets dwarf (true
+# when this build reads DWARF), src (dwarf or symtab: where the names of a
+# file with DWARF come from), id (exec-g's build ID) and
+# ELFPMD_DEBUG_ROOT=WORK/no-root (no debug files).  Skipped (77) without
+# gcc for x86-64, objcopy, strip, nm, readelf, python3.
+map_start () {
+	local t f
+	require_elfpmd
+	for t in gcc objcopy strip nm readelf; do
+		have "$t" || skip_all "$t not found"
+	done
+	find_python
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixture's addresses are laid out for x86-64"
+	shared_build map map_fixture_build "$TESTS_SRCDIR/map-json.py" \
+		|| skip_all "cannot build the map fixture: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	test_work "$TESTS_BUILDDIR/map-work"
+	cp "$SHARED/exec-g" "$WORK/" || hard_error "cannot copy the fixture into $WORK"
+	for f; do
+		[ -e "$SHARED/$f" ] && { cp -r "$SHARED/$f" "$WORK/" || hard_error "cannot copy $f into $WORK"; }
+	done
+	cd "$WORK" || hard_error "cannot enter $WORK"
+	dwarf=false
+	grep -q '^#define HAVE_LIBDWARF 1' "$TESTS_BUILDDIR/../config.h" 2>/dev/null && dwarf=true
+	if $dwarf; then src=dwarf; else src=symtab; fi
+	id=$(cat "$SHARED/build-id")
+	export ELFPMD_DEBUG_ROOT=$WORK/no-root
+	note "this build reads DWARF: $dwarf"
+}
+
+# map_expect NAME FILE SOURCE NAMEFILE[:FOUND_BY] [HOT]: the expected JSON
+# of elfpmd map --json FILE into NAME.expect (map-json.py expect).
+map_expect () {
+	"$PYTHON" "$TESTS_SRCDIR/map-json.py" expect "$@" || hard_error "cannot compute the expected map of $2"
+}
+
+# map_compare NAME: NAME.json (elfpmd's) is NAME.expect; the differences
+# into NAME.diff.
+map_compare () { "$PYTHON" "$TESTS_SRCDIR/map-json.py" compare "$1"; }
+
+# map_check NAME FILE SOURCE FOUND_BY [HOT]: run elfpmd map --json on FILE
+# and check it against the expectation; the stderr goes to NAME.err.
+map_check () {
+	local name=$1 file=$2 hot=${5:-}
+	map_expect "$@"
+	if "$ELFPMD" map --json ${hot:+--hot="$hot"} "$file" >"$name.json" 2>"$name.err" && map_compare "$name"; then
+		pass "$name: elfpmd map --json $file equals the map computed from nm and readelf"
+	else
+		fail "$name: elfpmd map --json $file (see $WORK/$name.diff, $name.err)"
+		head -5 "$name.diff" "$name.err" 2>/dev/null | sed 's/^/      /'
+	fi
+}
+
+# map_finish: remove WORK unless something failed, and finish.
+map_finish () {
+	cd / && [ "$n_fail" -eq 0 ] && rm -rf "$WORK"
+	finish
+}
+
+# map_err_check DESCRIPTION STATUS PATTERN ARGS...: elfpmd ARGS exits STATUS
+# with one line on stderr matching PATTERN (usage errors, 64: with argp's
+# lines); a build without libdwarf's line about a file with DWARF aside.
+map_err_check () {
+	local what=$1 want=$2 pat=$3 got
+	shift 3
+	"$ELFPMD" "$@" >err.out 2>err.all
+	got=$?
+	grep -v ': built without libdwarf: ' err.all >err.err
+	if [ "$got" = "$want" ] && grep -q -- "$pat" err.err && { [ "$want" = 64 ] || [ "$(wc -l <err.err)" = 1 ]; }; then
+		pass "$what"
+	else
+		fail "$what: exit $got, stderr: $(head -2 err.err)"
+	fi
+}

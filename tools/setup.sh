@@ -169,6 +169,16 @@ configure_make () {
 	echo "== $dir: elfpmd map reads DWARF with libdwarf: ${api:-no, built without it}"
 }
 
+# map_tests: the tests of elfpmd map over its fixture of three compilation
+# units (tests/run-map-*.sh, one behaviour each: all but run-map-demangle.sh
+# and run-map-libdwarf.sh, which build fixtures of their own), for make
+# check's TESTS.
+map_tests () {
+	(cd "$top" && for t in tests/run-map-*.sh; do
+		case $t in *-demangle.sh | *-libdwarf.sh) ;; *) printf '%s ' "$t" ;; esac
+	done)
+}
+
 # dwarf0: elfpmd built in _build-dwarf0 against Debian 13's libdwarf (0.11,
 # the 0.x API; tools/libdwarf-trixie.sh fetches it into a cache), the map
 # tests run there, and both builds' maps compared (tests/run-map-libdwarf.sh,
@@ -189,7 +199,7 @@ dwarf0 () {
 	libs=$(printf '%s\n' "$vars" | sed -n 's/^LIBDWARF_LIBS=//p')
 	configure_make "$top/_build-dwarf0" --with-libdwarf=yes LIBDWARF_CFLAGS="$cflags" LIBDWARF_LIBS="$libs" || exit 1
 	(cd "$top/_build-dwarf0" && ELFPMD_OTHER_LIBDWARF=$top/_build/src/elfpmd make -s -j"$jobs" check \
-		TESTS="tests/run-map.sh tests/run-map-demangle.sh tests/run-map-libdwarf.sh") \
+		TESTS="$(map_tests) tests/run-map-demangle.sh tests/run-map-libdwarf.sh") \
 		|| { cat "$top"/_build-dwarf0/tests/run-map*.log; exit 1; }
 	ELFPMD_OTHER_LIBDWARF=$top/_build-dwarf0/src/elfpmd
 	export ELFPMD_OTHER_LIBDWARF
@@ -302,7 +312,7 @@ check () {
 	# A quarter of the malformed inputs (other flip seeds than make check's
 	# full set draws): all 3,850 under ASan took more than 16 minutes here.
 	(cd "$top/_build-asan" && make -s -j"$jobs" check MALFORMED_PERCENT=25 \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh tests/run-map.sh") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh $(map_tests)") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	# Asked of _build-asan, configured last: the autoreconf of its build made
 	# _build's Makefile older than configure, and make there would first rerun
