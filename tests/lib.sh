@@ -1157,6 +1157,13 @@ test_work () {
 	mkdir -p "$WORK" || hard_error "cannot create $WORK"
 }
 
+# test_finish: leave WORK, remove it unless something failed, and finish.
+test_finish () {
+	cd / || true
+	[ "$n_fail" -eq 0 ] && rm -rf "$WORK"
+	finish
+}
+
 # find_python: PYTHON, the python3 interpreter itself rather than a
 # version manager's shim (which costs a third of a second a call), or the
 # script is skipped without python3.
@@ -1268,12 +1275,6 @@ map_check () {
 	fi
 }
 
-# map_finish: remove WORK unless something failed, and finish.
-map_finish () {
-	cd / && [ "$n_fail" -eq 0 ] && rm -rf "$WORK"
-	finish
-}
-
 # map_err_check DESCRIPTION STATUS PATTERN ARGS...: elfpmd ARGS exits STATUS
 # with one line on stderr matching PATTERN (usage errors, 64: with argp's
 # lines); a build without libdwarf's line about a file with DWARF aside.
@@ -1288,4 +1289,70 @@ map_err_check () {
 	else
 		fail "$what: exit $got, stderr: $(head -2 err.err)"
 	fi
+}
+
+# ---------------------------------------------------------------------------
+# A PIE with 4 MiB of text beside main (whole chunks for the stub), built
+# once (shared_build bigtext), for run-stub-symbols-*.sh and
+# run-manifest-*.sh: prog7 and prog8 (main returns 7, 8), prog7-stripped
+# (strip), libbig.so (the text alone, cc -shared).
+
+# bigtext_build: those, in the current directory.
+bigtext_build () {
+	cat >big.S <<'S'
+	.section .text.big, "ax", @progbits
+	.p2align 12
+	.globl big_text
+big_text:
+	.fill	4 << 20, 1, 0xc3
+	.section .note.GNU-stack, "", @progbits
+S
+	local v
+	for v in 7 8; do
+		echo "int main (void) { return $v; }" >"main$v.c"
+		cc -O2 -fPIE -pie -o "prog$v" "main$v.c" big.S || return 1
+	done
+	cp prog7 prog7-stripped && strip prog7-stripped || return 1
+	cc -shared -fPIC -o libbig.so big.S
+}
+
+# bigtext_fixture: BIG, the directory of the bigtext fixture, built unless
+# it is; skips the script where it cannot be (no cc for x86-64 assembly).
+bigtext_fixture () {
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixture is x86-64 assembly"
+	have cc || skip_all "needs cc"
+	shared_build bigtext bigtext_build || skip_all "cannot build the fixture: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	BIG=$SHARED
+}
+
+# ---------------------------------------------------------------------------
+# The stub's symbols (run-stub-symbols-*.sh): a file without a symbol
+# table gets the stub's MiniDebugInfo, .gnu_debugdata, an xz stream of a
+# small ELF file whose symbol table names the stub's functions.
+
+# stub_symbols_start: the tool, cc, readelf, objcopy, xz, the bigtext
+# fixture, WORK ($TESTS_BUILDDIR/stub-symbols-work/NAME) as the current
+# directory, and rw there: the --madvise rewrite of the stripped prog7.
+stub_symbols_start () {
+	require_elfpmd
+	[ "$(uname -m)" = x86_64 ] || skip_all "the stub's symbols are checked on x86-64 hosts"
+	if ! have cc || ! have readelf || ! have objcopy || ! have xz; then
+		skip_all "needs cc, readelf, objcopy and xz"
+	fi
+	bigtext_fixture
+	test_work "$TESTS_BUILDDIR/stub-symbols-work"
+	cd "$WORK" || hard_error "cannot enter $WORK"
+	"$ELFPMD" -q --madvise -o rw "$BIG/prog7-stripped" || hard_error "elfpmd --madvise failed on the fixture"
+}
+
+# stub_symbols FILE: the stub's symbols in the MiniDebugInfo of FILE, one
+# per line: VALUE SIZE TYPE BIND NDX NAME (readelf -s's columns); the
+# MiniDebugInfo's ELF file into mini, its xz stream into mini.xz (dumped by
+# objcopy into a copy, FILE left as it is).
+stub_symbols () {
+	rm -f mini mini.xz
+	objcopy --dump-section .gnu_debugdata=mini.xz "$1" mini.objcopy 2>/dev/null && rm -f mini.objcopy
+	xz -dc mini.xz >mini 2>/dev/null
+	readelf -sW mini 2>/dev/null |
+		awk '/Symbol table .\.symtab./ { on = 1; next } on && $8 ~ /^elfpmd\./ { print $2, $3, $4, $5, $7, $8 }'
 }

@@ -24,4 +24,4 @@ map_expect baddwarf exec-baddwarf symtab exec-baddwarf
 if [ $st = 0 ] && map_compare baddwarf; then pass "bad DWARF: exit 0, names from .symtab"; else fail "bad DWARF: exit $st, $(head -3 baddwarf.diff) $(head -2 baddwarf.err)"; fi
 check "bad DWARF: one line on stderr says the names come from the symbol table" \
 	test "$(wc -l <baddwarf.err)" = 1 -a "$(grep -c '^elfpmd map: exec-baddwarf: exec-baddwarf: .*: names from the symbol table$' baddwarf.err)" = 1
-map_finish
+test_finish

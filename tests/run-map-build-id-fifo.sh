@@ -13,4 +13,4 @@ ELFPMD_DEBUG_ROOT=$WORK/root-fifo timeout 60 "$ELFPMD" map exec-bid >fifo.txt 2>
 st=$?
 holds "exec-bid, a FIFO under the build ID's name: passed over, not opened (exit $st)" \
 	'[ $st = 0 ] && grep -q "^names: " fifo.txt && ! grep -q "^names: DWARF" fifo.txt'
-map_finish
+test_finish

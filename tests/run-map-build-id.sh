@@ -13,4 +13,4 @@ if $dwarf; then
 else
 	map_check exec-bid exec-bid symtab "$WORK/root/.build-id/${id:0:2}/${id:2}.debug"
 fi
-map_finish
+test_finish

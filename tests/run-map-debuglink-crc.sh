@@ -15,4 +15,4 @@ if $dwarf; then
 	check "exec-dl, wrong CRC: a warning names the file and the CRCs" \
 		grep -q "^elfpmd map: exec-dl: warning: $WORK/root-dl$WORK/exec-g.debug: CRC 0x[0-9a-f]* is not the 0x[0-9a-f]* of .gnu_debuglink; passed over" exec-dl-badcrc.err
 fi
-map_finish
+test_finish

@@ -22,4 +22,4 @@ rm -r .debug
 mkdir -p "root-dl$WORK" && cp exec-dl.dbg "root-dl$WORK/exec-g.debug"
 $dwarf && fb=$WORK/root-dl$WORK/exec-g.debug:.gnu_debuglink
 map_check exec-dl-root exec-dl $src "$fb"
-map_finish
+test_finish

@@ -17,4 +17,4 @@ else
 	check "exec-g without libdwarf: one line on stderr says so" \
 		test "$(grep -c 'built without libdwarf' exec-g.err)" = 1 -a "$(wc -l <exec-g.err)" = 1
 fi
-map_finish
+test_finish

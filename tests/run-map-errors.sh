@@ -14,4 +14,4 @@ echo 'not elf' >notelf
 map_err_check "not ELF: exit 1" 1 '^elfpmd map: notelf: ' map notelf
 map_err_check "--pmd-size=2M --page-size=16K on x86-64: refused as elfpmd -n refuses it" 1 \
 	'^elfpmd map: exec-g: x86-64: this machine has 4K pages only' map --pmd-size=2M --page-size=16K exec-g
-map_finish
+test_finish

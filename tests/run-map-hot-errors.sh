@@ -17,4 +17,4 @@ map_err_check "--hot: nan is not a weight" 1 "bad3:1: 'nan' is not a weight" map
 printf '0xzz 1\n' >bad4
 map_err_check "--hot: a bad address" 1 "bad4:1: '0xzz' is not a hexadecimal address" map --hot=bad4 exec-g
 map_err_check "--hot: a missing file" 1 '^elfpmd map: exec-g: --hot: nohot: ' map --hot=nohot exec-g
-map_finish
+test_finish

@@ -25,4 +25,4 @@ map_check hot exec-g $src "$($dwarf && echo exec-g:file || echo exec-g)" hot.txt
 "$ELFPMD" map --hot=hot.txt exec-g >hot.txt.out 2>/dev/null
 check "hot, text: total, weight in whole chunks, share and unresolved lines" \
 	grep -q '^hot: 8 lines, total weight 75, in whole chunks [0-9.]* ([0-9.]*%), outside [0-9.]*; unresolved 2 lines (weight 5)$' hot.txt.out
-map_finish
+test_finish

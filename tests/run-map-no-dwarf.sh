@@ -14,4 +14,4 @@ if $dwarf; then
 	check "ELFPMD_MAP_NO_DWARF: one line on stderr names the DWARF not read" \
 		test "$(wc -l <nodwarf.err)" = 1 -a "$(grep -c 'exec-g: exec-g: DWARF reading is off' nodwarf.err)" = 1
 fi
-map_finish
+test_finish

@@ -13,4 +13,4 @@ check "pie-g: the header says the chunks are those once aligned" \
 	grep -q '^chunks: 2 whole chunks of text once elfpmd aligns the file (as it is: 0)' pie-g.txt
 "$ELFPMD" -q -o pie-aligned pie-g || hard_error "elfpmd cannot align pie-g"
 map_check pie-aligned pie-aligned $src "$($dwarf && echo pie-aligned:file || echo pie-aligned)"
-map_finish
+test_finish

@@ -18,4 +18,4 @@ if [ -e exec-none ]; then
 else
 	skip "no static C library: the file without any names is not built"
 fi
-map_finish
+test_finish

@@ -18,4 +18,4 @@ if $dwarf; then
 	check "text: names from DWARF in the file itself" grep -q '^names: DWARF in exec-g (the file itself)' exec-g.txt
 	check "text: chunk 0's CUs, map-b.c first" grep -q '^chunk 0 .*; CUs: map-b.c ([0-9]*), map-a.c' exec-g.txt
 fi
-map_finish
+test_finish

@@ -13,4 +13,4 @@ map_err_check "unknown option: usage error 64" 64 'unrecognized option' map --bo
 "$ELFPMD" map --help >help.out 2>&1
 check "map --help documents the exit status and the perf command" \
 	grep -q 'perf report --stdio --no-children -q --no-demangle' help.out
-map_finish
+test_finish

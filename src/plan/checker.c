@@ -1029,7 +1029,7 @@ xz_holds_elf (const unsigned char *p, size_t len, const unsigned char *ident)
 /* The stub's MiniDebugInfo, given only to a file without a symbol table:
    a new section that is not loaded, holding one xz stream that decodes to
    an ELF file of the file's class and byte order (xz_holds_elf).  What it
-   says is checked by tests/run-stub-symbols.sh with xz and readelf.  */
+   says is checked by tests/run-stub-symbols-minidebuginfo.sh with xz and readelf.  */
 static int
 check_debugdata (const struct checker *c, const struct plan_patch *p)
 {
