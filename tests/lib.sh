@@ -1356,3 +1356,85 @@ stub_symbols () {
 	readelf -sW mini 2>/dev/null |
 		awk '/Symbol table .\.symtab./ { on = 1; next } on && $8 ~ /^elfpmd\./ { print $2, $3, $4, $5, $7, $8 }'
 }
+
+# ---------------------------------------------------------------------------
+# A conversion kept, --manifest and --keep-originals (run-manifest-*.sh):
+# the manifest's lines are checked by Python's json and hashlib against
+# copies the test made itself, not by elfpmd's code.
+
+# manifest_start: the tool, python3, the bigtext fixture and W, a new
+# directory under /tmp (removed on exit; as root, others may need to reach
+# it) holding W/orig/prog, W/orig/prog-v2 (the fixture's prog7 and prog8:
+# exit 7 and 8) and W/orig/libbig.so.
+manifest_start () {
+	require_elfpmd
+	find_python
+	bigtext_fixture
+	cleanup_on_exit
+	W=$(mktemp -d) || hard_error "cannot make a directory under /tmp"
+	CLEANUP+=("rm -rf '$W'")
+	mkdir -p "$W/orig" && cp "$BIG/prog7" "$W/orig/prog" && cp "$BIG/prog8" "$W/orig/prog-v2" \
+		&& cp "$BIG/libbig.so" "$W/orig/libbig.so" || hard_error "cannot copy the fixture into $W"
+}
+
+# manifest_tree: W/tree (bin/prog, its hard link bin/prog-link and
+# lib/libbig.so) converted by elfpmd -q --madvise --manifest=M
+# --keep-originals=K -r; its exit status.
+manifest_tree () {
+	mkdir -p "$W/tree/bin" "$W/tree/lib" "$W/state"
+	cp "$W/orig/prog" "$W/tree/bin/prog" && ln "$W/tree/bin/prog" "$W/tree/bin/prog-link" \
+		&& cp "$W/orig/libbig.so" "$W/tree/lib/libbig.so" || hard_error "cannot make $W/tree"
+	M=$W/state/manifest K=$W/state/originals
+	"$ELFPMD" -q --madvise --manifest="$M" --keep-originals="$K" -r "$W/tree"
+}
+
+# manifest_upgrade: after manifest_tree, an upgrade: a new build of prog
+# (orig/prog-v2) renamed over it, as dpkg does, and the library replaced
+# by a script.
+manifest_upgrade () {
+	cp "$W/orig/prog-v2" "$W/new-prog" && mv "$W/new-prog" "$W/tree/bin/prog"
+	printf '#!/bin/sh\necho script\n' >"$W/script" && chmod 755 "$W/script" && mv "$W/script" "$W/tree/lib/libbig.so"
+}
+
+# manifest_verify PATH:ORIG:KEPT...: for each, one PASS or FAIL: the last
+# line of the manifest M about PATH records a --madvise conversion of the
+# file ORIG into the file PATH is (SHA-256 and size, before and after)
+# and, unless KEPT is -, its original kept in the directory KEPT.
+manifest_verify () {
+	local line
+	while IFS= read -r line; do
+		case $line in PASS:*) pass "${line#PASS: }" ;; *) fail "${line#FAIL: }" ;; esac
+	done < <("$PYTHON" - "$M" "$@" <<'PY'
+import hashlib, json, os, sys
+manifest, args = sys.argv[1], sys.argv[2:]
+lines = [json.loads(l) for l in open(manifest)]
+def sha(p):
+    return hashlib.sha256(open(p, "rb").read()).hexdigest()
+last = {}
+for d in lines:
+    last[d["file"]] = d
+out = []
+for a in args:
+    path, orig, kept = a.split(":")
+    d = last.get(path)
+    if d is None:
+        out.append("FAIL: %s: not in the manifest" % path); continue
+    ok = (d["action"] == "convert" and bytes.fromhex(d["file_hex"]).decode() == path
+          and d["sha256_before"] == sha(orig) and d["sha256_after"] == sha(path)
+          and d["size_before"] == os.path.getsize(orig) and d["size_after"] == os.path.getsize(path)
+          and d["options"] == ["--madvise"] and d["elfpmd"])
+    if kept != "-":
+        k = os.path.join(bytes.fromhex(d["originals_hex"]).decode(), d["sha256_before"])
+        ok = ok and os.path.realpath(os.path.dirname(k)) == os.path.realpath(kept) and sha(k) == d["sha256_before"] \
+             and open(k, "rb").read() == open(orig, "rb").read()
+    out.append(("PASS" if ok else "FAIL") + ": %s: its last entry says what the files are (%s...)" % (path, json.dumps(d)[:160]))
+print("\n".join(out))
+PY
+)
+}
+
+# require_root_nobody WHAT: root and the user nobody (setpriv), or WHAT is
+# not run: the script is skipped.
+require_root_nobody () {
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || skip_all "not root (or no user nobody): $1"
+}
