@@ -1438,3 +1438,92 @@ PY
 require_root_nobody () {
 	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || skip_all "not root (or no user nobody): $1"
 }
+
+# ---------------------------------------------------------------------------
+# The stub across privilege boundaries (run-privilege-*.sh, elfpmd-stub(7),
+# SECURITY), on this machine's kernel, with the fixtures of the stub's
+# tests, their text cached in 4 KiB folios so that a stub that repairs
+# would evict and lock.
+
+# privilege_start WHY TARGET...: root for WHY with transparent huge pages
+# and the page-cache lock, x86-64, the fixtures TARGET... and mad-tools
+# built (stub_fixture: O, PAGECACHE), WORK a new directory under /tmp that
+# every user can reach (removed on exit), on a file system that honours
+# the set-user-ID bit; ARGS, the arguments of every run.
+privilege_start () {
+	local why=$1
+	shift
+	ARGS=(alpha "beta gamma")
+	cleanup_on_exit
+	require_elfpmd
+	require_root_thp "$why"
+	page_cache_lock
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 only"
+	stub_fixture mad-tools "$@"
+	PAGECACHE=$O/pagecache
+	WORK=$(mktemp -d /tmp/elfpmd-privilege.XXXXXX) || hard_error "cannot make a directory under /tmp"
+	CLEANUP+=("rm -rf '$WORK'")
+	chmod 755 "$WORK"
+	if findmnt -n -o OPTIONS --target "$WORK" 2>/dev/null | tr ',' '\n' | grep -qx nosuid; then
+		skip_all "$WORK is on a file system mounted nosuid"
+	fi
+}
+
+# privileged WHAT SETUP: inv-pie's --madvise=copy rewrite made privileged
+# by SETUP (shell code run on the file, P), started by nobody with
+# ELFPMD_PERF_MAP=1 under setarch --uname-2.6 (a personality that
+# survives the set-user-ID execution and once sent the stub down its
+# "kernel before 5.18" copy path): it prints what the original prints, no
+# /tmp/perf-PID.map appears, and under strace -u nobody the stub reads no
+# environment, creates no file, takes no lock, evicts, syncs and drops
+# nothing and never sleeps.  The control: the same file started by root
+# (no privilege gained) does lock and evict, so that these checks can
+# fail.  Needs strace, setarch and a way to run as nobody (skipped
+# otherwise).
+privileged () {
+	local what=$1 w pid log bad
+	have strace || skip_all "strace not found (Debian: strace)"
+	have setarch || skip_all "setarch not found (Debian: util-linux)"
+	find_as_nobody || skip_all "cannot run a command as nobody (no such user, or neither setpriv nor runuser works)"
+	run_logged "$WORK/orig.out" "$O/inv-pie" "${ARGS[@]}"
+	[ "$(tail -1 "$WORK/orig.out")" = "exit status 42" ] || skip_all "inv-pie does not run here: $(tail -1 "$WORK/orig.out")"
+	P=$WORK/inv-pie.copy
+	"$ELFPMD" -q --madvise=copy -o "$P" "$O/inv-pie" || hard_error "elfpmd --madvise=copy inv-pie failed"
+	w=$WORK/${what// /-}
+	chown root:root "$P" && chmod 755 "$P" && eval "$2" || { fail "$what: cannot make $P privileged"; return; }
+	cache_order0 "$P"
+	"${AS_NOBODY[@]}" env ELFPMD_PERF_MAP=1 setarch "$(uname -m)" --uname-2.6 "$P" "${ARGS[@]}" \
+		>"$w.out" 2>"$w.out.err" &
+	pid=$!
+	wait "$pid"
+	echo "exit status $?" >>"$w.out"
+	same "$WORK/orig.out" "$w.out" "$what, started by nobody"
+	if [ -e "/tmp/perf-$pid.map" ]; then
+		fail "$what, started by nobody: the stub wrote /tmp/perf-$pid.map ($(stat -c '%U %a' "/tmp/perf-$pid.map"))"
+		rm -f "/tmp/perf-$pid.map"
+	else
+		pass "$what, started by nobody: no /tmp/perf-$pid.map"
+	fi
+	cache_order0 "$P"
+	log=$w.strace
+	strace -f -qq -u nobody -o "$log" -e trace=openat,open,flock,fadvise64,sync_file_range,madvise,clock_nanosleep,nanosleep \
+		env ELFPMD_PERF_MAP=1 setarch "$(uname -m)" --uname-2.6 "$P" "${ARGS[@]}" >"$w.traced" 2>&1
+	grep -q '= 42$\|mid() = 42' "$w.traced" || note "$what under strace: $(tail -1 "$w.traced")"
+	bad=$( { grep -E 'openat\(.*(/proc/self/environ|O_CREAT)' "$log"
+		strace_calls "$log" flock fadvise64 sync_file_range clock_nanosleep nanosleep
+		grep -E 'madvise\(.*MADV_DONTNEED' "$log"; } | sed 's/^[0-9]* *//; s/(.*//' | sort | uniq -c | tr -s ' \n' ' ')
+	# (A stub that wrote perf maps under strace leaves them behind.)
+	for pid in $(awk '{ print $1 }' "$log" | sort -u); do rm -f "/tmp/perf-$pid.map"; done
+	if [ -z "$bad" ]; then
+		pass "$what, started by nobody (strace -u nobody): no environment read, no file created, no lock, eviction, sync, drop or sleep"
+	else
+		fail "$what, started by nobody (strace -u nobody): $bad"
+	fi
+	cache_order0 "$P"
+	strace -f -qq -o "$w.root.strace" -e trace=flock,fadvise64 "$P" "${ARGS[@]}" >/dev/null 2>&1
+	if [ -n "$(strace_calls "$w.root.strace" flock)" ] && [ -n "$(strace_calls "$w.root.strace" fadvise64)" ]; then
+		pass "$what, started by root (the control): the stub locks and evicts ($(strace_calls "$w.root.strace" fadvise64 | wc -l) evictions)"
+	else
+		fail "$what, started by root (the control): no flock or fadvise64, so the checks above prove nothing"
+	fi
+}
