@@ -1527,3 +1527,96 @@ privileged () {
 		fail "$what, started by root (the control): no flock or fadvise64, so the checks above prove nothing"
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# elfpmd as root over a tree another user owns (run-rootsafe-*.sh; elfpmd(1),
+# RUNNING AS ROOT): no name that user controls can redirect what root
+# writes, opens or waits for.  The user is played by fixtures/racer.c, an
+# LD_PRELOAD library in elfpmd that swaps a directory of the tree for a
+# symbolic link to a directory of root's (or a file for a FIFO) right
+# before the call where the swap hurts most; the tree (T) belongs to
+# nobody, the victim (V) to root.  Each case checks that the racer did
+# swap, else it proves nothing.
+
+# rootsafe_start: root, x86-64, a way to run as nobody (AS_NOBODY), the
+# fixtures inv-pie (ELF) and rootsafe-tools (racer.so, mapper: stub_fixture,
+# O), and W, a new directory under /tmp that others can reach (removed on
+# exit), with T=W/tree and V=W/victim; skipped (77) without them.
+rootsafe_start () {
+	cleanup_on_exit
+	require_elfpmd
+	[ "$(id -u)" = 0 ] || skip_all "needs root (elfpmd as root over another user's tree)"
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 only"
+	find_as_nobody || skip_all "cannot run a command as nobody (no such user, or neither setpriv nor runuser works)"
+	stub_fixture inv-pie rootsafe-tools
+	ELF=$O/inv-pie
+	W=$(mktemp -d /tmp/elfpmd-rootsafe.XXXXXX) || hard_error "cannot make a directory under /tmp"
+	CLEANUP+=("rm -rf '$W'")
+	chmod 755 "$W"
+	T=$W/tree V=$W/victim
+}
+
+# rootsafe_fresh: a new tree of nobody's and a new victim directory of
+# root's, with root's set-user-ID copy of the fixture at victim/prog (and
+# victim/new).
+rootsafe_fresh () {
+	rm -rf "$T" "$T".* "$V" "$W/racer.log"
+	mkdir -p "$T" "$V"
+	cp "$ELF" "$V/prog" && chmod 4755 "$V/prog" && cp "$ELF" "$V/new"
+	sha256sum "$V/prog" "$V/new" >"$W/victim.sum"
+	stat -c '%n %u %a %i' "$V/prog" "$V/new" >"$W/victim.stat"
+}
+
+# nobody_tree CMD: shell code run as nobody in the tree (to make it).
+nobody_tree () { chown nobody "$T" && "${AS_NOBODY[@]}" sh -c "cd '$T' && $1"; }
+
+# victim_untouched WHAT: root's files as they were.
+victim_untouched () {
+	if sha256sum -c --quiet "$W/victim.sum" >/dev/null 2>&1 \
+		&& [ "$(stat -c '%n %u %a %i' "$V/prog" "$V/new")" = "$(cat "$W/victim.stat")" ] \
+		&& [ -z "$(find "$V" -name '.elfpmd*')" ]; then
+		pass "$1: root's files outside the tree untouched"
+	else
+		fail "$1: root's files outside the tree changed: $(ls -la "$V" | tr '\n' ' ')"
+	fi
+}
+
+# raced WHAT: the racer did swap (else the case proves nothing).
+raced () {
+	if grep -q '^racer: swapped' "$W/racer.log" 2>/dev/null; then
+		pass "$1: the directory was swapped ($(sed 's/^racer: //' "$W/racer.log" | head -1))"
+	else
+		fail "$1: the racer never swapped ($(cat "$W/racer.log" 2>/dev/null)): this case proves nothing"
+	fi
+}
+
+# racing DIR TARGET AT MATCH COMMAND...: COMMAND (elfpmd) with the racer,
+# which swaps DIR for a symbolic link to TARGET (a FIFO when TARGET is
+# empty and RACER_FIFO is set) right before the first call of AT (a list)
+# naming MATCH.
+racing () {
+	local dir=$1 target=$2 at=$3 match=$4
+	shift 4
+	env LD_PRELOAD="$O/racer.so" RACER_DIR="$dir" RACER_TARGET="$target" RACER_AT="$at" \
+		RACER_MATCH="$match" RACER_LOG="$W/racer.log" "$@"
+}
+
+# rootsafe_reapply_setup: root converted tree/d/prog with --manifest=W/M,
+# then nobody replaced it (an upgrade).
+rootsafe_reapply_setup () {
+	rootsafe_fresh
+	rm -f "$W/M"
+	nobody_tree "mkdir d && cp '$ELF' d/prog"
+	"$ELFPMD" -q --madvise --manifest="$W/M" "$T/d/prog" || hard_error "cannot convert $T/d/prog"
+	nobody_tree "cp '$ELF' d/prog.new && mv d/prog.new d/prog"
+}
+
+# rootsafe_revert_setup: root converted tree/d/prog with --manifest=W/M,
+# keeping its original in a directory of root's, W/K.
+rootsafe_revert_setup () {
+	rootsafe_fresh
+	rm -rf "$W/M" "$W/K"
+	nobody_tree "mkdir d && cp '$ELF' d/prog"
+	"$ELFPMD" -q --madvise --manifest="$W/M" --keep-originals="$W/K" "$T/d/prog" \
+		|| hard_error "cannot convert $T/d/prog"
+}
