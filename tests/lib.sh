@@ -1620,3 +1620,163 @@ rootsafe_revert_setup () {
 	"$ELFPMD" -q --madvise --manifest="$W/M" --keep-originals="$W/K" "$T/d/prog" \
 		|| hard_error "cannot convert $T/d/prog"
 }
+
+# ---------------------------------------------------------------------------
+# IMA and EVM (run-ima-*.sh; doc/design.md, IMA and EVM): what a rewrite in
+# place does with their extended attributes, made and checked by
+# tests/ima.py with Python's hashlib, independently of elfpmd.  The
+# fixture is tests/fixtures' pie (and lld-pie, padded with a hole), built
+# into the stub's shared fixtures directory.  The hash comes from the
+# kernel's crypto API (AF_ALG): where this kernel has none, the hash
+# cases are refused with that reason (run-ima-no-afalg.sh), and the
+# rehash cases run in Debian 12's kernel in qemu (run-ima-vm.sh) instead
+# of here (run-ima-rehash.sh).
+
+# ima ARG...: tests/ima.py ARG...
+ima () { "$PYTHON" "$TESTS_SRCDIR/ima.py" "$@"; }
+
+# ima_start: root, python3, a work directory W (WORK,
+# $TESTS_BUILDDIR/ima-work/NAME) whose file system stores security.ima
+# and security.evm, the fixture pie (PIE; O, its directory) and, where it
+# builds, lld-pie (have_lld), host_afalg (true where this kernel hashes
+# with AF_ALG) and ARGS; skipped (77) without them.
+ima_start () {
+	ARGS=(alpha "beta gamma")
+	cleanup_on_exit
+	require_elfpmd
+	[ "$(id -u)" = 0 ] || skip_all "needs root (setting security.* extended attributes)"
+	have python3 || skip_all "python3 is needed to make and check the attributes"
+	find_python
+	test_work "$TESTS_BUILDDIR/ima-work"
+	W=$WORK
+	local err afalg
+	printf 'probe\n' >"$W/probe"
+	if ! err=$(ima set "$W/probe" sha256 2>&1) || ! ima has "$W/probe" security.ima; then
+		skip_all "cannot set security.ima on $(df -PT "$W" | awk 'NR == 2 { print $2 }') here: ${err##*$'\n'}"
+	fi
+	if ! err=$(ima evm "$W/probe" portable 2>&1); then
+		skip_all "cannot set security.evm here: ${err##*$'\n'}"
+	fi
+	rm -f "$W/probe"
+	stub_fixture pie
+	PIE=$O/pie
+	have_lld=false
+	{ flock 9 2>/dev/null; build_fixture lld-pie; } 9>>"$O/.fixtures.lock" && have_lld=true
+	if afalg=$(ima afalg); then host_afalg=true; else host_afalg=false; fi
+	note "this kernel ($(uname -r)): $afalg"
+}
+
+# ima_run FILE OUT: FILE's output and "exit status N" into OUT.
+ima_run () {
+	timeout 60 "$1" "${ARGS[@]}" </dev/null >"$2" 2>"$2.err"
+	echo "exit status $?" >>"$2"
+}
+
+# ima_orig: W/orig.out, what the fixture pie prints (it must exit 42).
+ima_orig () {
+	ima_run "$PIE" "$W/orig.out"
+	[ "$(tail -1 "$W/orig.out")" = "exit status 42" ] || hard_error "the fixture pie does not run here: $(head -3 "$W/orig.out.err")"
+}
+
+# ima_fresh NAME [FROM]: a copy of FROM (default the fixture pie) at W/NAME,
+# without attributes.
+ima_fresh () { rm -f "$W/$1"; cp "${2:-$PIE}" "$W/$1"; }
+
+# ima_user_attr FILE: user.elfpmd=kept on FILE (an attribute a rewrite keeps).
+ima_user_attr () { "$PYTHON" -c 'import os, sys; os.setxattr(sys.argv[1], "user.elfpmd", b"kept")' "$1"; }
+
+# ima_refused WHAT NAME PATTERN OPTION...: elfpmd OPTION... W/NAME exits 1
+# with one line on stderr naming the file and matching PATTERN (grep -E),
+# and leaves the file as it was: bytes, inode, dates, attributes; no
+# temporary file left behind.
+ima_refused () {
+	local what=$1 f=$W/$2 pattern=$3 status sig attrs
+	shift 3
+	cp "$f" "$f.before"
+	sig=$(file_signature "$f")
+	attrs=$(ima dump "$f")
+	"$ELFPMD" "$@" "$f" </dev/null >"$f.out" 2>"$f.err"
+	status=$?
+	if [ "$status" -eq 1 ] && [ "$(wc -l <"$f.err")" -eq 1 ] \
+		&& grep -q "^elfpmd: $f: " "$f.err" && grep -Eq "$pattern" "$f.err"; then
+		pass "$what: refused (exit 1): $(cut -d: -f3- "$f.err")"
+	else
+		fail "$what: exit $status, expected 1 and one line matching /$pattern/"
+		sed 's/^/      stderr: /' "$f.err" | head -5
+	fi
+	holds "$what: the file is byte for byte, inode, dates and attributes as it was" \
+		'cmp -s "$f" "$f.before" && [ "$sig" = "$(file_signature "$f")" ] && [ "$attrs" = "$(ima dump "$f")" ]'
+	[ -z "$(find "$W" -name '.elfpmd.*')" ] || fail "$what: a temporary file was left behind"
+	rm -f "$f.before"
+}
+
+# ima_json_is WHAT FILE EXPR WANT: the Python expression EXPR over the JSON
+# report R (FILE's last line) prints WANT.
+ima_json_is () {
+	local got
+	got=$(ima json "$2" "$3" 2>&1)
+	if [ "$got" = "$4" ]; then pass "$1: $3 is $4"; else fail "$1: $3 is '$got', expected '$4'"; fi
+}
+
+# ima_cases FILE: the rehash cases into FILE, one line each: NAME KIND
+# FIXTURE OPTIONS.  A hash (type 0x04 with SHA-256 or SHA-1, legacy type
+# 0x01 with SHA-1; SHA-256 also with --madvise and on the padded lld-pie).
+ima_cases () {
+	{
+		echo "sha256 sha256 pie"
+		echo "sha1 sha1 pie"
+		echo "legacy legacy pie"
+		[ "$(uname -m)" = x86_64 ] && echo "mad256 sha256 pie --madvise"
+		$have_lld && echo "lld256 sha256 lld-pie"
+	} >"$1"
+}
+
+# ima_stage DIR NAME KIND FIXTURE: DIR/NAME, a copy of FIXTURE with KIND's
+# hash and a user attribute; DIR/NAME.orig and .attrs as ima_rehash_checks
+# reads.
+ima_stage () {
+	cp "$O/$4" "$1/$2"
+	ima set "$1/$2" "$3"
+	ima_user_attr "$1/$2"
+	cp "$1/$2" "$1/$2.orig"
+	ima dump "$1/$2" >"$1/$2.attrs"
+}
+
+# ima_rehash_checks DIR NAME KIND DRYSTATUS STATUS: what must hold of case
+# NAME after elfpmd -n --json OPTS (exit DRYSTATUS, report
+# DIR/NAME.dry.json) and elfpmd --json OPTS (exit STATUS, report
+# DIR/NAME.json) rewrote DIR/NAME, DIR/NAME.run being what the rewrite
+# printed: the rewrite's security.ima is the same type and algorithm
+# holding the hash of the new bytes, the report says
+# "ima":"rehashed-ALG" ("would-rehash-ALG" in the dry run), the other
+# attributes are kept, and the program prints what the original prints
+# (W/orig.out).
+ima_rehash_checks () {
+	local d=$1 name=$2 kind=$3 alg=$3 what="rehash $2" res
+	[ "$kind" = legacy ] && alg=sha1
+	if [ "$4" -eq 0 ] && [ "$(ima json "$d/$name.dry.json" 'R["status"], R["ima"]')" = "('would change', 'would-rehash-$alg')" ]; then
+		pass "$what: -n --json says \"ima\":\"would-rehash-$alg\""
+	else
+		fail "$what: -n --json: exit $4, $(ima json "$d/$name.dry.json" 'R.get("status"), R.get("ima"), R.get("error")' 2>&1)"
+	fi
+	if [ "$5" -eq 0 ] && [ "$(ima json "$d/$name.json" 'R["status"], R["ima"]')" = "('changed', 'rehashed-$alg')" ]; then
+		pass "$what: exit 0, the report says \"ima\":\"rehashed-$alg\""
+	else
+		fail "$what: exit $5, $(ima json "$d/$name.json" 'R.get("status"), R.get("ima"), R.get("error")' 2>&1)"
+		sed 's/^/      stderr: /' "$d/$name.err" 2>/dev/null | head -3
+	fi
+	cmp -s "$d/$name" "$d/$name.orig" && fail "$what: the file did not change"
+	if res=$(ima expect "$d/$name" "$kind"); then
+		pass "$what: $res"
+	else
+		fail "$what: $res"
+	fi
+	holds "$what: the other attributes kept, no security.evm" \
+		'[ "$(ima dump "$d/$name" | grep -v "^security\.ima=")" = "$(grep -v "^security\.ima=" "$d/$name.attrs")" ] && ! ima has "$d/$name" security.evm'
+	if cmp -s "$W/orig.out" "$d/$name.run"; then
+		pass "$what: the rewrite prints what the original prints"
+	else
+		fail "$what: the rewrite prints something else"
+		diff "$W/orig.out" "$d/$name.run" | head -5 | sed 's/^/      /'
+	fi
+}
