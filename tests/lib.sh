@@ -1780,3 +1780,366 @@ ima_rehash_checks () {
 		diff "$W/orig.out" "$d/$name.run" | head -5 | sed 's/^/      /'
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# Other architectures (run-cross-*.sh): elfpmd and elfpmd --madvise on
+# programs and libraries cross-built with the Debian cross toolchains
+# (tests/fixtures/Makefile cross-*: 17 MiB of text from big.S) and run
+# under qemu-user.  For each fixture (cross_fixture):
+#   - the plain and the --madvise rewrite have no more eu-elflint --gnu-ld
+#     messages than the original;
+#   - tests/phdr-dump (an independent reader) sees the text aligned to the
+#     PMD size (address congruent with offset modulo it), every PT_LOAD
+#     still congruent modulo the original's largest p_align (up to 64 KiB:
+#     an aarch64 file linked for 64 KiB pages must still map on 16 and
+#     64 KiB kernels), one more R-X PT_LOAD for the stub and e_entry
+#     (programs), DT_INIT (aarch64's library, read by readelf -d) or what
+#     ld.so calls first in DT_INIT_ARRAY (riscv64's: the addend of its
+#     relocation, readelf -r, or with DT_RELR the entry's bytes) inside it;
+#     phdr-dump --bytemap proves the rewrite is the original with the stub
+#     injected and nothing else changed, hooked as it should be;
+#   - original and both rewrites, run under qemu-user with the same
+#     arguments and environment, print exactly the same and exit 42: the
+#     output covers a hash of the whole text, calls into it, argc, argv and
+#     envp as main, the library's DT_INIT and its constructor see them, an
+#     atexit handler and destructors run from ld.so's finaliser (the x0/a0
+#     the stub must keep); qemu -strace shows the stub at work (madvise
+#     MADV_HUGEPAGE) in the process that loads the library;
+#   - a second --madvise changes nothing.
+# An architecture without its cross compiler ($ARCH-linux-gnu-gcc, with
+# libc6-dev-ARCH-cross) or qemu-$ARCH is skipped with the reason, the
+# whole script (77) when none can run.  The fixtures of the default
+# flavour are built once per architecture into the shared
+# $TESTS_BUILDDIR/cross-build/ARCH, the others into the script's WORK.
+
+# cross_start: the slow suites' switch, the tool, phdr-dump, readelf,
+# eu-elflint where there is one (have_elflint), WORK
+# ($TESTS_BUILDDIR/cross-work/NAME), ARGS; no architecture run yet.
+cross_start () {
+	require_slow "cross builds run under qemu-user"
+	ARGS=(alpha "beta gamma")
+	require_elfpmd
+	test_work "$TESTS_BUILDDIR/cross-work"
+	require_phdr_dump "$WORK/tools"
+	export PHDR_DUMP
+	have readelf || skip_all "readelf (binutils) not found"
+	have_elflint=false
+	if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi
+	built_any=false
+	arches_run=0
+}
+
+# cross_arch ARCH [FLAVOUR [VAR=VALUE...]]: get ready for the fixtures of
+# ARCH (aarch64, riscv64), or say why not (SKIP) and fail: arch, O (the
+# shared cross-build/ARCH, or WORK/ARCH-FLAVOUR), make_vars (CROSS= and
+# VAR=VALUE...), and the defaults pmd (2 MiB), min_chunks (2), qemu_opts
+# (none), stub_works (yes: qemu -strace shows the stub's madvise) and
+# expect (aligned; refused: nothing can be aligned; nostub: aligned, but
+# the stub refused for nostub_why).
+cross_arch () {
+	arch=$1
+	if ! have "$arch-linux-gnu-gcc"; then
+		skip "$arch: $arch-linux-gnu-gcc not found (Debian: gcc-$arch-linux-gnu): skipped"
+		return 1
+	fi
+	if ! have "qemu-$arch"; then
+		skip "$arch: qemu-$arch not found (Debian: qemu-user): skipped"
+		return 1
+	fi
+	if [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
+		skip "$arch: no /usr/$arch-linux-gnu/lib (Debian: libc6-dev-${arch/aarch64/arm64}-cross): skipped"
+		return 1
+	fi
+	arches_run=$((arches_run + 1))
+	if [ -n "${2:-}" ]; then O=$WORK/$arch-$2; else O=$TESTS_BUILDDIR/cross-build/$arch; fi
+	make_vars=(CROSS="$arch-linux-gnu-" "${@:3}")
+	pmd=$((2 << 20))
+	min_chunks=2
+	qemu_opts=()
+	stub_works=yes
+	expect=aligned
+}
+
+# cross_finish: skipped (77) when no architecture could run or no fixture
+# be built; else WORK removed unless something failed, and finish.
+cross_finish () {
+	[ "$arches_run" -gt 0 ] || skip_all "no architecture can be cross-built and run here (see above)"
+	stop_unless_built
+	test_finish
+}
+
+# cross_dec N: N (0x-hex or decimal) in decimal.
+cross_dec () { printf '%d' "$1"; }
+
+# cross_file_offset FILE ADDR: the file offset (decimal) of address ADDR
+# (decimal) in the PT_LOAD of FILE holding it, as phdr-dump shows them;
+# nothing if none holds it.
+cross_file_offset () {
+	"$PHDR_DUMP" "$1" | awk -v e="$2" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex($5) <= e && e < hex($5) + hex($6) { printf "%.0f\n", hex($4) + e - hex($5) }'
+}
+
+# cross_init_array_first FILE: what ld.so calls first in FILE's DT_INIT_ARRAY
+# (decimal, relative to the load base): the addend of the R_RISCV_RELATIVE
+# relocation of the first entry as readelf -r lists it, or, when it lists
+# none (DT_RELR, whose entries readelf shows without addends), the entry's
+# own bytes.  Nothing without DT_INIT_ARRAY.
+cross_init_array_first () {
+	local slot addend off
+	slot=$(readelf -dW "$1" | awk '$2 == "(INIT_ARRAY)" { print $3 }')
+	[ -n "$slot" ] || return 0
+	addend=$(readelf -rW "$1" | awk -v s="$(printf '%016x' "$(cross_dec "$slot")")" \
+		'$1 == s && $3 == "R_RISCV_RELATIVE" { print $4 }')
+	if [ -n "$addend" ]; then
+		cross_dec "0x$addend"
+		return
+	fi
+	off=$(cross_file_offset "$1" "$(cross_dec "$slot")")
+	[ -n "$off" ] && od -An -tu8 -j "$off" -N 8 "$1" | tr -d ' '
+}
+
+# cross_qemu OUT DIR [QEMU_OPTION...]: run the current fixture ($prog, from
+# DIR, or from $O with the library in DIR) under qemu-$arch with ARGS and a
+# fixed environment; stdout and "exit status N" into OUT, stderr into
+# OUT.err.  Reads arch, prog, file, O, ARGS.
+cross_qemu () {
+	local out=$1 dir=$2 exe status
+	shift 2
+	local env=(-E FIXTURE_TAG=cross)
+	if [ "$prog" = "$file" ]; then exe=$dir/$file; else exe=$O/$prog; env+=(-E "LD_LIBRARY_PATH=$dir"); fi
+	{ env -i timeout 60 "qemu-$arch" "$@" -L "/usr/$arch-linux-gnu" "${env[@]}" "$exe" "${ARGS[@]}" \
+		>"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
+# cross_same OUT WHAT: OUT is what the original printed; PASS or FAIL.
+cross_same () {
+	if cmp -s "$w/orig.out" "$1"; then
+		pass "$name: $2 prints the same as the original and exits 42"
+	else
+		fail "$name: $2 prints something else than the original"
+		diff "$w/orig.out" "$1" | head -10 | sed 's/^/      /'
+		sed 's/^/      stderr: /' "$1.err" | head -5
+	fi
+}
+
+# cross_check_layout OUT WHAT STUB: phdr-dump's view of OUT: the text (the
+# largest executable PT_LOAD) has p_align $pmd, congruent modulo it, with
+# at least $min_chunks whole chunks; every PT_LOAD congruent modulo the
+# original's largest p_align (up to 64 KiB); with STUB=yes, one executable
+# PT_LOAD more than the original, holding $hook: e_entry (programs),
+# DT_INIT or DT_INIT_ARRAY[0] (libraries).
+cross_check_layout () {
+	local out=$1 what=$2 stub=$3 text chunks n_orig n_out entry
+	text=$(exec_loads "$out" | sort -k4,4n | tail -1)
+	read -r t_align t_off t_vaddr t_filesz <<<"$text"
+	chunks=$(( (t_vaddr + t_filesz) / pmd - (t_vaddr + pmd - 1) / pmd ))
+	if [ "$t_align" -eq "$pmd" ] && [ $(( (t_vaddr - t_off) % pmd )) -eq 0 ] && [ "$chunks" -ge "$min_chunks" ]; then
+		pass "$name: $what: text p_align $t_align, congruent, $chunks whole chunks"
+	else
+		fail "$name: $what: text is not PMD-aligned as expected (p_align $t_align, offset $t_off, address $t_vaddr, $chunks whole chunks of $pmd, want >= $min_chunks)"
+	fi
+	local bad
+	bad=$("$PHDR_DUMP" "$out" | awk -v a="$keep_align" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && (hex($5) - hex($4)) % a != 0 { print $1 }')
+	if [ -z "$bad" ]; then
+		pass "$name: $what: every PT_LOAD congruent modulo $keep_align, as in the original"
+	else
+		fail "$name: $what: PT_LOADs $bad are not congruent modulo $keep_align (the original's largest p_align): a kernel with larger pages cannot map them"
+	fi
+	[ "$stub" = yes ] || return 0
+	n_orig=$(exec_loads "$w/orig/$file" | wc -l)
+	n_out=$(exec_loads "$out" | wc -l)
+	local seg
+	seg=$("$PHDR_DUMP" "$out" | awk '$2 == "LOAD" && $3 ~ /X/ { l = $0 } END { print l }')
+	read -r _ _ _ _ s_vaddr s_filesz _ <<<"$seg"
+	s_vaddr=$(cross_dec "$s_vaddr"); s_filesz=$(cross_dec "$s_filesz")
+	case $hook in
+	e_entry) entry=$(cross_dec "$("$PHDR_DUMP" "$out" | sed -n 's/.* entry=\(0x[0-9a-f]*\).*/\1/p')") ;;
+	DT_INIT) entry=$(cross_dec "$(readelf -dW "$out" | awk '$2 == "(INIT)" { print $3 }')") ;;
+	*) entry=$(cross_init_array_first "$out"); entry=${entry:-0} ;;
+	esac
+	if [ "$n_out" -eq $((n_orig + 1)) ] && [ "$entry" -ge "$s_vaddr" ] && [ "$entry" -lt $((s_vaddr + s_filesz)) ]; then
+		pass "$name: $what: the stub's R-X PT_LOAD at $(printf %#x "$s_vaddr") holds $hook ($(printf %#x "$entry"))"
+	else
+		fail "$name: $what: no stub PT_LOAD holding $hook (executable PT_LOADs $n_orig -> $n_out, last at $(printf %#x "$s_vaddr") +$(printf %#x "$s_filesz"), $hook $(printf %#x "$entry"))"
+	fi
+}
+
+# cross_check_bytemap OUT: phdr-dump --bytemap accepts OUT as the original
+# with the stub injected, hooked through $hook.
+cross_check_bytemap () {
+	local msg first
+	if ! msg=$("$PHDR_DUMP" --bytemap "$w/orig/$file" "$1" 2>&1); then
+		fail "$name: phdr-dump --bytemap: the rewritten file is not the original with the stub injected"
+		printf '%s\n' "$msg" | head -5 | sed 's/^/      /'
+		return
+	fi
+	first=$(printf '%s\n' "$msg" | grep -m1 '^bytemap ok')
+	case $first in
+	*"; stub: "*", hook $hook "*) pass "$name: phdr-dump --bytemap: the original with the stub, hooked through $hook" ;;
+	*) fail "$name: phdr-dump --bytemap: not hooked through $hook: $first" ;;
+	esac
+}
+
+# cross_stub_acts OUT.strace WANT: whether qemu -strace's log shows the stub at
+# work (madvise ... MADV_HUGEPAGE: neither ld.so nor the C library makes
+# that call); WANT yes or no.
+cross_stub_acts () {
+	local log=$1 want=$2 got=no
+	grep -q 'madvise(.*MADV_HUGEPAGE' "$log" && got=yes
+	if [ "$got" = "$want" ]; then
+		case $want in
+		yes) pass "$name: qemu -strace shows the stub at work (madvise MADV_HUGEPAGE)" ;;
+		no) pass "$name: qemu -strace shows the stub doing nothing (mincore page-size probe only, no madvise)" ;;
+		esac
+	else
+		fail "$name: qemu -strace: the stub $( [ "$want" = yes ] && echo "made no madvise MADV_HUGEPAGE" || echo "made madvise calls it should not have")"
+		grep -m5 -E 'mincore|madvise' "$log" | sed 's/^/      /'
+	fi
+}
+
+# cross_refused CAN_RUN [ELFPMD OPTION...]: a fixture whose text cannot
+# be aligned (riscv64's ET_EXEC layout: the first PT_LOAD, at 0x10000,
+# holds the ELF header at offset 0, so padding before it is refused): the
+# report says so, --madvise injects no stub, whatever is written is the
+# original, and it runs the same.
+cross_refused () {
+	local can_run=$1 report
+	shift
+	report=$("$ELFPMD" --madvise "$@" -o "$w/mad/$file" "$w/orig/$file" 2>&1)
+	case $report in
+	*"padding refused"*"no startup stub"* | *"padding refused"*"no whole PMD chunk"* | *"nothing eligible"*)
+		pass "$name: elfpmd --madvise: nothing to align, no stub: $(printf '%s' "$report" | head -1 | sed "s|$w/orig/||")" ;;
+	*)
+		fail "$name: elfpmd --madvise: expected a refusal (padding refused, no stub): $report" ;;
+	esac
+	if [ ! -e "$w/mad/$file" ] || cmp -s "$w/orig/$file" "$w/mad/$file"; then
+		pass "$name: the file is left as it was"
+	else
+		fail "$name: a refused rewrite changed the file"
+	fi
+	if $can_run && [ -e "$w/mad/$file" ]; then
+		cross_qemu "$w/mad.out" "$w/mad" "${qemu_opts[@]}"
+		cross_same "$w/mad.out" "the refused rewrite"
+	fi
+}
+
+# cross_fixture NAME TARGET FILE PROG HOOK [ELFPMD OPTION...]: build (the
+# tests/fixtures/Makefile TARGET into $O, under the lock of the scripts
+# that share O), rewrite, check and run one fixture of $arch: FILE is the
+# file rewritten, PROG what runs (FILE, or a program that loads the
+# library FILE), HOOK what the stub is hooked through (e_entry, DT_INIT,
+# DT_INIT_ARRAY[0]).  Reads what cross_arch sets.
+cross_fixture () {
+	name=$arch/$1
+	w=$WORK/$arch-$1
+	local target=$2
+	file=$3 prog=$4 hook=$5
+	shift 5
+	local opts=("$@")
+	mkdir -p "$O" || hard_error "cannot create $O"
+	if ! { flock 9 2>/dev/null; build_fixture "$target" "${make_vars[@]}"; } 9>>"$O/.fixtures.lock"; then
+		local why="build failed"
+		case $target in
+		cross-static-pie) [ -f "/usr/$arch-linux-gnu/lib/rcrt1.o" ] || why="the cross C library has no rcrt1.o (no static-pie)" ;;
+		cross-relr-lib)
+			if ! have "${CLANG:-clang}" || ! have ld.lld; then why="clang or ld.lld not found"
+			elif grep -q 'DT_RELR' "$O/$target.log"; then why="this C library or lld has no DT_RELR"
+			fi ;;
+		cross-lld-pie)
+			if ! have "${CLANG:-clang}" || ! have ld.lld; then why="clang or ld.lld not found"
+			elif grep -q 'R_RISCV_ALIGN requires unimplemented linker relaxation' "$O/$target.log"; then
+				why="this ld.lld cannot link the C library's crt files (R_RISCV_ALIGN: no linker relaxation in it)"
+			fi ;;
+		esac
+		skip "$name: cannot build it here: $why (log: $O/$target.log)"
+		grep -m2 -i 'error' "$O/$target.log" | sed 's/^/      /'
+		return
+	fi
+	built_any=true
+	rm -rf "$w"
+	mkdir -p "$w/orig" "$w/plain" "$w/mad" "$w/again"
+	cp "$O/$file" "$w/orig/"
+	lint_before=0
+	$have_elflint && lint_before=$(elflint_count "$w/orig/$file")
+	keep_align=$("$PHDR_DUMP" "$w/orig/$file" | awk '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex($8) > a { a = hex($8) } END { if (a > 65536) a = 65536; print a + 0 }')
+
+	cross_qemu "$w/orig.out" "$w/orig" "${qemu_opts[@]}"
+	local can_run=true
+	if [ "$(tail -1 "$w/orig.out")" = "exit status 42" ] && grep -q 'destructor ran' "$w/orig.out"; then
+		pass "$name: the original runs under qemu-$arch and exits 42"
+	else
+		skip "$name: the original does not run under qemu-$arch ($(tail -1 "$w/orig.out")): run checks skipped"
+		sed 's/^/      stderr: /' "$w/orig.out.err" | head -3
+		can_run=false
+	fi
+
+	if [ "$expect" = refused ]; then
+		cross_refused "$can_run" "${opts[@]}"
+		return
+	fi
+	if "$ELFPMD" -q "${opts[@]}" -o "$w/plain/$file" "$w/orig/$file" 2>"$w/plain.err"; then
+		check_elflint "$w/plain/$file" "elfpmd"
+		cross_check_layout "$w/plain/$file" "elfpmd" no
+		if $can_run; then
+			cross_qemu "$w/plain.out" "$w/plain" "${qemu_opts[@]}"
+			cross_same "$w/plain.out" "elfpmd's rewrite"
+		fi
+	else
+		fail "$name: elfpmd fails: $(head -1 "$w/plain.err")"
+	fi
+
+	if [ "$expect" = nostub ]; then
+		# A riscv64 library whose DT_INIT_ARRAY[0] the stub cannot take
+		# over: aligned, but no stub; the report says why ($nostub_why).
+		local report
+		report=$("$ELFPMD" --madvise "${opts[@]}" -o "$w/mad/$file" "$w/orig/$file" 2>&1)
+		case $report in
+		*"no startup stub: "*"$nostub_why"*)
+			pass "$name: --madvise: no stub, and the report says why ($nostub_why)" ;;
+		*)
+			fail "$name: --madvise: expected the stub refused ($nostub_why): $(printf '%s' "$report" | grep -i stub)" ;;
+		esac
+		if cmp -s "$w/plain/$file" "$w/mad/$file"; then
+			pass "$name: --madvise wrote what elfpmd alone writes"
+		else
+			fail "$name: --madvise without a stub wrote something else than elfpmd alone"
+		fi
+		return
+	fi
+	if "$ELFPMD" -q --madvise "${opts[@]}" -o "$w/mad/$file" "$w/orig/$file" 2>"$w/mad.err"; then
+		check_elflint "$w/mad/$file" "--madvise"
+		cross_check_layout "$w/mad/$file" "--madvise" yes
+		cross_check_bytemap "$w/mad/$file"
+		if $can_run; then
+			cross_qemu "$w/mad.out" "$w/mad" "${qemu_opts[@]}" -strace
+			# qemu -strace writes to stderr, and so would the program
+			mv "$w/mad.out.err" "$w/mad.strace"
+			: >"$w/mad.out.err"
+			cross_same "$w/mad.out" "--madvise rewrite"
+			cross_stub_acts "$w/mad.strace" "$stub_works"
+		fi
+		if "$ELFPMD" -q --madvise "${opts[@]}" -o "$w/again/$file" "$w/mad/$file" 2>/dev/null \
+			&& cmp -s "$w/mad/$file" "$w/again/$file"; then
+			pass "$name: a second --madvise changes nothing"
+		else
+			fail "$name: a second --madvise changes the file"
+		fi
+	else
+		fail "$name: elfpmd --madvise fails: $(head -1 "$w/mad.err")"
+	fi
+}
