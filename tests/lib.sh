@@ -171,9 +171,11 @@ ideal_chunks () {
 }
 
 # ---------------------------------------------------------------------------
-# Fixtures: programs and libraries built by tests/fixtures/Makefile, shared by
-# run-fixtures.sh and padding.sh.  The loop over the fixtures sets the
-# globals these helpers read:
+# Fixtures: programs and libraries built by tests/fixtures/Makefile into one
+# directory, FIXTURES_O, that every script of a `make check` shares: the
+# first script that needs a target builds it (build_fixture holds a lock
+# while make runs), the others find it up to date.  The loop over the
+# fixtures sets the globals these helpers read:
 #   O        the build directory of the fixtures
 #   ARGS     the arguments of every fixture run (an array)
 #   name     the current fixture's label, for the PASS/FAIL/SKIP lines
@@ -183,6 +185,24 @@ ideal_chunks () {
 #   w        the current fixture's work directory; $w/orig/$file is the
 #            original, $w/orig.out what it printed
 #   can_run  true or false: whether the original runs here (check_original)
+
+FIXTURES_O=$TESTS_BUILDDIR/fixtures-build
+O=$FIXTURES_O
+# Debian ships llvm-objcopy as llvm-objcopy-NN.
+LLVM_OBJCOPY=${LLVM_OBJCOPY:-$(command -v llvm-objcopy llvm-objcopy-19 llvm-objcopy-18 \
+	llvm-objcopy-17 llvm-objcopy-16 llvm-objcopy-15 llvm-objcopy-14 2>/dev/null | head -1)}
+
+# work_dir: set WORK to the script's own empty work directory,
+# $TESTS_BUILDDIR/work/NAME (NAME: the script's name without run- and .sh),
+# and make sure phdr-dump can be run (built there when missing).
+work_dir () {
+	local name
+	name=$(basename "$0" .sh)
+	WORK=$TESTS_BUILDDIR/work/${name#run-}
+	rm -rf "$WORK"
+	mkdir -p "$WORK" || hard_error "cannot create $WORK"
+	require_phdr_dump "$WORK/tools"
+}
 
 # why_unbuildable TARGET: a guess at the missing piece, for the SKIP line of a
 # tests/fixtures/Makefile target that did not build.  Reads GCC, CLANG (the
@@ -217,11 +237,12 @@ why_unbuildable () {
 build_fixture () {
 	local lock=()
 	mkdir -p "$O" || return 1
-	# Tests that share O (the parts of padding.sh) build one at a time.
+	# The scripts share O: one build at a time, and make leaves what is
+	# up to date alone.
 	have flock && lock=(flock "$O/.build.lock")
 	"${lock[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
 		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
-		O="$O" "${@:2}" "$1" >"$O/$1.log" 2>&1
+		O="$O" ${LLVM_OBJCOPY:+LLVM_OBJCOPY="$LLVM_OBJCOPY"} "${@:2}" "$1" >"$O/$1.log" 2>&1
 }
 
 # build_or_skip NAME TARGET [VAR=VALUE...]: build_fixture TARGET [VAR=VALUE...]
@@ -585,4 +606,484 @@ start_paused () {
 	printf -v "pid_$label" %s "$p"
 	while [ ! -s "$WORK/$label.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
 	[ -s "$WORK/$label.smaps" ] || hard_error "$label did not come up: $(head -3 "$WORK/$label.out")"
+}
+
+# ---------------------------------------------------------------------------
+# Padding (run-padding-*.sh): the file padding elfpmd inserts where a
+# read-only segment's offset is not congruent with its address modulo the
+# PMD size (lld's layout: text at offset 0x870, address 0x1870).
+
+PMD=$((0x200000))
+ARGS=(alpha "beta gamma")	# arguments of every fixture run
+
+# The fixtures padded or aligned, one per line:
+#   NAME  TARGET  FILE  PROGRAM  PADDED  GDB
+# NAME labels the case; TARGET is the make target; FILE is the file
+# rewritten; PROGRAM what runs (FILE itself, or a program that loads the
+# library FILE from LD_LIBRARY_PATH); PADDED says whether the text segment
+# must be "padded and aligned" (yes) or only "aligned" (no); GDB is "full"
+# (debug info in FILE), "split" (debug info in TARGET.debug, made before the
+# rewrite) or "-".
+PADDING_FIXTURES='
+lld-pie         lld-pie         lld-pie          lld-pie          yes  -
+libbiglld       libbiglld       libbiglld.so     usebig-lld       yes  -
+lld-nosections  lld-nosections  lld-nosections   lld-nosections   yes  -
+lld-twoseg      lld-twoseg      lld-twoseg       lld-twoseg       yes  -
+debug-lld       debug-lld       debug-lld        debug-lld        yes  full
+debug-lld-split debug-lld       debug-lld-split  debug-lld-split  yes  split
+debug-bfd-split debug-bfd       debug-bfd-split  debug-bfd-split  no   split
+static          static          static           static           no   -
+'
+
+# for_each_padding_fixture COMMAND...: for each fixture of PADDING_FIXTURES
+# that builds, set name target file prog padded gdbmode, the work directory
+# w, orig ($w/orig/FILE, a copy of the fixture) and new (where a rewrite
+# goes, $w/new/FILE), run COMMAND..., and remove w unless something failed.
+# Exits 77 when none builds.
+for_each_padding_fixture () {
+	local before
+	built_any=false
+	while read -r name target file prog padded gdbmode <&3; do
+		[ -n "$name" ] || continue
+		echo "# fixture $name"
+		build_or_skip "$name" "$target" || continue
+		built_any=true
+		w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
+		mkdir -p "$w/orig" "$w/new"
+		cp -p "$O/$file" "$orig"
+		before=$n_fail
+		"$@"
+		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	done 3<<<"$PADDING_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# pad_rewrite: rewrite a copy of $orig in place at $new with the JSON report
+# in $w/real.json; FAIL and return 1 when elfpmd fails.
+pad_rewrite () {
+	cp -p "$orig" "$new"
+	"$ELFPMD" --json "$new" >"$w/real.json" 2>"$w/real.err" && return 0
+	fail "$name: elfpmd --json exited non-zero: $(head -3 "$w/real.err")"
+	return 1
+}
+
+# An awk function (POSIX awk, mawk too) turning phdr-dump's 0x-hex numbers
+# into numbers; exact below 2^53, which is plenty for these files.
+AWK_HEX='function hex(s,  i, v) {
+	v = 0; s = tolower(s); sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }'
+
+# phdr_field FILE TYPE COLUMN: phdr-dump's COLUMN (1 index, 4 offset, 5
+# vaddr, 6 filesz, 8 align) of FILE's first program header of TYPE, in
+# decimal.
+phdr_field () {
+	"$PHDR_DUMP" "$1" | awk -v t="$2" -v c="$3" "$AWK_HEX"'
+		$2 == t { printf "%.0f\n", c == 1 ? $1 : hex($c); exit }'
+}
+
+# text_segment FILE: "INDEX OFFSET VADDR FILESZ ALIGN" of the largest
+# executable PT_LOAD of FILE, numbers in decimal.
+text_segment () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		$2 == "LOAD" && $3 ~ /X/ && (!found || hex($6) > best) {
+			found = 1; best = hex($6)
+			line = sprintf("%s %.0f %.0f %.0f %.0f", $1, hex($4), hex($5), best, hex($8)) }
+		END { if (found) print line }'
+}
+
+# loader_rules FILE: the two rules old loaders apply, read from phdr-dump's
+# dump (independently of --bytemap, which checks them too):
+#   kernel < 5.18: AT_PHDR = first PT_LOAD p_vaddr - p_offset + e_phoff
+#                  must be PT_PHDR's p_vaddr;
+#   glibc < 2.35:  (p_vaddr - p_offset) % p_align == 0 for every PT_LOAD with
+#                  p_align > 1.
+# Prints what is broken; fails then.
+loader_rules () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		function n(x) { return hex(x) }
+		$1 == "ehdr" { for (i = 2; i <= NF; i++) if ($i ~ /^phoff=/) phoff = n(substr($i, 7)); next }
+		$2 == "LOAD" && !have_load { have_load = 1; base = n($5) - n($4) }
+		$2 == "PHDR" { have_phdr = 1; phdr_vaddr = n($5) }
+		$2 == "LOAD" && n($8) > 1 && (n($5) - n($4)) % n($8) != 0 {
+			printf "glibc < 2.35 rule: PT_LOAD %s: p_vaddr %s - p_offset %s not a multiple of p_align %s\n", $1, $5, $4, $8; bad = 1 }
+		END {
+			if (have_load && have_phdr && base + phoff != phdr_vaddr) {
+				printf "AT_PHDR rule: first PT_LOAD p_vaddr - p_offset (%.0f) + e_phoff (%.0f) != PT_PHDR p_vaddr (%.0f)\n", base, phoff, phdr_vaddr; bad = 1 }
+			exit bad }'
+}
+
+# check_loader_rules FILE: PASS when loader_rules holds for FILE.  Reads name.
+check_loader_rules () {
+	local msg
+	if msg=$(loader_rules "$1"); then
+		pass "$name: AT_PHDR (kernel < 5.18) and p_align congruence (glibc < 2.35) rules hold"
+	else
+		fail "$name: loader rules broken: $msg"
+	fi
+}
+
+# second_run_alone FILE: a second elfpmd run on FILE (a rewrite) finds
+# nothing to do and does not touch it, not even its mtime.  Reads name, w.
+second_run_alone () {
+	local copy=$w/second/${1##*/} sig
+	mkdir -p "$w/second"
+	cp -p "$1" "$copy"
+	sig=$(file_signature "$copy")
+	if "$ELFPMD" -q "$copy" >"$w/second.log" 2>&1; then
+		check "$name: second run leaves bytes, inode and mtime alone" \
+			test "$sig" = "$(file_signature "$copy")" -a -z "$(cmp "$1" "$copy" 2>&1)"
+	else
+		fail "$name: second run exited non-zero: $(head -3 "$w/second.log")"
+	fi
+}
+
+# dry_run_alone FILE: elfpmd -n --json FILE (into $w/dry.json) exits 0 and
+# leaves FILE alone.  Reads name, w.
+dry_run_alone () {
+	local sig status
+	sig=$(file_signature "$1")
+	"$ELFPMD" -n --json "$1" >"$w/dry.json" 2>"$w/dry.err"
+	status=$?
+	check "$name: -n --json exits 0 ($status) and leaves the file alone" \
+		test "$status" -eq 0 -a "$sig" = "$(file_signature "$1")"
+}
+
+# json_segment JSON INDEX KEY: one key of one segment of a one-line report.
+json_segment () {
+	python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+for s in r["segments"]:
+    if s["index"] == int(sys.argv[2]):
+        v = s.get(sys.argv[3])
+        print("" if v is None else v)' "$@"
+}
+
+# json_key JSON KEY: one top-level key of a one-line report.
+json_key () {
+	python3 -c 'import json, sys; v = json.loads(open(sys.argv[1]).read()).get(sys.argv[2]); print("" if v is None else v)' "$@"
+}
+
+# section_before FILE OFFSET: "INDEX SH_OFFSET SH_SIZE" of the section with
+# contents that ends last at or before OFFSET, as mutate reads the headers.
+section_before () {
+	local at=$(($2)) line i typ off size best= end=-1
+	while read -r line; do
+		case $line in shdr\[0\]* | "") continue ;; shdr\[*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086  # the line's words, on purpose
+		set -- $line
+		i=${1#shdr[}; i=${i%]}
+		typ=$((${2#type=})) off=$((${3#off=})) size=$((${4#size=}))
+		if [ "$typ" -ne 8 ] && [ "$size" -ne 0 ] && [ $((off + size)) -le "$at" ] \
+			&& [ $((off + size)) -gt "$end" ]; then
+			best="$i $off $size" end=$((off + size))
+		fi
+	done < <("$MUTATE" info 0 "$1" -)
+	echo "$best"
+}
+
+# check_pad_report JSON EXPECT_PADDED ORIG NEW DRYJSON: the report of the
+# real rewrite (JSON) agrees with the written file, with the dry run DRYJSON,
+# and with what this fixture must get (EXPECT_PADDED yes: the text "padded
+# and aligned" with one hole below the PMD size; no: only "aligned").
+check_pad_report () {
+	python3 - "$@" "$PMD" \
+		<("$PHDR_DUMP" "$3" | awk '$2 == "LOAD"') <("$PHDR_DUMP" "$4" | awk '$2 == "LOAD"') <<'EOF_PY'
+import json, os, sys
+report, padded, orig, new, dry, pmd, old_loads, new_loads = sys.argv[1:]
+pmd = int(pmd)
+def one(path):
+    lines = open(path).read().splitlines()
+    if len(lines) != 1:
+        sys.exit("%s: expected one line of JSON, got %d" % (path, len(lines)))
+    return json.loads(lines[0])
+def loads(path):
+    out = {}
+    for l in open(path):
+        f = l.split()
+        out[int(f[0])] = dict(flags=f[2], offset=int(f[3], 16), vaddr=int(f[4], 16),
+                              filesz=int(f[5], 16), align=int(f[7], 16))
+    return out
+r, d = one(report), one(dry)
+old, nw = loads(old_loads), loads(new_loads)
+errors = []
+text = max((i for i in old if "X" in old[i]["flags"]), key=lambda i: old[i]["filesz"])
+segs = {s["index"]: s for s in r.get("segments", [])}
+dsegs = {s["index"]: s for s in d.get("segments", [])}
+if set(segs) != set(old):
+    sys.exit("report lists PT_LOADs %s, the file has %s" % (sorted(segs), sorted(old)))
+t = segs[text]
+want_action = "padded and aligned" if padded == "yes" else "aligned"
+if t.get("action") != want_action:
+    errors.append("text PT_LOAD %d: action %r, expected %r" % (text, t.get("action"), want_action))
+pad = t.get("padding")
+if padded == "yes":
+    if not (isinstance(pad, int) and 0 < pad < pmd and pad % 4096 == 0):
+        errors.append("text PT_LOAD %d: padding %r, expected a multiple of 4 KiB in (0, PMD)" % (text, pad))
+    if r.get("padded_segments") != 1:
+        errors.append("padded_segments %r, expected 1" % r.get("padded_segments"))
+elif pad != 0 or r.get("padded_segments") != 0:
+    errors.append("padding %r, padded_segments %r: expected none" % (pad, r.get("padded_segments")))
+if t.get("new_align") != pmd:
+    errors.append("text new_align %r" % t.get("new_align"))
+for i, s in segs.items():
+    if s.get("new_offset") != nw[i]["offset"]:
+        errors.append("segment %d: new_offset %r, the file says %#x" % (i, s.get("new_offset"), nw[i]["offset"]))
+    if s.get("offset") != old[i]["offset"]:
+        errors.append("segment %d: offset %r, the file says %#x" % (i, s.get("offset"), old[i]["offset"]))
+    if s.get("new_align") != nw[i]["align"]:
+        errors.append("segment %d: new_align %r, the file says %#x" % (i, s.get("new_align"), nw[i]["align"]))
+    ds = dsegs.get(i, {})
+    for k in ("new_offset", "new_align", "padding", "action"):
+        if ds.get(k) != s.get(k):
+            errors.append("segment %d: dry run says %s=%r, the rewrite %r" % (i, k, ds.get(k), s.get(k)))
+if (nw[text]["offset"] - nw[text]["vaddr"]) % pmd != 0:
+    errors.append("text p_offset %#x not congruent with p_vaddr %#x" % (nw[text]["offset"], nw[text]["vaddr"]))
+size_before, size_after = os.path.getsize(orig), os.path.getsize(new)
+for rep, tag in ((r, "report"), (d, "dry run")):
+    if rep.get("size_before") != size_before or rep.get("size_after") != size_after:
+        errors.append("%s: size_before %r size_after %r, the files have %d and %d"
+                      % (tag, rep.get("size_before"), rep.get("size_after"), size_before, size_after))
+total = sum(s.get("padding", 0) for s in segs.values())
+if size_after - size_before != total:
+    errors.append("file grew by %d, the paddings add up to %d" % (size_after - size_before, total))
+for k in ("allocated_before", "allocated_after"):
+    if not isinstance(r.get(k), int):
+        errors.append("%s missing from the report of a real write" % k)
+st = os.stat(new)
+if isinstance(r.get("allocated_after"), int) and r["allocated_after"] != st.st_blocks * 512:
+    errors.append("allocated_after %r, stat says %d" % (r["allocated_after"], st.st_blocks * 512))
+if r.get("dry_run") is not False or d.get("dry_run") is not True:
+    errors.append("dry_run flags %r (rewrite) %r (dry run)" % (r.get("dry_run"), d.get("dry_run")))
+if errors:
+    sys.exit("; ".join(errors))
+print("text PT_LOAD %d %s, padding %#x, size %d -> %d, allocated %s -> %s"
+      % (text, t["action"], pad, size_before, size_after, r.get("allocated_before"), r.get("allocated_after")))
+EOF_PY
+}
+
+# require_lld_pie: the lld-pie fixture ($O/lld-pie), which the refusal and
+# self-test scripts craft their files from, and python3 to craft them, or
+# the script is skipped.
+require_lld_pie () {
+	have python3 && python3 -c 'import json, struct' 2>/dev/null || skip_all "python3 not found: needed to craft the files"
+	build_fixture lld-pie || skip_all "the lld-pie fixture does not build here: $(why_unbuildable lld-pie)"
+}
+
+# check_refusal FILE CULPRIT CHANGES [SEGMENT]: FILE (crafted so that the
+# text's hole cannot go where it is needed) is handled: elfpmd exits 0 with
+# -n, -n --json and in place; the file is left alone (CHANGES no), or
+# aligned without a hole (aligned), or padded with one hole (hole); the
+# text's PT_LOAD (or the read-only one after it, SEGMENT rodata) is reported
+# "padding refused" with a reason containing CULPRIT, by both JSON reports
+# and by -n.  The checks are labelled with FILE's base name.
+check_refusal () {
+	local f=$1 culprit=$2 changes=$3 cname=${1##*/} ct_index sig j a why cnt st_n st_nj st_real
+	read -r ct_index _ <<<"$(text_segment "$f")"
+	if [ "${4:-}" = rodata ]; then
+		ct_index=$("$PHDR_DUMP" "$f" | awk "$AWK_HEX"' $2 == "LOAD" && $3 == "R--" && hex($4) > 0 { print $1; exit }')
+	fi
+	cp -p "$f" "$f.orig"
+	sig=$(file_signature "$f")
+	"$ELFPMD" -n "$f" >"$w/n.txt" 2>&1
+	st_n=$?
+	"$ELFPMD" -n --json "$f" >"$w/n.json" 2>&1
+	st_nj=$?
+	"$ELFPMD" --json "$f" >"$w/real.json" 2>&1
+	st_real=$?
+	check "$cname: elfpmd exits 0 (-n $st_n, -n --json $st_nj, in place $st_real)" \
+		test "$st_n$st_nj$st_real" = 000
+	if [ "$changes" = no ]; then
+		check "$cname: nothing else to do, so the file is left alone" \
+			test "$sig" = "$(file_signature "$f")"
+	elif [ "$changes" = hole ]; then
+		if "$PHDR_DUMP" --bytemap "$f.orig" "$f" >"$w/bm.out" 2>&1 && grep -q ' 1 hole,' "$w/bm.out"; then
+			pass "$cname: the text padded with one hole: $(head -1 "$w/bm.out")"
+		else
+			fail "$cname: expected a rewrite with one hole: $(head -3 "$w/bm.out")"
+		fi
+	elif "$PHDR_DUMP" --bytemap "$f.orig" "$f" >"$w/bm.out" 2>&1 && grep -q ' 0 holes' "$w/bm.out"; then
+		pass "$cname: another segment aligned without a hole: $(head -1 "$w/bm.out")"
+	else
+		fail "$cname: expected a rewrite without holes: $(head -3 "$w/bm.out")"
+	fi
+	for j in n.json real.json; do
+		a=$(json_segment "$w/$j" "$ct_index" action 2>&1)
+		why=$(json_segment "$w/$j" "$ct_index" padding_refused 2>&1)
+		cnt=$(json_key "$w/$j" padding_refused 2>&1)
+		if [ "$a" = "padding refused" ] && [ "$cnt" = 1 ] && [[ $why == *"$culprit"* ]]; then
+			pass "$cname: $j: PT_LOAD $ct_index '$a': $why"
+		else
+			fail "$cname: $j: PT_LOAD $ct_index action '$a', padding_refused '$why', count '$cnt' (expected a reason with '$culprit')"
+		fi
+	done
+	if grep -q 'padding refused' "$w/n.txt" && grep -qF "$culprit" "$w/n.txt"; then
+		pass "$cname: -n says: $(grep -m1 'padding refused' "$w/n.txt" | sed 's/^ *//')"
+	else
+		fail "$cname: -n does not report the refusal"
+		sed 's/^/      /' "$w/n.txt" | head -20
+	fi
+}
+
+# BOLT's layout, made without BOLT (tests/fixtures/boltlayout.c after an lld
+# link): the program header table, described by PT_PHDR, at the start of a
+# later R-X PT_LOAD whose offset and address are the same multiple of 2 MiB
+# (p_align 2 MiB), after a text PT_LOAD that lld left incongruent; rustc's
+# librustc_driver-*.so is shipped like that.  One fixture per line:
+#   NAME  FILE  PROGRAM  KIND
+# KIND dso: a shared object (PROGRAM loads it), whose text must be padded
+# (ld.so finds its table through PT_PHDR, or the PT_LOAD that holds
+# e_phoff, both of which move with it); exe: a program, for which the
+# kernel computes AT_PHDR, before 5.18 as first PT_LOAD p_vaddr - p_offset
+# + e_phoff, which any hole before the table breaks.
+BOLT_FIXTURES='
+bolt-lib         libbolt.so         usebolt         dso
+bolt-lib-nophdr  libbolt-nophdr.so  usebolt-nophdr  dso
+bolt-pie         bolt-pie           bolt-pie        exe
+'
+
+# for_each_bolt_fixture KIND COMMAND...: for_each_padding_fixture for the
+# BOLT_FIXTURES of KIND (dso, exe or all), with kind set; run_fixture and
+# check_original work for them.
+for_each_bolt_fixture () {
+	local want=$1 before
+	shift
+	have python3 || skip_all "python3 not found: it reads the reports"
+	built_any=false
+	while read -r name file prog kind <&3; do
+		[ -n "$name" ] && { [ "$want" = all ] || [ "$want" = "$kind" ]; } || continue
+		echo "# bolt fixture $name"
+		build_or_skip "$name" "$name" || continue
+		built_any=true
+		w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
+		mkdir -p "$w/orig" "$w/new"
+		cp -p "$O/$file" "$orig"
+		before=$n_fail
+		"$@"
+		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	done 3<<<"$BOLT_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# table_rule FILE: where the dynamic loader finds FILE's program header
+# table: "PT_LOAD N holds the table at ADDRESS" and whether PT_PHDR says the
+# same; fails (printing why) when no PT_LOAD holds the whole table in its
+# file contents, or when PT_PHDR does not describe it (offset e_phoff,
+# address where that PT_LOAD maps it, size of the table).
+table_rule () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		$1 == "ehdr" {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			phoff = hex(f["phoff"]); size = f["phnum"] * (f["class"] == 64 ? 56 : 32); next }
+		$2 == "PHDR" && !have_phdr { have_phdr = 1; p_off = hex($4); p_va = hex($5); p_sz = hex($6) }
+		$2 == "LOAD" && !found && hex($4) <= phoff && phoff + size <= hex($4) + hex($6) {
+			found = 1; idx = $1; at = hex($5) + phoff - hex($4) }
+		END {
+			if (!found) { printf "no PT_LOAD holds the table (e_phoff 0x%x, 0x%x bytes)\n", phoff, size; exit 1 }
+			if (have_phdr && (p_va != at || p_off != phoff || p_sz != size)) {
+				printf "PT_PHDR (offset 0x%x, address 0x%x, size 0x%x) does not describe the table (e_phoff 0x%x, mapped at 0x%x by PT_LOAD %s, 0x%x bytes)\n", p_off, p_va, p_sz, phoff, at, idx, size
+				exit 1 }
+			printf "PT_LOAD %s holds the table at 0x%x%s\n", idx, at, have_phdr ? ", as PT_PHDR says" : " (no PT_PHDR)" }'
+}
+
+# bolt_layout_ok: the fixture ($orig) is what boltlayout should make: notes
+# table_rule's answer, kept in rule_in; FAIL and return 1 when it is not.
+bolt_layout_ok () {
+	if rule_in=$(table_rule "$orig"); then
+		note "$name: $rule_in"
+		return 0
+	fi
+	fail "$name: the fixture is not what boltlayout should make: $rule_in"
+	return 1
+}
+
+# bolt_report JSON KIND TEXT: what the report JSON says of the segments:
+# for KIND dso, no segment refused or left needing padding, TEXT "padded and
+# aligned", every segment the relaxed rule found eligible or incongruent
+# aligned (new_align PMD); for KIND exe, TEXT refused for AT_PHDR.  Prints
+# the actions; fails with the discrepancies.
+bolt_report () {
+	python3 - "$@" "$PMD" <<'EOF_PY'
+import json, sys
+path, kind, text, pmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+r = json.loads(open(path).read())
+segs = {s["index"]: s for s in r.get("segments", [])}
+errors = []
+if text not in segs:
+    sys.exit("no segment %d in the report" % text)
+t = segs[text]
+if kind == "dso":
+    for i, s in sorted(segs.items()):
+        if s.get("action") in ("padding refused", "needs padding"):
+            errors.append("PT_LOAD %d: %s (%s)" % (i, s.get("action"), s.get("padding_refused", s.get("reason"))))
+        elif s.get("relaxed_reason") in ("eligible", "not_congruent") and s.get("new_align") != pmd:
+            errors.append("PT_LOAD %d (%s): new_align %r" % (i, s.get("relaxed_reason"), s.get("new_align")))
+    if t.get("action") != "padded and aligned":
+        errors.append("text PT_LOAD %d: action %r, expected 'padded and aligned'" % (text, t.get("action")))
+    if r.get("padding_refused") not in (0, None):
+        errors.append("padding_refused %r" % r.get("padding_refused"))
+else:
+    why = t.get("padding_refused") or ""
+    if t.get("action") != "padding refused" or "AT_PHDR" not in why:
+        errors.append("text PT_LOAD %d: action %r, padding_refused %r; expected a refusal for AT_PHDR"
+                      % (text, t.get("action"), why))
+if errors:
+    sys.exit("; ".join(errors))
+print(", ".join("%d %s%s" % (i, s.get("action"), " +0x%x" % s["padding"] if s.get("padding") else "")
+                for i, s in sorted(segs.items())))
+EOF_PY
+}
+
+# bolt_reports KIND: the dry run's report ($w/dry.json) and the rewrite's
+# ($w/real.json) both say what bolt_report KIND wants of the text.
+bolt_reports () {
+	local j msg t_index what
+	read -r t_index _ <<<"$(text_segment "$orig")"
+	what="refusal gone, every eligible segment aligned"
+	[ "$1" = exe ] && what="the text's padding is still refused for AT_PHDR (a program)"
+	for j in dry.json real.json; do
+		if msg=$(bolt_report "$w/$j" "$1" "$t_index" 2>&1); then
+			pass "$name: $j: $what: $msg"
+		else
+			fail "$name: $j: ${what%%,*}: $msg"
+		fi
+	done
+}
+
+# The checkers' self-tests (run-padding-selftest-*.sh): a good rewrite
+# $w/good of $w/in, damaged into $w/bad, must be refused by phdr-dump
+# --bytemap and by elfpmd's own read-back checker (tests/check-output, which
+# shares no code with phdr-dump, nor with elfpmd's planner), or the passes
+# of the other tests prove nothing.
+
+# damage WHAT PATTERN POKE-ARGS...: a copy of $w/good with POKE-ARGS applied
+# must fail --bytemap with a message matching PATTERN, and check_output_rejects.
+damage () {
+	local what=$1 pattern=$2
+	shift 2
+	cp "$w/good" "$w/bad"
+	poke "$w/bad" "$@"
+	if "$PHDR_DUMP" --bytemap "$w/in" "$w/bad" >/dev/null 2>"$w/err"; then
+		fail "bytemap misses $what"
+	elif grep -Eq "$pattern" "$w/err"; then
+		pass "bytemap catches $what: $(grep -Em1 "$pattern" "$w/err" | sed 's/^phdr-dump: bytemap: //')"
+	else
+		fail "bytemap fails on $what, but not for that reason: $(head -1 "$w/err")"
+	fi
+	check_output_rejects "$what"
+}
+
+# check_output_rejects WHAT: elfpmd's read-back checker (with the options
+# co_opts) accepts $w/good and refuses $w/bad as the rewrite of $w/in.
+co_opts=
+check_output_rejects () {
+	[ -x "${CHECK_OUTPUT:-}" ] || return 0
+	# shellcheck disable=SC2086  # co_opts is empty or one word
+	if "$CHECK_OUTPUT" $co_opts "$w/in" "$w/good" 2>"$w/co.err" \
+		&& ! "$CHECK_OUTPUT" $co_opts "$w/in" "$w/bad" 2>"$w/co.err"; then
+		pass "elfpmd's checker catches $1: $(sed 's/^check-output: [^:]*: //' "$w/co.err")"
+	else
+		fail "elfpmd's checker misses $1 (or refuses the good output): $(head -1 "$w/co.err")"
+	fi
 }
