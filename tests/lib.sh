@@ -1087,3 +1087,424 @@ check_output_rejects () {
 		fail "elfpmd's checker misses $1 (or refuses the good output): $(head -1 "$w/co.err")"
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# Malformed inputs (run-malformed-*.sh): elfpmd fed malformed, truncated and
+# non-ELF inputs must never crash, hang, trip a sanitizer, or touch a file
+# it refused.  Knobs: MALFORMED_TIMEOUT (seconds per run, default 10),
+# MALFORMED_PERCENT (scales the generated cases, default 100).
+
+# malformed_setup: the common start of the run-malformed-*.sh scripts:
+# elfpmd and mutate, a C compiler, the sanitizers' exit status 86, the work
+# directory (WORK) and where failing inputs are kept (F, in it), and the
+# seeds (malformed_seeds).
+malformed_setup () {
+	require_elfpmd
+	[ -x "$MUTATE" ] || hard_error "MUTATE=$MUTATE is not an executable file"
+	CC=${CC:-cc}
+	have "${CC%% *}" || skip_all "no C compiler ($CC)"
+	export ASAN_OPTIONS="exitcode=86:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	TMO=${MALFORMED_TIMEOUT:-10}
+	PCT=${MALFORMED_PERCENT:-100}
+	work_dir
+	F=$WORK/failures
+	FAILS=$WORK/fails
+	: >"$FAILS"
+	malformed_seeds
+}
+
+# malformed_seeds: build the seeds the malformed inputs are made from into
+# $TESTS_BUILDDIR/malformed-seeds (S), once for every script (under a lock,
+# again when lib.sh or a seed's source is newer), and list them in SEEDS
+# ("NAME LEVEL"; LEVEL full, normal or light: how many cases are made from
+# it).  Seeds: PIE, non-PIE, shared library, static, -m32 and -mx32
+# (freestanding when the 32-bit libc is missing), files with 2 MiB of text
+# in a segment starting at offset 0 and one with 4 MiB in the default
+# layout (so that elfpmd really rewrites them), programs and a library with
+# three whole chunks for --madvise, big-endian ppc64/aarch64 and other
+# machines cross-linked with clang + ld.lld when present, byte-swapped
+# copies made by `mutate swap`, a file without section headers, a separate
+# debug file (objcopy --only-keep-debug), a copy of /bin/true.
+malformed_seeds () {
+	S=$TESTS_BUILDDIR/malformed-seeds
+	mkdir -p "$S" || hard_error "cannot create $S"
+	( have flock && flock 9; build_malformed_seeds ) 9>>"$S/.lock" || hard_error "could not build seed files with $CC"
+	mapfile -t SEEDS <"$S/seeds.list"
+	echo "seeds: $(for s in "${SEEDS[@]}"; do printf '%s ' "${s% *}"; done)"
+}
+
+# build_malformed_seeds: what malformed_seeds does under its lock (again
+# unless another script did it meanwhile).
+build_malformed_seeds () {
+	local src=$TESTS_SRCDIR/fixtures nosep=-Wl,-z,noseparate-code t triple name level
+	CC=${CC:-cc}
+	[ "$S/seeds.list" -nt "$TESTS_SRCDIR/lib.sh" ] && [ "$S/seeds.list" -nt "$src/malhello.c" ] \
+		&& [ "$S/seeds.list" -nt "$src/malbig.c" ] && [ "$S/seeds.list" -nt "$src/malfreebig.c" ] && [ "$S/seeds.list" -nt "$src/malfree.c" ] && return 0
+	: >"$S/seeds.new"
+	add_seed () { # NAME LEVEL
+		if [ -s "$S/$1" ] && [ "$(head -c 4 "$S/$1" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+			echo "$1 $2" >>"$S/seeds.new"
+		fi
+	}
+	seed () { # NAME LEVEL COMPILER-ARGS...
+		local name=$1 level=$2
+		shift 2
+		if "$@" -o "$S/$name" >"$S/$name.log" 2>&1; then
+			add_seed "$name" "$level"
+		else
+			echo "note: seed $name not built: $(head -n 1 "$S/$name.log")"
+		fi
+	}
+	seed pie full $CC -O1 -fPIE -pie "$src/malhello.c"
+	seed nopie normal $CC -O1 -fno-pie -no-pie "$src/malhello.c"
+	seed shlib normal $CC -O1 -fPIC -shared "$src/malhello.c"
+	seed static light $CC -O1 -static "$src/malhello.c"
+	seed bigpie full $CC -O1 -fPIE -pie $nosep -DBIG_FILL=2097152 "$src/malbig.c"
+	seed bigpie4m light $CC -O1 -fPIE -pie -DBIG_FILL=4194304 "$src/malbig.c"
+	seed bignopie normal $CC -O1 -fno-pie -no-pie $nosep -DBIG_FILL=2097152 "$src/malbig.c"
+	seed bigshlib normal $CC -O1 -fPIC -shared $nosep -DBIG_FILL=2097152 "$src/malbig.c"
+	if $CC -m32 -O1 -o "$S/m32" "$src/malhello.c" >/dev/null 2>&1; then
+		add_seed m32 full
+	else
+		seed m32 full $CC -m32 -O1 -nostdlib -static -ffreestanding -fno-pic "$src/malfree.c"
+	fi
+	seed bigm32 normal $CC -m32 -O1 -nostdlib -static -ffreestanding -fno-pic \
+		$nosep -Wl,-Ttext-segment=0x8000000 "$src/malfreebig.c"
+	seed x32 light $CC -mx32 -O1 -nostdlib -static -ffreestanding "$src/malfree.c"
+	cp /bin/true "$S/true" && add_seed true normal
+	# For --madvise (every case of these seeds runs with it): a PIE and a
+	# shared library with three whole 2 MiB chunks of text, in the default
+	# layout, and an lld PIE (the program header table grows in place).
+	seed madpie normal $CC -O1 -fPIE -pie -DBIG_FILL=8388608 "$src/malbig.c"
+	seed madlib normal $CC -O1 -fPIC -shared -DBIG_FILL=8388608 "$src/malbig.c"
+	if have clang && have ld.lld; then
+		seed madlld normal clang -O1 -fPIE -pie -fuse-ld=lld -DBIG_FILL=8388608 "$src/malbig.c"
+		# Big-endian and other machines: one read-execute segment from
+		# offset 0 at a 2 MiB-aligned base, so that elfpmd changes them.
+		# (lld 14 cannot link big-endian arm32; ppc32 has no PMD size.)
+		for t in powerpc64-linux-gnu:ppc64be:normal aarch64_be-linux-gnu:arm64be:normal \
+			 powerpc-linux-gnu:ppc32be:light aarch64-linux-gnu:arm64:light \
+			 riscv64-linux-gnu:riscv64:light; do
+			IFS=: read -r triple name level <<<"$t"
+			seed "$name" "$level" clang --target="$triple" -O1 -ffreestanding -nostdlib \
+				-static -fuse-ld=lld -Wl,--no-rosegment,--image-base=0x400000 "$src/malfreebig.c"
+		done
+	else
+		echo "note: clang/ld.lld missing: big-endian seeds come from mutate swap only"
+	fi
+	# Byte-swapped copies (x86-64 headers in big-endian order) always exist.
+	"$MUTATE" swap 0 "$S/pie" "$S/pie-swapped" >/dev/null && add_seed pie-swapped normal
+	"$MUTATE" swap 0 "$S/bigpie" "$S/bigpie-swapped" >/dev/null && add_seed bigpie-swapped normal
+	# No section headers at all (valid; patchelf refuses those).
+	"$MUTATE" noshdr 0 "$S/bigpie" "$S/bigpie-noshdr" >/dev/null && add_seed bigpie-noshdr light
+	# A separate debug file: skipped without its program headers being
+	# checked against the end of the file, so whatever the mutations do to
+	# them must still end in a skip or a clean error.
+	if have objcopy; then
+		objcopy --only-keep-debug "$S/pie" "$S/pie-debug" 2>/dev/null && add_seed pie-debug light
+	fi
+	[ "$(wc -l <"$S/seeds.new")" -ge 3 ] || return 1
+	mv "$S/seeds.new" "$S/seeds.list"
+}
+
+# malformed_cases LIST: the generated cases, one line each, "ID SEEDNAME
+# MODE MUTSEED ARG", into LIST: truncations (the ELF header byte by byte or
+# at a stride, the first KiB at a stride, a bounded, evenly thinned sample
+# of table and segment boundaries +-1, a few random offsets), random byte
+# flips biased toward the headers, one or several header fields set to
+# absurd values (tests/mutate.c).  Deterministic.
+malformed_cases () {
+	local list=$1 n=0 s name level f size hstep lstep nmax nrand nflip nfield nmulti nt keep i o
+	scale () { echo $(( ($1 * PCT + 99) / 100 )); }
+	addcase () { n=$((n + 1)); echo "$n $*" >>"$list"; }
+	RANDOM=4711
+	: >"$list"
+	for s in "${SEEDS[@]}"; do
+		name=${s% *} level=${s#* }
+		f=$S/$name
+		size=$(stat -c %s "$f")
+		case $level in
+		full)   hstep=1 lstep=32 nmax=$(scale 60) nrand=12 nflip=$(scale 50) nfield=$(scale 110) nmulti=$(scale 20) ;;
+		normal) hstep=4 lstep=64 nmax=$(scale 40) nrand=6 nflip=$(scale 20) nfield=$(scale 55) nmulti=$(scale 8) ;;
+		*)      hstep=8 lstep=128 nmax=$(scale 20) nrand=3 nflip=$(scale 8) nfield=$(scale 44) nmulti=$(scale 4) ;;
+		esac
+		# MALFORMED_PERCENT below 100 thins the header truncations too.
+		hstep=$(( (hstep * 100 + PCT - 1) / PCT )) lstep=$(( (lstep * 100 + PCT - 1) / PCT )) nrand=$(scale "$nrand")
+		{ seq 0 "$hstep" 72; seq 72 "$lstep" 1024; } >"$WORK/offsets.$name"
+		"$MUTATE" offsets 0 "$f" - | while read -r o; do
+			echo "$o"
+			[ "$o" -gt 0 ] && echo $((o - 1))
+			echo $((o + 1))
+		done | sort -nu | awk -v max="$size" '$1 > 72 && $1 <= max' >"$WORK/offsets.$name.more"
+		nt=$(wc -l <"$WORK/offsets.$name.more")
+		keep=1
+		[ "$nt" -gt "$nmax" ] && keep=$(( (nt + nmax - 1) / nmax ))
+		awk -v k="$keep" 'NR % k == 1 || k == 1' "$WORK/offsets.$name.more" >>"$WORK/offsets.$name"
+		for ((i = 0; i < nrand; i++)); do echo $(( (RANDOM * 32768 + RANDOM) % size )); done >>"$WORK/offsets.$name"
+		while read -r o; do
+			[ "$o" -le "$size" ] && addcase "$name" truncate 0 "$o"
+		done < <(sort -nu "$WORK/offsets.$name")
+		for ((i = 1; i <= nflip; i++)); do addcase "$name" flip "$i" -; done
+		for ((i = 0; i < nfield; i++)); do addcase "$name" field "$i" -; done
+		for ((i = 0; i < nmulti; i++)); do addcase "$name" fields "$i" -; done
+	done
+	echo "generated $n case specs"
+}
+
+# make_case SEED MODE MUTSEED ARG OUT: write the case to OUT with mutate;
+# its exit status (3: the mutation does not apply to this seed).
+make_case () {
+	if [ "$2" = truncate ]; then
+		"$MUTATE" truncate 0 "$S/$1" "$5" "$4"
+	elif [ "$4" = - ]; then
+		"$MUTATE" "$2" "$3" "$S/$1" "$5"
+	else
+		"$MUTATE" "$2" "$3" "$S/$1" "$5" "$4"
+	fi
+}
+
+# mal_tool OUTPREFIX ARGS...: run elfpmd ARGS... under timeout; its exit
+# status in RC, its stderr in ERR (and OUTPREFIX.err), its stdout in
+# OUTPREFIX.out.  Exit 2 (a file for a machine without a known PMD size,
+# nothing else failed) is a refusal with the same promises as 1 (one line
+# on stderr, the file untouched): counted as 1.
+mal_tool () {
+	local pfx=$1
+	shift
+	timeout -k 2 "$TMO" "$ELFPMD" "$@" >"$pfx.out" 2>"$pfx.err"
+	RC=$?
+	ERR=
+	IFS= read -r -d '' ERR <"$pfx.err"
+	[ "$RC" = 2 ] && RC=1
+	return 0
+}
+
+# mal_status_ok RC ERR: whether the run itself is good; else the reason in
+# BAD: a sanitizer report, an internal error (the planner and its checker
+# disagreeing: a hostile input must be refused for what it is, or
+# handled), a crash, a hang, an exit status other than 0 and 1.
+mal_status_ok () {
+	local rc=$1 err=$2
+	BAD=
+	case $err in
+	*AddressSanitizer* | *LeakSanitizer* | *"runtime error"* | *UndefinedBehaviorSanitizer*)
+		BAD="sanitizer report (exit $rc)"
+		return 1 ;;
+	*"internal error"*)
+		BAD="internal error: ${err#*internal error: }"
+		return 1 ;;
+	esac
+	case $rc in
+	0 | 1) return 0 ;;
+	86) BAD="sanitizer exit status 86" ;;
+	124) BAD="timeout after ${TMO}s (hang)" ;;
+	125 | 126 | 127) BAD="could not run the tool (exit $rc)" ;;
+	64) BAD="usage error (exit 64) on a valid command line" ;;
+	*) if [ "$rc" -gt 128 ]; then BAD="killed by signal $((rc - 128))"; else BAD="exit status $rc"; fi ;;
+	esac
+	return 1
+}
+
+# mal_one_line ERR FILE: ERR is exactly one line `elfpmd: FILE: ...`.
+mal_one_line () {
+	local err=$1 file=$2 body
+	body=${err%$'\n'}
+	[[ $err == *$'\n' ]] || return 1
+	[[ $body != *$'\n'* ]] || return 1
+	[[ $body == "elfpmd: $file: "?* ]] || return 1
+	return 0
+}
+
+# mal_only_files DIR NAME...: DIR holds exactly those names (no temporary
+# file left behind).
+mal_only_files () {
+	local d=$1 f n=0
+	shift
+	local -a there=("$d"/* "$d"/.[!.]* "$d"/..?*)
+	for f in "${there[@]}"; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		n=$((n + 1))
+	done
+	[ "$n" -eq $# ] || return 1
+	for f; do [ -e "$d/$f" ] || return 1; done
+	return 0
+}
+
+# mal_expect_exit1 FILE: for a run (RC and ERR, see mal_tool) that must
+# fail cleanly on FILE, append to the caller's reasons what is wrong with
+# it: a bad run, an exit status other than 1, or stderr other than one line
+# `elfpmd: FILE: reason`.
+mal_expect_exit1 () {
+	if ! mal_status_ok "$RC" "$ERR"; then
+		reasons+="$BAD"$'\n'
+	elif [ "$RC" != 1 ]; then
+		reasons+="exit $RC, expected 1"$'\n'
+	else
+		mal_one_line "$ERR" "$1" || reasons+="stderr is not one line 'elfpmd: $1: reason': $(printf %q "$ERR")"$'\n'
+	fi
+}
+
+# mal_record ID DESC CASEFILE REASONS: keep the failing input as
+# $F/case-ID.elf with the reasons in $F/case-ID.txt, and append them to
+# $FAILS.
+mal_record () {
+	mkdir -p "$F"
+	[ -f "$3" ] && cp "$3" "$F/case-$1.elf"
+	{
+		echo "case $1: $2"
+		echo "$4" | sed 's/^/  - /'
+		echo "  input kept as $F/case-$1.elf"
+	} | tee -a "$FAILS" >"$F/case-$1.txt"
+}
+
+# mal_count ID DESC CASEFILE REASONS: PASS DESC when REASONS is empty, else
+# FAIL it with the reasons, and mal_record it.
+mal_count () {
+	if [ -z "$4" ]; then
+		pass "$2"
+		return 0
+	fi
+	fail "$2"
+	printf '%s' "$4" | sed 's/^/      /'
+	mal_record "$@"
+	return 1
+}
+
+# mal_case ID DESC CASEFILE WORKDIR SYNCFLAG [prepared]: run elfpmd three
+# times on the case CASEFILE (with the options XOPTS, word-split on
+# purpose): in place, -n --json (its stdout kept in $WORK/json/ID.out for
+# mal_check_json) and -o OUT.  Each run exits 0 or 1 and no worse (see
+# mal_status_ok); on 1, stderr is exactly one line `elfpmd: FILE: reason`
+# and -o left no output; no temporary file is left; mutate verify checks
+# the contents (the in-place result against CHECKMODE, strict: only p_align
+# fields raised, to a larger power of two keeping p_vaddr congruent with
+# p_offset; loose: may grow, then phdr-dump --bytemap checks it; the inputs
+# of -n and -o untouched; -o's output the in-place result); the three runs
+# agree on the status.  Appends "ID RC1 RC2" to $RCS; on failure
+# mal_records it and returns 1.  "prepared": WORKDIR/in-place.elf and
+# WORKDIR/dry.elf already hold copies of CASEFILE.
+XOPTS= CHECKMODE=loose
+mal_case () {
+	local id=$1 desc=$2 c=$3 d=$4 syncflag=$5 prepared=${6:-}
+	local reasons="" rc1 rc2 rc3 e1 e2 e3 line
+	local t=$d/in-place.elf n=$d/dry.elf o=$d/out.elf
+	[ -d "$d" ] || mkdir -p "$d"
+	[ -d "$WORK/json" ] || mkdir -p "$WORK/json"
+	if [ -z "$prepared" ]; then
+		cp "$c" "$t" && cp "$c" "$n"
+	fi
+	# shellcheck disable=SC2086
+	mal_tool "$d.1" $XOPTS $syncflag "$t"
+	rc1=$RC e1=$ERR
+	if ! mal_status_ok "$rc1" "$e1"; then
+		reasons+="in place: $BAD"$'\n'
+	elif [ "$rc1" = 1 ]; then
+		mal_one_line "$e1" "$t" || reasons+="in place: exit 1 but stderr is not one line 'elfpmd: $t: reason': $(printf %q "$e1")"$'\n'
+	fi
+	mal_only_files "$d" in-place.elf dry.elf || reasons+="in place: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+
+	# shellcheck disable=SC2086
+	mal_tool "$WORK/json/$id" $XOPTS -n --json "$n"
+	rc2=$RC e2=$ERR
+	if ! mal_status_ok "$rc2" "$e2"; then
+		reasons+="-n --json: $BAD"$'\n'
+	elif [ "$rc2" = 1 ]; then
+		mal_one_line "$e2" "$n" || reasons+="-n --json: exit 1 but stderr is not one line 'elfpmd: $n: reason': $(printf %q "$e2")"$'\n'
+	fi
+	mal_only_files "$d" in-place.elf dry.elf || reasons+="-n --json: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+
+	# shellcheck disable=SC2086
+	mal_tool "$d.3" $XOPTS -o "$o" "$n"
+	rc3=$RC e3=$ERR
+	if ! mal_status_ok "$rc3" "$e3"; then
+		reasons+="-o: $BAD"$'\n'
+	elif [ "$rc3" = 1 ]; then
+		mal_one_line "$e3" "$n" || reasons+="-o: exit 1 but stderr is not one line 'elfpmd: $n: reason': $(printf %q "$e3")"$'\n'
+		[ -e "$o" ] && reasons+="-o: exit 1 but the output file exists"$'\n'
+	fi
+	if [ "$rc3" = 0 ]; then
+		mal_only_files "$d" in-place.elf dry.elf out.elf || reasons+="-o: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+	else
+		mal_only_files "$d" in-place.elf dry.elf || reasons+="-o: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+	fi
+
+	if ! "$MUTATE" verify 0 "$c" "$d" "$rc1,$rc3,$CHECKMODE" >"$d.v" 2>&1; then
+		while IFS= read -r line; do reasons+="$line"$'\n'; done <"$d.v"
+	fi
+	# A rewrite that moved contents: every byte where the map says, holes
+	# zero, both loader rules kept.  (Not after --madvise: the stub adds a
+	# program header and sections, which the byte map does not describe;
+	# run-madvise-structure.sh checks such files structurally.)
+	if [ "$rc1" = 0 ] && [ "$CHECKMODE" = loose ] && [ "$XOPTS" != --madvise ] && ! cmp -s "$c" "$t" \
+		&& ! "$PHDR_DUMP" --bytemap "$c" "$t" >"$d.bm" 2>&1; then
+		reasons+="in place: byte map broken: $(grep -v '^bytemap ok' "$d.bm" | head -3 | tr '\n' ' ')"$'\n'
+	fi
+	if [[ $rc1$rc2$rc3 =~ ^[01]{3}$ ]] && { [ "$rc1" != "$rc2" ] || [ "$rc1" != "$rc3" ]; }; then
+		reasons+="inconsistent exit statuses: in place $rc1, -n $rc2, -o $rc3"$'\n'
+	fi
+	echo "$id $rc1 $rc2" >>"$RCS"
+	if [ -n "$reasons" ]; then
+		reasons+="stderr (in place): $(printf %q "$e1")"
+		mal_record "$id" "$desc" "$c" "$reasons"
+		rm -rf "$d"
+		return 1
+	fi
+	return 0
+}
+
+# mal_check_json: every -n --json output of the cases ($WORK/json/ID.out)
+# is one JSON object with "file" per line, or nothing when that run failed
+# (its status from the $WORK/rcs.* files); one PASS or a FAIL per bad one.
+mal_check_json () {
+	have python3 || { note "python3 missing, JSON not validated"; return 0; }
+	if python3 - "$WORK" >"$WORK/json.report" 2>&1 <<'EOF_PY'
+import glob, json, os, sys
+w = sys.argv[1]
+rc2 = {}
+for f in glob.glob(os.path.join(w, 'rcs.*')):
+    for line in open(f):
+        p = line.split()
+        if len(p) >= 3:
+            rc2[p[0]] = p[2]
+bad = n = 0
+for path in sorted(glob.glob(os.path.join(w, 'json', '*.out'))):
+    cid = os.path.basename(path)[:-4]
+    text = open(path, encoding='utf-8', errors='replace').read()
+    lines = [l for l in text.split('\n') if l.strip()]
+    n += 1
+    if not lines:
+        if rc2.get(cid) == '0':
+            print(f"case {cid}: -n --json exited 0 but printed nothing"); bad += 1
+        continue
+    for l in lines:
+        try:
+            o = json.loads(l)
+            if not isinstance(o, dict) or 'file' not in o:
+                raise ValueError('not an object with "file"')
+        except ValueError as e:
+            print(f"case {cid}: -n --json printed invalid JSON ({e}): {l[:200]!r}"); bad += 1
+            break
+print(f"{n} JSON outputs checked, {bad} bad")
+sys.exit(1 if bad else 0)
+EOF_PY
+	then
+		pass "-n --json: $(tail -n 1 "$WORK/json.report")"
+	else
+		while read -r line; do fail "$line"; done < <(grep '^case ' "$WORK/json.report" | head -n 50)
+		mkdir -p "$F"
+		cp "$WORK/json.report" "$F/json.report"
+	fi
+}
+
+# malformed_finish: finish, keeping the work directory (with the failing
+# inputs under failures/) when something failed or MALFORMED_KEEP=1.
+malformed_finish () {
+	if [ "$n_fail" -gt 0 ]; then
+		echo "failing inputs kept under $F"
+	elif [ "${MALFORMED_KEEP:-0}" != 1 ]; then
+		rm -rf "$WORK"
+	fi
+	finish
+}
+
