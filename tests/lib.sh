@@ -133,7 +133,7 @@ elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 # ---------------------------------------------------------------------------
 # Coverage: how much of an object's text a run got PMD-mapped, from a copy of
 # the program's /proc/self/smaps (tests/fixtures/madmain.c, invmain.c and
-# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and
+# invdl.c write one to $FIXTURE_SMAPS), shared by run-madvise-*.sh and
 # invisible.sh.
 
 # pmd_kb SMAPS OBJECT: FilePmdMapped summed over the executable VMAs of
@@ -1508,3 +1508,216 @@ malformed_finish () {
 	finish
 }
 
+# ---------------------------------------------------------------------------
+# --madvise (run-madvise-*.sh): the startup stub that gets the aligned text
+# onto PMD (2 MiB) pages at run time, on programs and a shared library with
+# 17 MiB of text (tests/fixtures madbig.S), one per line:
+#   NAME  TARGET  FILE  PROGRAM  HOOK
+# TARGET is the tests/fixtures/Makefile target; FILE the file rewritten;
+# PROGRAM what runs (FILE itself, or a program that loads the library FILE
+# from LD_LIBRARY_PATH); HOOK how the stub must be hooked (the start of the
+# report's "hook").
+MAD_FIXTURES='
+pie         mad-pie         mad-pie         mad-pie         e_entry
+nopie       mad-nopie       mad-nopie       mad-nopie       e_entry
+static-pie  mad-static-pie  mad-static-pie  mad-static-pie  e_entry
+lib         mad-lib         libmadbig.so    usemadbig       DT_INIT
+lld-pie     mad-lld-pie     mad-lld-pie     mad-lld-pie     e_entry
+'
+MIN_PERCENT=95		# coverage required in every cache state
+
+# madvise_setup [cache]: the common start of the run-madvise-*.sh scripts:
+# elfpmd, python3, the work directory; with "cache" (a script that
+# measures what the page cache gives): root, THP, the page-cache lock, the
+# helpers (PAGECACHE, fixtures/pagecache.c; THP_OFF, fixtures/thp-off.c)
+# and file THP working on the build tree's file system (probed
+# independently of elfpmd), or the script is skipped.
+madvise_setup () {
+	require_elfpmd
+	if [ "${1:-}" = cache ]; then
+		require_root_thp "drop_caches for the cold and order-0 cache states, /proc/kpageflags"
+		page_cache_lock
+	fi
+	have python3 || skip_all "python3 not found (reads the JSON report and the files' bytes)"
+	work_dir
+	[ "${1:-}" = cache ] || return 0
+	build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c, thp-off.c): $(tail -1 "$O/mad-tools.log")"
+	PAGECACHE=$O/pagecache
+	THP_OFF=$O/thp-off
+	require_file_thp "$WORK"
+}
+
+# for_each_mad_fixture COMMAND...: for each fixture of MAD_FIXTURES that
+# builds and whose original runs (check_original), set name target file
+# prog hook, w (its work directory), dir ($w/rewritten) and r ($dir/FILE),
+# a copy of the original at $w/orig/FILE, then run COMMAND... and remove w
+# unless something failed.  Exits 77 when none builds.
+for_each_mad_fixture () {
+	local before
+	built_any=false
+	while read -r name target file prog hook <&3; do
+		[ -n "$name" ] || continue
+		echo "# fixture $name"
+		# (why_unbuildable knows the toolchain needs of the classic
+		# targets that the mad-* ones mirror)
+		if ! build_fixture "$target"; then
+			skip "$name: cannot build it here: $(why_unbuildable "${target#mad-}") (log: $O/$target.log)"
+			tail -3 "$O/$target.log" | sed 's/^/      /'
+			continue
+		fi
+		built_any=true
+		w=$WORK/$name dir=$WORK/$name/rewritten r=$WORK/$name/rewritten/$file
+		mkdir -p "$w/orig" "$dir"
+		cp -p "$O/$file" "$w/orig/$file"
+		before=$n_fail
+		check_original
+		$can_run && "$@"
+		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	done 3<<<"$MAD_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# mad_rewrite: rewrite a copy of the original into $r with elfpmd -q
+# --madvise; FAIL and return 1 when it fails.
+mad_rewrite () {
+	cp -p "$w/orig/$file" "$r"
+	"$ELFPMD" -q --madvise "$r" >"$w/rewrite.log" 2>&1 && return 0
+	fail "$name: elfpmd -q --madvise failed: $(head -3 "$w/rewrite.log")"
+	return 1
+}
+
+# run_as DIR OUT [WRAPPER...]: run the current fixture with the file in DIR,
+# under WRAPPER... when given; stdout and "exit status N" into OUT, stderr
+# into OUT.err.  The library is found through LD_LIBRARY_PATH=DIR.  Reads
+# prog, file, ARGS, O.
+run_as () {
+	local dir=$1 out=$2 exe status
+	shift 2
+	if [ "$prog" = "$file" ]; then exe=$dir/$file; else exe=$O/$prog; fi
+	# (the group's 2>/dev/null keeps bash's "Segmentation fault" notice off
+	# the log; the status says it)
+	{ LD_LIBRARY_PATH=$dir timeout 60 "$@" "$exe" "${ARGS[@]}" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
+# same_output OUT WHAT: OUT is what the original printed; PASS or FAIL.
+same_output () {
+	if cmp -s "$w/orig.out" "$1"; then
+		pass "$name: $2: prints the same and exits 42"
+		return 0
+	fi
+	fail "$name: $2: prints something else than the original"
+	diff "$w/orig.out" "$1" | head -10 | sed 's/^/      /'
+	sed 's/^/      stderr: /' "$1.err" | head -5
+	return 1
+}
+
+# coverage STATE DIR OBJECT [WRAPPER...]: run the fixture with the file in
+# DIR (under WRAPPER...), taking its smaps copy; then stub_coverage.
+coverage () {
+	local state=$1 dir=$2 object=$3
+	shift 3
+	rm -f "$w/smaps.$state"
+	FIXTURE_SMAPS=$w/smaps.$state run_as "$dir" "$w/$state.out" "$@"
+	stub_coverage "$state" "$object"
+}
+
+# stub_coverage STATE OBJECT: the run STATE (its output $w/STATE.out, its
+# smaps copy $w/smaps.STATE) printed what the original prints, and
+# FilePmdMapped of OBJECT is at least MIN_PERCENT of the ideal (whole 2 MiB
+# chunks of the text).
+stub_coverage () {
+	local state=$1 object=$2 smaps=$w/smaps.$1 kb want ideal
+	same_output "$w/$state.out" "$state run" || return 0
+	if [ ! -s "$smaps" ]; then fail "$name: $state: the program wrote no smaps copy"; return 0; fi
+	ideal=$(ideal_chunks "$object")
+	want=$((ideal * PMD / 1024))
+	kb=$(pmd_kb "$smaps" "$object")
+	if [ "$want" -eq 0 ]; then
+		fail "$name: $state: no whole PMD chunk in the text to measure"
+	elif [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+		pass "$name: $state: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))%"
+	else
+		fail "$name: $state: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))% < $MIN_PERCENT%"
+		awk -v ino="$(stat -c %i "$object")" '/^[0-9a-f]+-[0-9a-f]+ / { cur = $5 == ino; if (cur) hdr = $0; next }
+			cur && $1 == "FilePmdMapped:" { print "      " hdr "  FilePmdMapped " $2 " kB" }' "$smaps"
+	fi
+}
+
+# coverage_concurrent N DIR OBJECT: N runs of the fixture started at once
+# (states concurrent1 to concurrentN), each checked by stub_coverage.  When
+# one falls short, the order-0 state is made again and the N runs repeated
+# once, and only that second round counts, the first one noted (never when
+# a run printed something else than the original): on a loaded machine a
+# start that repairs can be preempted past the 15 ms the others wait for it
+# to finish one more chunk (elfpmd(1), SECURITY), and the three then repair
+# at once; twice in a row is a failure.
+coverage_concurrent () {
+	local count=$1 dir=$2 object=$3 k round short kb want
+	for round in 1 2; do
+		local pids=()
+		for ((k = 1; k <= count; k++)); do
+			rm -f "$w/smaps.concurrent$k"
+			FIXTURE_SMAPS=$w/smaps.concurrent$k run_as "$dir" "$w/concurrent$k.out" &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		short=
+		# A run that printed something else is never run again: it fails.
+		for ((k = 1; k <= count; k++)); do
+			cmp -s "$w/orig.out" "$w/concurrent$k.out" || break 2
+		done
+		for ((k = 1; k <= count; k++)); do
+			want=$(($(ideal_chunks "$object") * PMD / 1024))
+			kb=$(pmd_kb "$w/smaps.concurrent$k" "$object" 2>/dev/null)
+			[ $((${kb:-0} * 100)) -ge $((want * MIN_PERCENT)) ] || short="$short concurrent$k:${kb:-0}/$want"
+		done
+		[ -z "$short" ] && break
+		[ "$round" = 1 ] || break
+		note "$name: $count at once, first round short ($short kB): made the order-0 state again, once more"
+		drop_caches
+		"$PAGECACHE" order0 "$object" >/dev/null 2>&1
+	done
+	for ((k = 1; k <= count; k++)); do
+		stub_coverage "concurrent$k" "$object"
+	done
+}
+
+# coverage_small_folios DIR FRESH: the states the stub repairs, for the
+# current fixture's file in DIR ($r): cached in order-0 folios (the note
+# says whether the state was reached); a copy just written into FRESH in
+# 4 KiB writes, as a package manager may write it (its pages are dirty
+# order-0 folios, which cannot be dropped before they are written back);
+# three copies of the program started at once on an order-0 cache (each
+# must get its text PMD-mapped, not keep the others' small folios alive).
+coverage_small_folios () {
+	local dir=$1 fresh=$2 o0
+	drop_caches
+	o0=$("$PAGECACHE" order0 "$r" 2>&1)
+	note "$name: $o0"
+	case $o0 in *" 0 in large folios") ;; *) note "$name: order-0 state not reached: some pages are in large folios" ;; esac
+	coverage order-0 "$dir" "$r"
+	mkdir -p "$fresh"
+	dd if="$r" of="$fresh/$file" bs=4k status=none
+	chmod 755 "$fresh/$file"
+	coverage fresh "$fresh" "$fresh/$file"
+	drop_caches
+	"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+	coverage_concurrent 3 "$dir" "$r"
+}
+
+# xfs_mount DIR SIZE: an xfs image of SIZE made in DIR and mounted at
+# DIR/xfs.mnt (MNTED; LOOPDEV its loop device, ext4_umount added to
+# CLEANUP undoes it), with Linux's default read-ahead of 128 KiB; or
+# prints why not and fails.
+xfs_mount () {
+	LOOPIMG=$1/xfs.img
+	have mkfs.xfs && have losetup || { echo "mkfs.xfs or losetup not found"; return 1; }
+	CLEANUP+=("ext4_umount")
+	truncate -s "$2" "$LOOPIMG" && mkfs.xfs -q "$LOOPIMG" >"$LOOPIMG.log" 2>&1 || { echo "mkfs.xfs failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	LOOPDEV=$(losetup --find --show "$LOOPIMG" 2>"$LOOPIMG.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	mkdir -p "$1/xfs.mnt"
+	mount "$LOOPDEV" "$1/xfs.mnt" 2>"$LOOPIMG.log" || { echo "mount failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	MNTED=$1/xfs.mnt
+	echo 128 >"/sys/block/${LOOPDEV##*/}/queue/read_ahead_kb" 2>/dev/null || :
+}
