@@ -84,7 +84,7 @@ CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user"
 
 # The 32-bit and x32 C libraries and GCC's support files for them, so that
-# gcc -m32 and -mx32 make test inputs (run-malformed.sh): what gcc-multilib
+# gcc -m32 and -mx32 make test inputs (run-malformed-*.sh): what gcc-multilib
 # brings, without gcc-multilib itself, which Debian makes conflict with the
 # cross compilers above.  Named for the installed gcc's major version;
 # optional.
@@ -312,7 +312,7 @@ check () {
 	# A quarter of the malformed inputs (other flip seeds than make check's
 	# full set draws): all 3,850 under ASan took more than 16 minutes here.
 	(cd "$top/_build-asan" && make -s -j"$jobs" check MALFORMED_PERCENT=25 \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed.sh tests/run-malformed-special.sh $(map_tests)") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed-mutations.sh tests/run-malformed-batch.sh tests/run-malformed-not-elf.sh tests/run-malformed-not-regular.sh tests/run-malformed-permissions.sh tests/run-malformed-full-fs.sh tests/run-malformed-keep-attributes.sh $(map_tests)") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	# Asked of _build-asan, configured last: the autoreconf of its build made
 	# _build's Makefile older than configure, and make there would first rerun
