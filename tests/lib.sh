@@ -2282,16 +2282,6 @@ shared_build () {
 	return "$st"
 }
 
-# test_work DIR: WORK, the script's own empty work directory
-# DIR/NAME (NAME: the script's name without run- and .sh).
-test_work () {
-	local name
-	name=$(basename "$0" .sh)
-	WORK=$1/${name#run-}
-	rm -rf "$WORK"
-	mkdir -p "$WORK" || hard_error "cannot create $WORK"
-}
-
 # test_finish: leave WORK, remove it unless something failed, and finish.
 test_finish () {
 	cd / || true
@@ -2355,10 +2345,9 @@ map_fixture_build () {
 }
 
 # map_start FILE...: what each map script does first: the tool, the tools
-# the fixture needs, the fixture (built once, shared), and WORK
-# ($TESTS_BUILDDIR/map-work/NAME) as the current directory, holding copies
-# of exec-g (map-json.py's source of the stripped files' symbols) and of
-# each FILE (a variant, or root: the build-ID tree); sets dwarf (true
+# the fixture needs, the fixture (built once, shared), and WORK (work_dir)
+# as the current directory, holding copies of exec-g (map-json.py's source
+# of the stripped files' symbols) and of each FILE (a variant, or root: the build-ID tree); sets dwarf (true
 # when this build reads DWARF), src (dwarf or symtab: where the names of a
 # file with DWARF come from), id (exec-g's build ID) and
 # ELFPMD_DEBUG_ROOT=WORK/no-root (no debug files).  Skipped (77) without
@@ -2373,7 +2362,7 @@ map_start () {
 	[ "$(uname -m)" = x86_64 ] || skip_all "the fixture's addresses are laid out for x86-64"
 	shared_build map map_fixture_build "$TESTS_SRCDIR/map-json.py" \
 		|| skip_all "cannot build the map fixture: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
-	test_work "$TESTS_BUILDDIR/map-work"
+	work_dir
 	cp "$SHARED/exec-g" "$WORK/" || hard_error "cannot copy the fixture into $WORK"
 	for f; do
 		[ -e "$SHARED/$f" ] && { cp -r "$SHARED/$f" "$WORK/" || hard_error "cannot copy $f into $WORK"; }
@@ -2466,8 +2455,8 @@ bigtext_fixture () {
 # small ELF file whose symbol table names the stub's functions.
 
 # stub_symbols_start: the tool, cc, readelf, objcopy, xz, the bigtext
-# fixture, WORK ($TESTS_BUILDDIR/stub-symbols-work/NAME) as the current
-# directory, and rw there: the --madvise rewrite of the stripped prog7.
+# fixture, WORK (work_dir) as the current directory, and rw there: the
+# --madvise rewrite of the stripped prog7.
 stub_symbols_start () {
 	require_elfpmd
 	[ "$(uname -m)" = x86_64 ] || skip_all "the stub's symbols are checked on x86-64 hosts"
@@ -2475,7 +2464,7 @@ stub_symbols_start () {
 		skip_all "needs cc, readelf, objcopy and xz"
 	fi
 	bigtext_fixture
-	test_work "$TESTS_BUILDDIR/stub-symbols-work"
+	work_dir
 	cd "$WORK" || hard_error "cannot enter $WORK"
 	"$ELFPMD" -q --madvise -o rw "$BIG/prog7-stripped" || hard_error "elfpmd --madvise failed on the fixture"
 }
@@ -2760,8 +2749,8 @@ rootsafe_revert_setup () {
 # IMA and EVM (run-ima-*.sh; doc/design.md, IMA and EVM): what a rewrite in
 # place does with their extended attributes, made and checked by
 # tests/ima.py with Python's hashlib, independently of elfpmd.  The
-# fixture is tests/fixtures' pie (and lld-pie, padded with a hole), built
-# into the stub's shared fixtures directory.  The hash comes from the
+# fixture is tests/fixtures' pie (and lld-pie, padded with a hole), in the
+# shared FIXTURES_O.  The hash comes from the
 # kernel's crypto API (AF_ALG): where this kernel has none, the hash
 # cases are refused with that reason (run-ima-no-afalg.sh), and the
 # rehash cases run in Debian 12's kernel in qemu (run-ima-vm.sh) instead
@@ -2770,9 +2759,8 @@ rootsafe_revert_setup () {
 # ima ARG...: tests/ima.py ARG...
 ima () { "$PYTHON" "$TESTS_SRCDIR/ima.py" "$@"; }
 
-# ima_start: root, python3, a work directory W (WORK,
-# $TESTS_BUILDDIR/ima-work/NAME) whose file system stores security.ima
-# and security.evm, the fixture pie (PIE; O, its directory) and, where it
+# ima_start: root, python3, a work directory W (WORK, work_dir) whose file
+# system stores security.ima and security.evm, the fixture pie (PIE; O, its directory) and, where it
 # builds, lld-pie (have_lld), host_afalg (true where this kernel hashes
 # with AF_ALG) and ARGS; skipped (77) without them.
 ima_start () {
@@ -2782,7 +2770,7 @@ ima_start () {
 	[ "$(id -u)" = 0 ] || skip_all "needs root (setting security.* extended attributes)"
 	have python3 || skip_all "python3 is needed to make and check the attributes"
 	find_python
-	test_work "$TESTS_BUILDDIR/ima-work"
+	work_dir
 	W=$WORK
 	local err afalg
 	printf 'probe\n' >"$W/probe"
@@ -2793,10 +2781,11 @@ ima_start () {
 		skip_all "cannot set security.evm here: ${err##*$'\n'}"
 	fi
 	rm -f "$W/probe"
-	stub_fixture pie
+	O=$FIXTURES_O
+	build_fixture pie || skip_all "cannot build the fixture pie: $(tail -1 "$O/pie.log")"
 	PIE=$O/pie
 	have_lld=false
-	{ flock 9 2>/dev/null; build_fixture lld-pie; } 9>>"$O/.fixtures.lock" && have_lld=true
+	build_fixture lld-pie && have_lld=true
 	if afalg=$(ima afalg); then host_afalg=true; else host_afalg=false; fi
 	note "this kernel ($(uname -r)): $afalg"
 }
@@ -2948,14 +2937,13 @@ ima_rehash_checks () {
 # $TESTS_BUILDDIR/cross-build/ARCH, the others into the script's WORK.
 
 # cross_start: the slow suites' switch, the tool, phdr-dump, readelf,
-# eu-elflint where there is one (have_elflint), WORK
-# ($TESTS_BUILDDIR/cross-work/NAME), ARGS; no architecture run yet.
+# eu-elflint where there is one (have_elflint), WORK (work_dir), ARGS; no
+# architecture run yet.
 cross_start () {
 	require_slow "cross builds run under qemu-user"
 	ARGS=(alpha "beta gamma")
 	require_elfpmd
-	test_work "$TESTS_BUILDDIR/cross-work"
-	require_phdr_dump "$WORK/tools"
+	work_dir
 	export PHDR_DUMP
 	have readelf || skip_all "readelf (binutils) not found"
 	have_elflint=false

@@ -8,7 +8,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_elfpmd
-test_work "$TESTS_BUILDDIR/cross-work"
+work_dir
 for m in "21 ppc64" "22 s390x"; do
 	read -r num mname <<<"$m"
 	cp "$ELFPMD" "$WORK/as-$mname"

@@ -12,7 +12,7 @@ require_elfpmd
 readme=$TESTS_SRCDIR/../README.md
 have cc || skip_all "no C compiler"
 have python3 || skip_all "python3 not found"
-test_work "$TESTS_BUILDDIR"
+work_dir
 work=$WORK
 printf '\t.text\n\t.globl big\nbig:\n\t.fill 0x400000,1,0xc3\n\t.section .note.GNU-stack,"",@progbits\n' > "$work/sample.S"
 printf 'extern char big[];\nint main (void) { ((void (*) (void)) big) (); return 0; }\n' > "$work/main.c"
