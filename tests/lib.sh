@@ -2750,11 +2750,10 @@ rootsafe_revert_setup () {
 # place does with their extended attributes, made and checked by
 # tests/ima.py with Python's hashlib, independently of elfpmd.  The
 # fixture is tests/fixtures' pie (and lld-pie, padded with a hole), in the
-# shared FIXTURES_O.  The hash comes from the
-# kernel's crypto API (AF_ALG): where this kernel has none, the hash
-# cases are refused with that reason (run-ima-no-afalg.sh), and the
-# rehash cases run in Debian 12's kernel in qemu (run-ima-vm.sh) instead
-# of here (run-ima-rehash.sh).
+# shared FIXTURES_O.  The hash comes from the kernel's crypto API
+# (AF_ALG): where this kernel has none, the hash cases are refused with
+# that reason (run-ima-no-afalg.sh), and the rehash cases run in Debian
+# 12's kernel in qemu (run-ima-vm.sh) instead of here (run-ima-rehash.sh).
 
 # ima ARG...: tests/ima.py ARG...
 ima () { "$PYTHON" "$TESTS_SRCDIR/ima.py" "$@"; }

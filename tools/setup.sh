@@ -75,7 +75,7 @@ PACKAGES="$PACKAGES licensecheck"
 # busybox is downloaded with the kernel.
 VM_PACKAGES="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static xfsprogs xz-utils cpio"
 # The aarch64 and riscv64 stubs (tools/gen-stub.sh ARCH, tests/run-stub.sh)
-# and tests/run-cross.sh, which runs cross-built fixtures under qemu-user:
+# and tests/run-cross-*.sh, which run cross-built fixtures under qemu-user:
 # the two cross toolchains with their C libraries (about 130 MB installed
 # each) and qemu-user (about 100 MB: every user-mode target), installed
 # without the recommended qemu-user-binfmt, so that the host does not start
@@ -146,7 +146,7 @@ install_packages () {
 	if [ -n "$cross_missing" ]; then
 		# shellcheck disable=SC2086
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $cross_missing > /dev/null \
-			|| echo "== could not install$cross_missing: tests/run-cross.sh and part of tests/run-stub.sh will skip"
+			|| echo "== could not install$cross_missing: tests/run-cross-*.sh and part of tests/run-stub.sh will skip"
 	fi
 }
 
