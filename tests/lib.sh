@@ -2291,11 +2291,19 @@ test_finish () {
 
 # find_python: PYTHON, the python3 interpreter itself rather than a
 # version manager's shim (which costs a third of a second a call), or the
-# script is skipped without python3.
+# script is skipped without python3.  The answer is kept in
+# SHARED_BUILD/python for the next scripts, as long as python3 is found
+# where it was.
 find_python () {
-	have python3 || skip_all "python3 not found"
+	local cache=$SHARED_BUILD/python found
+	found=$(command -v python3) || skip_all "python3 not found"
+	if [ "$(head -1 "$cache" 2>/dev/null)" = "$found" ]; then
+		PYTHON=$(sed -n 2p "$cache")
+		[ -x "$PYTHON" ] && return 0
+	fi
 	PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 	[ -x "$PYTHON" ] || PYTHON=python3
+	mkdir -p "$SHARED_BUILD" && printf '%s\n%s\n' "$found" "$PYTHON" >"$cache.$$" && mv -f "$cache.$$" "$cache"
 }
 
 # ---------------------------------------------------------------------------

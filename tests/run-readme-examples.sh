@@ -22,6 +22,7 @@ work=$TESTS_BUILDDIR/readme-examples-work
 [ "$(id -u)" -eq 0 ] && have unshare || skip_all "needs root and unshare (a mount namespace with /var/lib of its own)"
 have cc || skip_all "no C compiler"
 have python3 || skip_all "python3 not found (reads the JSON)"
+find_python
 rm -rf "$work"
 mkdir -p "$work/ex" "$work/bin" "$work/root/usr/bin" "$work/root/usr/lib/x86_64-linux-gnu" "$work/etc/elfpmd" \
 	|| hard_error "cannot create $work"
@@ -32,7 +33,7 @@ ln -s "$ELFPMD" "$work/bin/elfpmd"
 # the block after "## Examples" that start with "elfpmd", "find" (a pipe
 # into elfpmd) or continue the line before; the comment after two spaces
 # and a '#' cut.
-python3 - "$readme" > "$work/commands" <<'EOF'
+"$PYTHON" - "$readme" > "$work/commands" <<'EOF'
 import re, sys
 lines = open(sys.argv[1]).read().split("\n")
 blocks, cur, in_examples, first_done = [], [], False, False
@@ -158,7 +159,7 @@ while IFS= read -r c; do
 		holds "  -o: out/prog written, prog untouched" \
 			'[ -n "$(sum_of out/prog $n)" ] && [ "$(sum_of prog $n)" = "$(sum_of prog $((n - 1)))" ]' ;;
 	"elfpmd -r -n --json /usr/lib/x86_64-linux-gnu > libs.json")
-		python3 - "$ex/libs.json" "$lib" > "$work/libs.check" 2>&1 <<'EOF'
+		"$PYTHON" - "$ex/libs.json" "$lib" > "$work/libs.check" 2>&1 <<'EOF'
 import json, os, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 files = [r for r in rows if "file" in r and "same_file_as" not in r]

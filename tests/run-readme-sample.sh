@@ -11,14 +11,14 @@ require_elfpmd
 
 readme=$TESTS_SRCDIR/../README.md
 have cc || skip_all "no C compiler"
-have python3 || skip_all "python3 not found"
+find_python
 work_dir
 work=$WORK
 printf '\t.text\n\t.globl big\nbig:\n\t.fill 0x400000,1,0xc3\n\t.section .note.GNU-stack,"",@progbits\n' > "$work/sample.S"
 printf 'extern char big[];\nint main (void) { ((void (*) (void)) big) (); return 0; }\n' > "$work/main.c"
 cc -O2 -fPIE -pie -o "$work/sample" "$work/main.c" "$work/sample.S" || hard_error "cannot build the fixture"
 
-python3 - "$readme" > "$work/sample.readme" <<'EOF'
+"$PYTHON" - "$readme" > "$work/sample.readme" <<'EOF'
 import sys
 lines = open(sys.argv[1]).read().split("\n")
 i = lines.index("    $ elfpmd -n sample")
@@ -30,7 +30,7 @@ EOF
 (cd "$work" && "$ELFPMD" -n sample) > "$work/sample.real" 2>&1
 # same_shape: every README line ("..." elides) is a real line, in order,
 # each hexadecimal digit run compared by its length only.
-python3 - "$work/sample.readme" "$work/sample.real" > "$work/sample.check" 2>&1 <<'EOF'
+"$PYTHON" - "$work/sample.readme" "$work/sample.real" > "$work/sample.check" 2>&1 <<'EOF'
 import re, sys
 shape = lambda l: re.sub(r"0x[0-9a-f]+|\b\d+\b", lambda m: "N" * len(m.group(0)), l)
 want = [l for l in open(sys.argv[1]).read().split("\n") if l]

@@ -8,10 +8,11 @@
 
 rootsafe_start
 have python3 || skip_all "python3 not found (reads the JSON)"
+find_python
 rootsafe_fresh
 nobody_tree "cp '$ELF' \"\$(printf 'caf\\351')\" && cp '$ELF' 'café'"
 "$ELFPMD" -n --json -r "$T" >"$W/names.json" 2>"$W/names.err"
-if python3 - "$W/names.json" "$T" <<'PY'
+if "$PYTHON" - "$W/names.json" "$T" <<'PY'
 import json, os, sys
 names = set()
 for line in open(sys.argv[1], encoding="utf-8"):
