@@ -170,7 +170,7 @@ check_names () {
 # stack_names NAME DIR LIB: the crash inside the stub of the program of
 # DIR, its core read by eu-stack.
 stack_names () {
-	local d=$2 prog=$2/x/usr/bin/$pkg id debug pr seg off va fo rc frame
+	local d=$2 prog=$2/x/usr/bin/$pkg id debug pr off va fo
 	if ! have eu-stack; then
 		skip "$1: eu-stack not found (Debian: package elfutils)"
 		return

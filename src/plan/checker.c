@@ -1091,8 +1091,9 @@ check_debugdata (const struct checker *c, const struct plan_patch *p)
   return 0;
 }
 
-/* The input's symbol table that the patch P (LEN bytes) extends, its old
-   bytes followed by P in the output; 0 if none.  */
+/* The input's non-loaded section of TYPE that patch P extends: its old
+   bytes followed by P in the output, its size grown by P's length; 0 if
+   none.  */
 static size_t
 extended_table (const struct checker *c, const struct plan_patch *p, GElf_Word type)
 {
@@ -1107,9 +1108,9 @@ extended_table (const struct checker *c, const struct plan_patch *p, GElf_Word t
   return 0;
 }
 
-/* The names of the stub's symbols: appended to the string table of the
-   input's symbol table (not the section name table), each a whole string
-   that starts with "elfpmd.", an empty string first at most.  */
+/* The names of the stub's symbols in patch P: appended to the string
+   table of the input's symbol table (not the section name table), each a
+   whole string that starts with "elfpmd.", an empty string first at most.  */
 static int
 check_stub_names (const struct checker *c, const struct plan_patch *p)
 {
@@ -1131,11 +1132,11 @@ check_stub_names (const struct checker *c, const struct plan_patch *p)
   return 0;
 }
 
-/* The stub's symbols: appended to the input's symbol table, whole
-   entries, none of them local (they follow its globals) and each hidden
-   (not an interface of the file), each a function
-   or data object inside a new executable section in the stub's segment,
-   named by the names patch of its string table.  */
+/* The stub's symbols in patch P: appended to the input's symbol table,
+   whole entries, none of them local (they follow its globals), each hidden
+   (not an interface of the file), a function or data object inside a new
+   executable section in the stub's segment, and named by the names patch
+   of the table's string table.  */
 static int
 check_stub_symbols (const struct checker *c, const struct plan_patch *p)
 {
