@@ -479,10 +479,17 @@ parse_pmd (const char *text)
        when the table moved, ".elfpmd.phdrs" (SHF_ALLOC, the table copy);
        the old section header table and name table stay in place, as input
        bytes;
-     - where IN has no symbol table (SHT_SYMTAB), also ".gnu_debugdata"
-       (SHT_PROGBITS, not loaded: the stub's MiniDebugInfo, one xz stream
-       from its magic to its footer's) between the new section name table
-       and the new section header table (zeros around it);
+     - where IN has no ".gnu_debugdata", also one (SHT_PROGBITS, not
+       loaded: the stub's MiniDebugInfo, one xz stream from its magic to
+       its footer's) between the new section name table and the new
+       section header table (zeros around it);
+     - where IN has a symbol table (SHT_SYMTAB) that grew: it and its
+       string table are copies after the new section name table (string
+       table, then symbol table, zeros between), each the old one byte for
+       byte then the stub's: names "elfpmd.NAME" (an empty string first at
+       most), whole symbols, each global and hidden, a function or object
+       of the new ".elfpmd.stub" inside it, named by one of those names;
+       their old places stay as input bytes;
      - inside the new segment: what the table copy, the moved bytes and the
        stub's code do not cover is zeros.  The stub's code itself is not
        in IN and is not checked beyond its parameters.  */
@@ -960,6 +967,8 @@ static struct
   uint64_t shstrndx;		/* the section name table, NONE if none */
   uint64_t code_sec, phdrs_sec;	/* OUT's new sections, NONE if none */
   uint64_t dd_sec;		/* the stub's MiniDebugInfo, NONE if none */
+  uint64_t symtab, strtab;	/* IN's symbol table extended by the stub's
+				   symbols and its string table, NONE if none */
   uint64_t dyn;			/* IN's PT_DYNAMIC, NONE if none */
   enum hook_kind hook;
   uint64_t hook_addr;		/* the new e_entry, DT_INIT or DT_INIT_ARRAY[0] */
@@ -1327,14 +1336,11 @@ check_new_sections (const struct image *in, const struct image *out)
       problem ("IN has no section headers, OUT has %" PRIu64, out->h.shnum);
       return;
     }
-  bool in_symtab = false;
-  for (uint64_t i = 0; i < in->h.shnum; i++)
-    in_symtab |= in->sh[i][SH_TYPE] == SHT_SYMTAB;
   uint64_t want = sv.table == TABLE_MOVED ? 2 : 1;
-  if (sv.added != want && !(sv.added == want + 1 && !in_symtab))
-    problem ("OUT has %" PRIu64 " sections more than IN, expected %" PRIu64 " (%s)%s", sv.added,
-	     want, want == 2 ? STUB_SECTION " and " STUB_PHDR_SECTION : STUB_SECTION,
-	     in_symtab ? "" : ", or one more, " STUB_DEBUGDATA_SECTION);
+  if (sv.added != want && sv.added != want + 1)
+    problem ("OUT has %" PRIu64 " sections more than IN, expected %" PRIu64 " (%s), or one "
+	     "more, " STUB_DEBUGDATA_SECTION, sv.added, want,
+	     want == 2 ? STUB_SECTION " and " STUB_PHDR_SECTION : STUB_SECTION);
   if (sv.shstrndx == NONE)
     problem ("sections added to a file without a section name table");
   for (uint64_t i = in->h.shnum; i < out->h.shnum; i++)
@@ -1344,7 +1350,7 @@ check_new_sections (const struct image *in, const struct image *out)
       snprintf (what, sizeof what, "new section %" PRIu64 " (%.32s)", i, name ? name : "no name");
       bool code = name != NULL && strcmp (name, STUB_SECTION) == 0;
       bool tab = name != NULL && strcmp (name, STUB_PHDR_SECTION) == 0 && sv.table == TABLE_MOVED;
-      if (name != NULL && strcmp (name, STUB_DEBUGDATA_SECTION) == 0 && !in_symtab)
+      if (name != NULL && strcmp (name, STUB_DEBUGDATA_SECTION) == 0)
 	{
 	  static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 	  if (sv.dd_sec != NONE)
@@ -1456,6 +1462,115 @@ check_names (const struct image *in, const struct image *out)
     }
 }
 
+/* A symbol, its fields read from the file.  */
+struct sym
+{
+  uint64_t name, value, size, info, other, shndx;
+};
+
+static void
+read_sym (const struct image *im, uint64_t off, struct sym *s)
+{
+  uint64_t f[ST_NFIELDS];
+  decode (&im->e, im->buf + off, elf_sym_fields, ST_NFIELDS, f);
+  s->name = f[ST_NAME];
+  s->info = f[ST_INFO];
+  s->other = f[ST_OTHER];
+  s->shndx = f[ST_SHNDX];
+  s->value = f[ST_VALUE];
+  s->size = f[ST_SIZE];
+}
+
+/* IN's symbol table that grew in OUT, and its string table, into
+   sv.symtab and sv.strtab (NONE where none grew).  */
+static void
+find_grown_tables (const struct image *in, const struct image *out)
+{
+  sv.symtab = sv.strtab = NONE;
+  for (uint64_t i = 1; i < in->h.shnum; i++)
+    {
+      const uint64_t *a = in->sh[i], *b = out->sh[i];
+      if (a[SH_TYPE] != SHT_SYMTAB || b[SH_SIZE] == a[SH_SIZE])
+	continue;
+      if (sv.symtab != NONE)
+	problem ("symbol table (section %" PRIu64 ") grew, after section %" PRIu64 " did", i,
+		 sv.symtab);
+      sv.symtab = i;
+      uint64_t t = a[SH_LINK];
+      if (t == 0 || t >= in->h.shnum || t == sv.shstrndx || in->sh[t][SH_TYPE] != SHT_STRTAB
+	  || out->sh[t][SH_SIZE] <= in->sh[t][SH_SIZE])
+	problem ("symbol table (section %" PRIu64 ") grew, but its string table (section %"
+		 PRIu64 ") did not, or is not one of its own", i, t);
+      else
+	sv.strtab = t;
+    }
+  if (sv.symtab != NONE && sv.added == 0)
+    problem ("the symbol table grew, but no section was added");
+}
+
+/* The grown symbol and string tables (find_grown_tables): the old ones
+   byte for byte, then the stub's names and symbols.  */
+static void
+check_grown_tables (const struct image *in, const struct image *out)
+{
+  if (sv.symtab == NONE || sv.strtab == NONE)
+    return;
+  const uint64_t *sa = in->sh[sv.symtab], *sb = out->sh[sv.symtab];
+  const uint64_t *ta = in->sh[sv.strtab], *tb = out->sh[sv.strtab];
+  if (!fits (sa[SH_OFFSET], sa[SH_SIZE], in->e.size) || !fits (sb[SH_OFFSET], sb[SH_SIZE], out->e.size)
+      || !fits (ta[SH_OFFSET], ta[SH_SIZE], in->e.size) || !fits (tb[SH_OFFSET], tb[SH_SIZE], out->e.size)
+      || sb[SH_SIZE] < sa[SH_SIZE] || tb[SH_SIZE] < ta[SH_SIZE])
+    {
+      problem ("the grown symbol or string table lies outside IN or OUT, or shrank");
+      return;
+    }
+  if (memcmp (in->buf + sa[SH_OFFSET], out->buf + sb[SH_OFFSET], (size_t) sa[SH_SIZE]) != 0
+      && sv.nmoved_sh == 0)
+    problem ("the grown symbol table's first 0x%" PRIx64 " bytes are not the old table's",
+	     sa[SH_SIZE]);
+  if (memcmp (in->buf + ta[SH_OFFSET], out->buf + tb[SH_OFFSET], (size_t) ta[SH_SIZE]) != 0)
+    problem ("the grown string table's first 0x%" PRIx64 " bytes are not the old table's",
+	     ta[SH_SIZE]);
+  /* The names: whole strings, each "elfpmd.NAME".  */
+  const char *names = (const char *) out->buf + tb[SH_OFFSET];
+  const char *p = names + ta[SH_SIZE], *end = names + tb[SH_SIZE];
+  if (end[-1] != 0)
+    problem ("the grown string table does not end with a NUL");
+  else
+    {
+      if (*p == 0)
+	p++;
+      for (; p < end; p += strlen (p) + 1)
+	if (strncmp (p, "elfpmd.", 7) != 0 || p[7] == 0)
+	  problem ("the string table is extended by \"%.40s\", not an \"elfpmd.\" name", p);
+    }
+  /* The symbols.  */
+  unsigned ent = in->e.elfclass == ELFCLASS64 ? 24 : 16;
+  if (sa[SH_SIZE] % ent != 0 || (sb[SH_SIZE] - sa[SH_SIZE]) % ent != 0)
+    {
+      problem ("the symbol table grew by 0x%" PRIx64 " bytes, not whole symbols after whole "
+	       "symbols", sb[SH_SIZE] - sa[SH_SIZE]);
+      return;
+    }
+  const uint64_t *code = sv.code_sec != NONE ? out->sh[sv.code_sec] : NULL;
+  for (uint64_t off = sa[SH_SIZE]; off < sb[SH_SIZE]; off += ent)
+    {
+      struct sym y;
+      read_sym (out, sb[SH_OFFSET] + off, &y);
+      uint64_t k = off / ent;
+      if ((y.info >> 4) != 1 || (y.other & 3) != 2 || ((y.info & 15) != 1 && (y.info & 15) != 2))
+	problem ("added symbol %" PRIu64 ": st_info 0x%" PRIx64 ", st_other 0x%" PRIx64 ", not a "
+		 "global hidden function or object", k, y.info, y.other);
+      if (code == NULL || y.shndx != sv.code_sec || y.value < code[SH_ADDR]
+	  || y.size > code[SH_SIZE] || y.value - code[SH_ADDR] > code[SH_SIZE] - y.size)
+	problem ("added symbol %" PRIu64 " (section %" PRIu64 ", 0x%" PRIx64 ", %" PRIu64
+		 " bytes) is not inside " STUB_SECTION, k, y.shndx, y.value, y.size);
+      if (y.name < ta[SH_SIZE] || y.name >= tb[SH_SIZE]
+	  || strncmp (names + y.name, "elfpmd.", 7) != 0)
+	problem ("added symbol %" PRIu64 " is not named by an added name", k);
+    }
+}
+
 /* One object moved into the stub's segment, WHAT: from old offset OFF (LEN
    bytes) and address ADDR to NEW_OFF and NEW_ADDR.  Every object moves by
    the same amount (the first one sets it); the old place agrees with the
@@ -1546,8 +1661,8 @@ stub_moved (const struct image *in, const struct image *out)
   for (uint64_t i = 1; i < in->h.shnum; i++)
     {
       const uint64_t *a = in->sh[i], *b = out->sh[i];
-      if (!has_contents (in, i) || (i == sv.shstrndx && sv.added != 0)
-	  || b[SH_OFFSET] == a[SH_OFFSET] + shift_at (a[SH_OFFSET]))
+      if (!has_contents (in, i) || (i == sv.shstrndx && sv.added != 0) || i == sv.symtab
+	  || i == sv.strtab || b[SH_OFFSET] == a[SH_OFFSET] + shift_at (a[SH_OFFSET]))
 	continue;
       sv.sh_moved[i] = true;
       sv.nmoved_sh++;
@@ -1674,6 +1789,22 @@ check_stub_layout (const struct image *out, uint64_t mapped_end)
 	{
 	  expect_zeros (out, pos, names[SH_OFFSET], "the output before the new section name table");
 	  pos = names[SH_OFFSET] + names[SH_SIZE];
+	}
+      uint64_t grown[2] = { sv.strtab, sv.symtab };
+      for (int g = 0; g < 2 && sv.symtab != NONE; g++)
+	{
+	  const char *what = g == 0 ? "the grown string table" : "the grown symbol table";
+	  const uint64_t *t = grown[g] != NONE ? out->sh[grown[g]] : NULL;
+	  if (t == NULL)
+	    continue;
+	  if (t[SH_OFFSET] < pos)
+	    problem ("%s at 0x%" PRIx64 " is not after what comes before it (which ends at 0x%"
+		     PRIx64 ")", what, t[SH_OFFSET], pos);
+	  else
+	    {
+	      expect_zeros (out, pos, t[SH_OFFSET], what);
+	      pos = t[SH_OFFSET] + t[SH_SIZE];
+	    }
 	}
       if (sv.dd_sec != NONE)
 	{
@@ -2068,24 +2199,6 @@ check_hook (const struct image *in, const struct image *out)
 }
 
 /* One symbol's fields.  */
-struct sym
-{
-  uint64_t name, value, size, info, other, shndx;
-};
-
-static void
-read_sym (const struct image *im, uint64_t off, struct sym *s)
-{
-  uint64_t f[ST_NFIELDS];
-  decode (&im->e, im->buf + off, elf_sym_fields, ST_NFIELDS, f);
-  s->name = f[ST_NAME];
-  s->info = f[ST_INFO];
-  s->other = f[ST_OTHER];
-  s->shndx = f[ST_SHNDX];
-  s->value = f[ST_VALUE];
-  s->size = f[ST_SIZE];
-}
-
 /* Where sections moved: the symbols of SHT_SYMTAB (left out of the byte
    comparison) field by field, st_value following the section a symbol is
    defined in; no symbol of SHT_DYNSYM (compared byte for byte) may be
@@ -2287,7 +2400,8 @@ compare_shdrs (const struct image *in, const struct image *out)
       bool contents = has_contents (in, i);
       /* The section name table copied after the stub's segment; moved
 	 sections.  */
-      bool names = sv.on && sv.added != 0 && i == sv.shstrndx;
+      bool names = sv.on && ((sv.added != 0 && i == sv.shstrndx) || i == sv.symtab
+			     || i == sv.strtab);
       bool moved = sv.on && sv.sh_moved[i];
       if (moved)
 	check_moved_section (what, in, a);
@@ -2626,10 +2740,12 @@ bytemap (const char *in_name, const char *out_name)
     {
       check_new_load (&out, in.e.size + total);
       check_new_sections (&in, &out);
+      find_grown_tables (&in, &out);
       stub_moved (&in, &out);
       check_stub_layout (&out, in.e.size + total);
       if (sv.added != 0 && sv.shstrndx != NONE)
 	check_names (&in, &out);
+      check_grown_tables (&in, &out);
     }
   compare_ehdr (&in, &out);
   compare_phdrs (&in, &out);

@@ -26,7 +26,10 @@ co_opts=--madvise
 # in the last PT_LOAD), moved (a PT_INTERP or PT_NOTE moved into the last
 # PT_LOAD), init (the value of DT_INIT), gnu_hash (the value of a
 # DT_GNU_HASH pointing into the last PT_LOAD), symbol (the st_value of a
-# .symtab symbol defined there).  A line is left out when there is none.
+# .symtab symbol defined there, not one of the stub's own), stubsym (the
+# st_info of the first of the stub's symbols appended to .symtab, named
+# elfpmd.*), stubname (the first byte of its name).  A line is left out
+# when there is none.
 stub_spots () {
 	python3 - "$@" <<'EOF_PY'
 import struct, sys
@@ -58,15 +61,23 @@ for p in ph:
         if tag == 0x6ffffef5 and va <= val < va + memsz:
             print("gnu_hash", p[2] + 16 * k + 8)
     break
-for i in range(shnum if shoff else 0):
-    _, typ, _, _, soff, size = struct.unpack_from("<IIQQQQ", b, shoff + i * shentsize)
+shdrs = [struct.unpack_from("<IIQQQQI", b, shoff + i * shentsize) for i in range(shnum if shoff else 0)]
+for _, typ, _, _, soff, size, link in shdrs:
     if typ != 2:
         continue
+    stroff = shdrs[link][4] if link < len(shdrs) else 0
+    seen = set()
     for k in range(size // 24):
-        _, _, _, shndx, value, _ = struct.unpack_from("<IBBHQQ", b, soff + 24 * k)
-        if 0 < shndx < 0xff00 and va <= value < va + memsz:
+        name, _, _, shndx, value, _ = struct.unpack_from("<IBBHQQ", b, soff + 24 * k)
+        if not (0 < shndx < 0xff00 and va <= value < va + memsz):
+            continue
+        own = b[stroff + name:stroff + name + 7] == b"elfpmd."
+        if not own and "symbol" not in seen:
             print("symbol", soff + 24 * k + 8)
-            break
+        if own and "stubsym" not in seen:
+            print("stubsym", soff + 24 * k + 4)
+            print("stubname", stroff + name)
+        seen.add("stubsym" if own else "symbol")
 EOF_PY
 }
 
@@ -111,6 +122,16 @@ if madvise_good "$O/lld-pie"; then
 		damage "a moved symbol with a wrong value" "st_value" add "$(spot symbol)" 8 4
 	else
 		skip "bytemap self-test: no .symtab symbol followed lld-pie's moved objects"
+	fi
+	# The stub's symbols appended to .symtab (global, hidden): one made
+	# local, one name that is not the stub's.
+	if [ -n "$(spot stubsym)" ]; then
+		damage "a stub's symbol in .symtab made local" "not a global hidden" \
+			byte "$(spot stubsym)" 0x02
+		damage "a stub's symbol name in .strtab changed" "not an \"elfpmd\.\" name" \
+			byte "$(spot stubname)" 0x45
+	else
+		fail "bytemap self-test: no stub's symbol in lld-pie's .symtab"
 	fi
 fi
 if build_fixture libbiglld && madvise_good "$O/libbiglld.so"; then

@@ -7,6 +7,8 @@
 # small ELF file whose symbol table names the stub's functions
 # (elfpmd.stub_main, elfpmd.populate_range...), local symbols inside a
 # section .elfpmd.stub at the address and of the size of the rewrite's.
+# (A file that has a symbol table gets the MiniDebugInfo too, and the
+# symbols in that table: tests/run-stub-symtab.sh.)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 stub_symbols_start

@@ -73,6 +73,8 @@ patch_kind_name (enum patch_kind kind)
     case PATCH_STUB: return "the startup stub";
     case PATCH_NAMES: return "the section name table";
     case PATCH_DEBUGDATA: return "the stub's MiniDebugInfo";
+    case PATCH_STUB_SYMBOLS: return "the stub's symbols";
+    case PATCH_STUB_NAMES: return "the names of the stub's symbols";
     case PATCH_INIT_ARRAY: return "the first DT_INIT_ARRAY entry's relocation";
     default: return "the moved objects' old place";
     }

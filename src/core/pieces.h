@@ -31,6 +31,8 @@ enum patch_kind
   PATCH_STUB,			/* the startup stub's code and parameters */
   PATCH_NAMES,			/* a copy of the section name table, extended */
   PATCH_DEBUGDATA,		/* the stub's MiniDebugInfo, a new .gnu_debugdata */
+  PATCH_STUB_SYMBOLS,		/* the stub's symbols, appended to a copy of .symtab */
+  PATCH_STUB_NAMES,		/* their names, appended to a copy of its string table */
   PATCH_CLEAR,			/* zeros over the old place of moved objects */
   PATCH_INIT_ARRAY,		/* the word deciding DT_INIT_ARRAY[0]: its relocation's
 				   r_addend, or the entry itself (DT_RELR) */

@@ -18,8 +18,8 @@ enum stub_library_hook
 };
 
 /* A function of the stub (or its parameters), which elfpmd names in the
-   symbol table it gives a file that has none (stub_plan.c), so that a
-   debugger or a crash reporter names a frame in the stub.  */
+   file's MiniDebugInfo (minidebug.c) and symbol table (symtab.c), so that
+   a debugger or a crash reporter names a frame in the stub.  */
 struct stub_symbol
 {
   const char *name;		/* as in stub/, without the prefix */

@@ -30,6 +30,7 @@
 #include "room.h"
 #include "arch.h"
 #include "stub_params.h"
+#include "symtab.h"
 
 enum stub_hook
 {
@@ -64,6 +65,7 @@ struct stub_plan
   bool wanted;			/* --madvise was given */
   bool enabled;			/* the stub will be injected */
   bool present;			/* the file has an elfpmd stub already */
+  bool no_arch;			/* refused: elfpmd has no stub for the file's machine */
   const char *refusal;		/* why not, when wanted but not enabled */
   const struct stub_arch *stub;
 
@@ -85,13 +87,20 @@ struct stub_plan
   size_t new_shnum;
   uint64_t shstrtab_offset, shstrtab_size; /* the new name table */
   uint64_t shdr_offset;		/* the new section header table */
-  /* In a file without a symbol table (stripped) or MiniDebugInfo, a new
-     section .gnu_debugdata naming the stub's functions ("elfpmd.stub_main":
-     STUB_SYMBOL_PREFIX and the name in stub/; minidebug.c), before the new
-     section header table, so that gdb, eu-stack and crash reporters name a
-     frame in the stub.  */
-  bool add_symbols;
+  /* In a file without MiniDebugInfo, a new section .gnu_debugdata naming
+     the stub's functions ("elfpmd.stub_main": STUB_SYMBOL_PREFIX and the
+     name in stub/; minidebug.c), before the new section header table, so
+     that gdb, eu-stack and crash reporters name a frame in the stub, also
+     once the file is stripped (GNU strip and dh_strip keep the section).  */
+  bool add_debugdata;
   uint64_t debugdata_offset, debugdata_size;
+  /* In a file with a symbol table, the same names appended to it
+     (symtab.c): the symbol table and its string table copied after the
+     new section name table, extended, so that the names reach the debug
+     file a packaging step splits off.  */
+  bool add_symtab;
+  struct stub_symtab symtab;
+  uint64_t strtab_offset, symtab_offset; /* the copies' new places */
 
   enum stub_hook hook;
   uint64_t old_target;		/* old e_entry, DT_INIT or DT_INIT_ARRAY[0], 0 when none */

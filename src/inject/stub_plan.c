@@ -467,20 +467,19 @@ minidebug_of (const struct stub_plan *sp, const struct elf_file *file)
   };
 }
 
-/* Whether FILE (its section names in section SHSTRNDX) has a symbol table
-   (SHT_SYMTAB) or MiniDebugInfo already: then gdb reads those, and the
-   stub's symbols are not added.  */
+/* Whether FILE (its section names in section SHSTRNDX) has MiniDebugInfo
+   already: a section named .gnu_debugdata, which gdb and libdwfl read
+   first (one file cannot have two), so the stub's is not added.  */
 static bool
-has_symbols (const struct elf_file *file, size_t shstrndx)
+has_debugdata (const struct elf_file *file, size_t shstrndx)
 {
   Elf_Data *names = elf_file_section_data (file, shstrndx, ELF_T_BYTE);
   for (size_t i = 0; i < file->shnum; i++)
     {
       GElf_Word at = file->shdrs[i].sh_name;
-      if (file->shdrs[i].sh_type == SHT_SYMTAB
-	  || (names != NULL && at < names->d_size && names->d_size - at >= sizeof STUB_DEBUGDATA_NAME
-	      && memcmp ((const char *) names->d_buf + at, STUB_DEBUGDATA_NAME,
-			 sizeof STUB_DEBUGDATA_NAME) == 0))
+      if (names != NULL && at < names->d_size && names->d_size - at >= sizeof STUB_DEBUGDATA_NAME
+	  && memcmp ((const char *) names->d_buf + at, STUB_DEBUGDATA_NAME,
+		     sizeof STUB_DEBUGDATA_NAME) == 0)
 	return true;
     }
   return false;
@@ -496,6 +495,7 @@ fit_pass (struct stub_plan *sp, const struct layout_plan *layout, const struct e
   sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
   if (sp->stub == NULL)
     {
+      sp->no_arch = true;
       sp->refusal = no_stub_reason (file->ehdr.e_machine, file->elfclass);
       return;
     }
@@ -660,9 +660,11 @@ segment_pass (struct stub_plan *sp, const struct layout_plan *layout, const stru
   sp->page = seg_align;
 }
 
-/* The stub's section, its name and, where the file has no symbol table,
-   its MiniDebugInfo, after the end of the file.  Return 0 (a refusal in
-   SP->refusal), or -1.  */
+/* The stub's section, its name, its MiniDebugInfo where the file has none,
+   and where the file has a symbol table that table and its string table
+   extended by the stub's symbols, after the end of the file: the new
+   section name table, string table, symbol table, .gnu_debugdata, section
+   header table.  Return 0 (a refusal in SP->refusal), or -1.  */
 static int
 section_pass (struct stub_plan *sp, const struct elf_file *file, struct diag *err)
 {
@@ -672,14 +674,24 @@ section_pass (struct stub_plan *sp, const struct elf_file *file, struct diag *er
   sp->add_section = true;
   /* (few enough sections that e_shnum and e_shstrndx are plain, in the
      output and in the MiniDebugInfo, which has at most SHNUM + 5) */
-  sp->add_symbols = !has_symbols (file, shstrndx) && file->shnum + 6 < SHN_LORESERVE;
+  sp->add_debugdata = !has_debugdata (file, shstrndx) && file->shnum + 6 < SHN_LORESERVE;
+  sp->add_symtab = file->shnum + 6 < SHN_LORESERVE
+		   && stub_symtab_plan (&sp->symtab, file, shstrndx, sp->stub);
   sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
-		  + (sp->add_symbols ? 1 : 0);
+		  + (sp->add_debugdata ? 1 : 0);
   sp->shstrtab_offset = file_end;
   sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
-		      + (sp->add_symbols ? sizeof STUB_DEBUGDATA_NAME : 0);
+		      + (sp->add_debugdata ? sizeof STUB_DEBUGDATA_NAME : 0);
   uint64_t at = sp->shstrtab_offset + sp->shstrtab_size;
-  if (sp->add_symbols)
+  if (sp->add_symtab)
+    {
+      const struct stub_symtab *st = &sp->symtab;
+      sp->strtab_offset = at;
+      at += st->old_strtab_size + st->names_size;
+      sp->symtab_offset = (at + st->align - 1) & ~(st->align - 1);
+      at = sp->symtab_offset + st->old_symtab_size + st->syms_size;
+    }
+  if (sp->add_debugdata)
     {
       /* Made here for its size, and again, the same, by stub_compose.  */
       unsigned char *dd;
@@ -849,7 +861,14 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = sp->code_vaddr,
     .sh_offset = sp->code_offset, .sh_size = sp->stub->size, .sh_addralign = 16,
   };
-  if (sp->add_symbols)
+  if (sp->add_symtab)
+    {
+      out[sp->symtab.strtab].sh_offset = sp->strtab_offset;
+      out[sp->symtab.strtab].sh_size = sp->symtab.old_strtab_size + sp->symtab.names_size;
+      out[sp->symtab.symtab].sh_offset = sp->symtab_offset;
+      out[sp->symtab.symtab].sh_size = sp->symtab.old_symtab_size + sp->symtab.syms_size;
+    }
+  if (sp->add_debugdata)
     out[k + 1] = (GElf_Shdr) {
       .sh_name = name + (GElf_Word) (sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME),
       .sh_type = SHT_PROGBITS, .sh_offset = sp->debugdata_offset, .sh_size = sp->debugdata_size,
@@ -964,6 +983,9 @@ patch_symbols (const struct stub_plan *sp, const struct layout_plan *layout,
     return diag_set (err, "cannot read the symbol table: %s", elf_errmsg (-1));
   size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
   size_t count = data->d_size / entsize;
+  /* (where the stub's symbols are appended, the table is at its copy) */
+  uint64_t table = sp->add_symtab && sp->symtab.symtab == sp->room.symtab_index
+		   ? sp->symtab_offset : layout->section_offsets[sp->room.symtab_index];
   for (size_t k = 0; k < count; k++)
     {
       GElf_Sym sym;
@@ -976,9 +998,7 @@ patch_symbols (const struct stub_plan *sp, const struct layout_plan *layout,
       unsigned char *buf;
       size_t len;
       if (elf_encode (file->elfclass, file->data, ELF_T_SYM, &sym, 1, &buf, &len, err) != 0
-	  || pieces_add_patch (pieces, PATCH_SYMBOL,
-			       layout->section_offsets[sp->room.symtab_index] + k * entsize, buf, len,
-			       err) != 0)
+	  || pieces_add_patch (pieces, PATCH_SYMBOL, table + k * entsize, buf, len, err) != 0)
 	return -1;
     }
   return 0;
@@ -1001,13 +1021,41 @@ patch_names (const struct stub_plan *sp, const struct elf_file *file, struct pla
   memcpy (buf + names->sh_size, STUB_SECTION_NAME, sizeof STUB_SECTION_NAME);
   memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME, STUB_PHDR_SECTION_NAME,
 	  sizeof STUB_PHDR_SECTION_NAME);
-  if (sp->add_symbols)
+  if (sp->add_debugdata)
     memcpy (buf + names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME,
 	    STUB_DEBUGDATA_NAME, sizeof STUB_DEBUGDATA_NAME);
   return pieces_add_patch (pieces, PATCH_NAMES, sp->shstrtab_offset, buf, sp->shstrtab_size, err);
 }
 
-/* Add the stub's MiniDebugInfo (SP->add_symbols).  */
+/* Add the copies of the symbol table and its string table, each extended
+   by a patch: the stub's symbols and their names (SP->add_symtab).  */
+static int
+patch_symtab (const struct stub_plan *sp, const struct elf_file *file,
+	      struct plan_pieces *pieces, struct diag *err)
+{
+  const struct stub_symtab *st = &sp->symtab;
+  unsigned char *names, *syms;
+  size_t section = file->shnum + (sp->room.kind == ROOM_MOVED ? 1 : 0);
+  if (stub_symtab_encode (st, file, sp->stub, section, sp->code_vaddr, &names, &syms, err) != 0)
+    return -1;
+  if (pieces_add_patch (pieces, PATCH_STUB_NAMES, sp->strtab_offset + st->old_strtab_size, names,
+			st->names_size, err) != 0)
+    {
+      free (syms);
+      return -1;
+    }
+  if (pieces_add_patch (pieces, PATCH_STUB_SYMBOLS, sp->symtab_offset + st->old_symtab_size,
+			syms, st->syms_size, err) != 0)
+    return -1;
+  if (pieces_add_copy (pieces, file->shdrs[st->strtab].sh_offset, sp->strtab_offset,
+		       st->old_strtab_size, err) != 0
+      || pieces_add_copy (pieces, file->shdrs[st->symtab].sh_offset, sp->symtab_offset,
+			  st->old_symtab_size, err) != 0)
+    return -1;
+  return 0;
+}
+
+/* Add the stub's MiniDebugInfo (SP->add_debugdata).  */
 static int
 patch_debugdata (const struct stub_plan *sp, const struct elf_file *file,
 		 struct plan_pieces *pieces, struct diag *err)
@@ -1062,7 +1110,9 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
     return -1;
   if (sp->add_section && patch_names (sp, file, pieces, err) != 0)
     return -1;
-  if (sp->add_symbols && patch_debugdata (sp, file, pieces, err) != 0)
+  if (sp->add_debugdata && patch_debugdata (sp, file, pieces, err) != 0)
+    return -1;
+  if (sp->add_symtab && patch_symtab (sp, file, pieces, err) != 0)
     return -1;
   if ((sp->hook == STUB_HOOK_INIT_CHAIN || sp->hook == STUB_HOOK_INIT_NEW)
       && patch_dyn (file, pieces, DT_INIT, sp->entry_vaddr, sp->dyn_offset, err) != 0)

@@ -548,9 +548,43 @@ check_at_phdr (const struct checker *c)
   return 0;
 }
 
+/* Whether the pieces hold a patch of KIND at output offset OFFSET, LEN
+   bytes long.  */
+static bool
+has_patch (const struct checker *c, enum patch_kind kind, uint64_t offset, uint64_t len)
+{
+  for (size_t k = 0; k < c->pieces->npatches; k++)
+    {
+      const struct plan_patch *p = &c->pieces->patches[k];
+      if (p->kind == kind && p->offset == offset && p->len == len)
+	return true;
+    }
+  return false;
+}
+
+/* Whether the input's section I (A in the input, B in the output) is a
+   symbol table, or the string table of one, that grew by exactly the patch
+   of the stub's symbols, or of their names, right after its old bytes.  */
+static bool
+grown_by_stub (const struct checker *c, size_t i, const GElf_Shdr *a, const GElf_Shdr *b)
+{
+  if ((a->sh_flags & SHF_ALLOC) || b->sh_size <= a->sh_size || b->sh_offset > UINT64_MAX - a->sh_size)
+    return false;
+  if (a->sh_type == SHT_SYMTAB)
+    return has_patch (c, PATCH_STUB_SYMBOLS, b->sh_offset + a->sh_size, b->sh_size - a->sh_size);
+  if (a->sh_type != SHT_STRTAB || i == c->out.eh->e_shstrndx)
+    return false;
+  for (size_t j = 1; j < c->in->shnum; j++)
+    if (c->in->shdrs[j].sh_type == SHT_SYMTAB && c->in->shdrs[j].sh_link == i)
+      return has_patch (c, PATCH_STUB_NAMES, b->sh_offset + a->sh_size, b->sh_size - a->sh_size);
+  return false;
+}
+
 /* Sections: the input's with their types, sizes and addresses (or moved
    into the stub's segment), loaded in place if they were, their bytes where
-   their offsets say, and the map monotone for those that stay.  */
+   their offsets say, and the map monotone for those that stay.  Only the
+   section name table and a symbol table and its string table extended by
+   the stub's symbols grow (and move after the stub's segment).  */
 static int
 check_sections (const struct checker *c)
 {
@@ -565,8 +599,9 @@ check_sections (const struct checker *c)
   for (size_t i = 1; i < in->shnum && ret == 0; i++)
     {
       const GElf_Shdr *a = &in->shdrs[i], *b = &c->out.sh[i];
-      bool names = a->sh_type == SHT_STRTAB && b->sh_size > a->sh_size && !(a->sh_flags & SHF_ALLOC)
-		   && i == c->out.eh->e_shstrndx;
+      bool names = (a->sh_type == SHT_STRTAB && b->sh_size > a->sh_size && !(a->sh_flags & SHF_ALLOC)
+		    && i == c->out.eh->e_shstrndx)
+		   || grown_by_stub (c, i, a, b);
       if (a->sh_name != b->sh_name || a->sh_type != b->sh_type || a->sh_flags != b->sh_flags
 	  || (a->sh_size != b->sh_size && !names) || a->sh_link != b->sh_link
 	  || a->sh_info != b->sh_info || a->sh_addralign != b->sh_addralign
@@ -618,10 +653,12 @@ check_growth (const struct checker *c)
     return 0;
   if (c->extra != NULL)
     {
+      /* (the copies of the string and symbol tables, and 16 KiB for the
+	 MiniDebugInfo, the stub's symbols and their names) */
       uint64_t stub = c->pmd + c->extra->p_filesz + c->extra->p_align
-		      + (uint64_t) c->out.shnum * elf_shdr_size (in->elfclass) + 4096;
+		      + (uint64_t) c->out.shnum * elf_shdr_size (in->elfclass) + (16 << 10);
       for (size_t i = 0; i < in->shnum; i++)
-	if (in->shdrs[i].sh_type == SHT_STRTAB)
+	if (in->shdrs[i].sh_type == SHT_STRTAB || in->shdrs[i].sh_type == SHT_SYMTAB)
 	  stub += in->shdrs[i].sh_size;
       if (!add_checked (bound, stub, &bound))
 	return 0;
@@ -1026,17 +1063,24 @@ xz_holds_elf (const unsigned char *p, size_t len, const unsigned char *ident)
   return ok;
 }
 
-/* The stub's MiniDebugInfo, given only to a file without a symbol table:
-   a new section that is not loaded, holding one xz stream that decodes to
-   an ELF file of the file's class and byte order (xz_holds_elf).  What it
-   says is checked by tests/run-stub-symbols-minidebuginfo.sh with xz and readelf.  */
+/* The stub's MiniDebugInfo, given only to a file without MiniDebugInfo (a
+   section named .gnu_debugdata): a new section that is not loaded,
+   holding one xz stream that decodes to an ELF file of the file's class
+   and byte order (xz_holds_elf).  What it says is checked by
+   tests/run-stub-symbols-minidebuginfo.sh with xz and readelf.  */
 static int
 check_debugdata (const struct checker *c, const struct plan_patch *p)
 {
   const struct elf_file *in = c->in;
-  for (size_t i = 1; i < in->shnum; i++)
-    if (in->shdrs[i].sh_type == SHT_SYMTAB)
-      return FAIL (c, "MiniDebugInfo would be added to a file that has a symbol table");
+  Elf_Data *names = elf_file_section_data (in, in->shstrndx, ELF_T_BYTE);
+  static const char dd[] = ".gnu_debugdata";
+  for (size_t i = 1; i < in->shnum && names != NULL; i++)
+    {
+      GElf_Word at = in->shdrs[i].sh_name;
+      if (at < names->d_size && names->d_size - at >= sizeof dd
+	  && memcmp ((const char *) names->d_buf + at, dd, sizeof dd) == 0)
+	return FAIL (c, "MiniDebugInfo would be added to a file that has MiniDebugInfo");
+    }
   size_t t = new_section_at (c, p->offset, p->len, SHT_PROGBITS);
   static const unsigned char head[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
   if (t == 0 || (c->out.sh[t].sh_flags & SHF_ALLOC) != 0 || p->len < 32
@@ -1044,6 +1088,97 @@ check_debugdata (const struct checker *c, const struct plan_patch *p)
       || !xz_holds_elf (p->bytes, p->len, in->ehdr.e_ident))
     return FAIL (c, "the stub's MiniDebugInfo at %#" PRIx64 " is not one xz stream of an ELF "
 		 "file in a new, unloaded section", p->offset);
+  return 0;
+}
+
+/* The input's non-loaded section of TYPE that patch P extends: its old
+   bytes followed by P in the output, its size grown by P's length; 0 if
+   none.  */
+static size_t
+extended_table (const struct checker *c, const struct plan_patch *p, GElf_Word type)
+{
+  const struct elf_file *in = c->in;
+  for (size_t i = 1; i < in->shnum; i++)
+    {
+      const GElf_Shdr *a = &in->shdrs[i], *b = &c->out.sh[i];
+      if (a->sh_type == type && !(a->sh_flags & SHF_ALLOC) && b->sh_size - a->sh_size == p->len
+	  && b->sh_size > a->sh_size && b->sh_offset + a->sh_size == p->offset)
+	return i;
+    }
+  return 0;
+}
+
+/* The names of the stub's symbols in patch P: appended to the string
+   table of the input's symbol table (not the section name table), each a
+   whole string that starts with "elfpmd.", an empty string first at most.  */
+static int
+check_stub_names (const struct checker *c, const struct plan_patch *p)
+{
+  size_t t = extended_table (c, p, SHT_STRTAB);
+  bool linked = false;
+  for (size_t j = 1; j < c->in->shnum && t != 0; j++)
+    linked |= c->in->shdrs[j].sh_type == SHT_SYMTAB && c->in->shdrs[j].sh_link == t;
+  if (t == 0 || !linked || t == c->out.eh->e_shstrndx)
+    return FAIL (c, "the names of the stub's symbols at %#" PRIx64 " do not extend the string "
+		 "table of the symbol table", p->offset);
+  const char *s = (const char *) p->bytes, *end = s + p->len;
+  if (p->len == 0 || end[-1] != 0)
+    return FAIL (c, "the names of the stub's symbols do not end with a NUL");
+  if (*s == 0)
+    s++;
+  for (; s < end; s += strlen (s) + 1)
+    if (strncmp (s, "elfpmd.", 7) != 0 || s[7] == 0)
+      return FAIL (c, "the stub's symbol name \"%.40s\" does not start with \"elfpmd.\"", s);
+  return 0;
+}
+
+/* The stub's symbols in patch P: appended to the input's symbol table,
+   whole entries, none of them local (they follow its globals), each hidden
+   (not an interface of the file), a function or data object inside a new
+   executable section in the stub's segment, and named by the names patch
+   of the table's string table.  */
+static int
+check_stub_symbols (const struct checker *c, const struct plan_patch *p)
+{
+  const struct elf_file *in = c->in;
+  size_t t = extended_table (c, p, SHT_SYMTAB);
+  size_t entsize = gelf_fsize (in->elf, ELF_T_SYM, 1, EV_CURRENT);
+  if (t == 0 || entsize == 0 || p->len % entsize != 0 || in->shdrs[t].sh_link >= in->shnum)
+    return FAIL (c, "the stub's symbols at %#" PRIx64 " do not extend the symbol table by whole "
+		 "entries", p->offset);
+  size_t str = in->shdrs[t].sh_link;
+  const GElf_Shdr *sa = &in->shdrs[str], *sb = &c->out.sh[str];
+  const struct plan_patch *names = NULL;
+  for (size_t k = 0; k < c->pieces->npatches && names == NULL; k++)
+    if (c->pieces->patches[k].kind == PATCH_STUB_NAMES
+	&& c->pieces->patches[k].offset == sb->sh_offset + sa->sh_size)
+      names = &c->pieces->patches[k];
+  if (names == NULL)
+    return FAIL (c, "the stub's symbols are added without their names");
+  for (size_t k = 0; k < p->len / entsize; k++)
+    {
+      GElf_Sym y;
+      if (!decode (in, ELF_T_SYM, p->bytes + k * entsize, entsize, &y))
+	return FAIL (c, "the stub's symbol %zu cannot be decoded", k);
+      const GElf_Shdr *sec = y.st_shndx >= in->shnum && y.st_shndx < c->out.shnum
+			     && y.st_shndx < SHN_LORESERVE ? &c->out.sh[y.st_shndx] : NULL;
+      uint64_t name = y.st_name;
+      if (GELF_ST_BIND (y.st_info) == STB_LOCAL || GELF_ST_VISIBILITY (y.st_other) != STV_HIDDEN
+	  || (GELF_ST_TYPE (y.st_info) != STT_FUNC && GELF_ST_TYPE (y.st_info) != STT_OBJECT))
+	return FAIL (c, "the stub's symbol %zu is local, not hidden, or neither a function nor "
+		     "an object", k);
+      if (sec == NULL || sec->sh_type != SHT_PROGBITS
+	  || (sec->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR)
+	  || !in_extra (c, sec->sh_addr, sec->sh_size) || y.st_value < sec->sh_addr
+	  || y.st_size > sec->sh_size || y.st_value - sec->sh_addr > sec->sh_size - y.st_size)
+	return FAIL (c, "the stub's symbol %zu (section %u, %#" PRIx64 ", %" PRIu64 " bytes) is "
+		     "not inside a new executable section in the stub's segment", k,
+		     (unsigned) y.st_shndx, (uint64_t) y.st_value, (uint64_t) y.st_size);
+      if (name < sa->sh_size || name - sa->sh_size >= names->len
+	  || names->len - (name - sa->sh_size) < 8
+	  || strncmp ((const char *) names->bytes + (name - sa->sh_size), "elfpmd.", 7) != 0)
+	return FAIL (c, "the stub's symbol %zu is not named by the names added", k);
+    }
   return 0;
 }
 
@@ -1130,6 +1265,12 @@ check_patches (const struct checker *c)
 	  break;
 	case PATCH_DEBUGDATA:
 	  ret = check_debugdata (c, p);
+	  break;
+	case PATCH_STUB_SYMBOLS:
+	  ret = check_stub_symbols (c, p);
+	  break;
+	case PATCH_STUB_NAMES:
+	  ret = check_stub_names (c, p);
 	  break;
 	case PATCH_CLEAR:
 	  for (size_t b = 0; b < p->len && ret == 0; b++)

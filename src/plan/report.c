@@ -172,9 +172,12 @@ report_stub_text (FILE *out, const struct file_report *r)
 	   sp->stub->name, sp->stub->size, sp->seg_offset, sp->seg_vaddr, stub_hook_name (sp->hook),
 	   stub_chunks (sp), stub_chunks (sp) == 1 ? "" : "s", (uint64_t) sp->params.nranges,
 	   sp->params.nranges == 1 ? "" : "s");
-  if (sp->add_symbols)
-    fprintf (out, "  the stub's %zu symbols (%s...) in a new .gnu_debugdata, for debuggers and "
-	     "crash reports\n", sp->stub->nsymbols, STUB_SYMBOL_PREFIX "stub_main");
+  if (sp->add_debugdata || sp->add_symtab)
+    fprintf (out, "  the stub's %zu symbols (%s...) %s, for debuggers and crash reports\n",
+	     sp->stub->nsymbols, STUB_SYMBOL_PREFIX "stub_main",
+	     !sp->add_symtab ? "in a new .gnu_debugdata"
+	     : sp->add_debugdata ? "in the symbol table and in a new .gnu_debugdata"
+	     : "in the symbol table");
   if (stub_sampled_chunks (sp) != 0)
     fprintf (out, "  %" PRIu64 " of the chunks are in ranges longer than --populate-max=%" PRIu64
 	     ": the stub samples them and populates them whole only when the sample finds small pages\n",
@@ -408,11 +411,13 @@ json_stub (FILE *out, const struct file_report *r, const struct stub_plan *sp)
 	       sp->params.populate_max, stub_sampled_chunks (sp));
       fprintf (out, ",\"copy\":%s,\"copy_max\":%" PRIu64,
 	       (sp->params.flags & STUB_FLAG_COPY) ? "true" : "false", stub_copy_max (sp));
-      fprintf (out, ",\"symbols\":%zu", sp->add_symbols ? sp->stub->nsymbols : 0);
+      fprintf (out, ",\"symbols\":%zu",
+	       sp->add_debugdata || sp->add_symtab ? sp->stub->nsymbols : 0);
     }
   else
     {
-      fprintf (out, ",\"present\":%s", sp->present ? "true" : "false");
+      fprintf (out, ",\"present\":%s,\"no_stub_for_machine\":%s", sp->present ? "true" : "false",
+	       sp->no_arch ? "true" : "false");
       json_key_string (out, "reason", sp->refusal);
     }
   fputc ('}', out);
