@@ -2248,3 +2248,1037 @@ expect_copy_kb () {
 		fail "$1: anonymous text on huge pages $a kB (want $4), FilePmdMapped $p kB (want $5)"
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# Fixtures that scripts build themselves (not with tests/fixtures/Makefile),
+# shared by the scripts that split one behaviour each out of a larger test
+# (run-map-*.sh, run-stub-symbols-*.sh, run-manifest-*.sh, ...): built once
+# into SHARED_BUILD/NAME and reused, by every script of a `make check` and
+# by the next one, until their sources change.
+
+SHARED_BUILD=$TESTS_BUILDDIR/shared-build
+
+# shared_build NAME FUNCTION [FILE...]: make SHARED (SHARED_BUILD/NAME) hold
+# what FUNCTION (shell code of the caller, run in SHARED, its output into
+# SHARED/.log) builds there, unless it already does: the key of a build is
+# the text of FUNCTION and the contents of FILE... (the sources it reads);
+# while one script builds, the others wait for it (flock).  A failed build
+# leaves no key, so that the next script tries again; returns FUNCTION's
+# status.  (Without flock(1) the scripts build one after the other only
+# when make runs them so.)
+shared_build () {
+	local name=$1 fn=$2 key st=0 fd
+	shift 2
+	SHARED=$SHARED_BUILD/$name
+	key=$({ declare -f "$fn"; cat -- "$@"; } | sha256sum | cut -c1-64)
+	mkdir -p "$SHARED" || hard_error "cannot create $SHARED"
+	exec {fd}>>"$SHARED.lock" || hard_error "cannot open $SHARED.lock"
+	have flock && flock "$fd"
+	if [ "$(cat "$SHARED/.key" 2>/dev/null)" != "$key" ]; then
+		find "$SHARED" -mindepth 1 -delete
+		(cd "$SHARED" && "$fn") >"$SHARED/.log" 2>&1 || st=$?
+		[ "$st" -eq 0 ] && echo "$key" >"$SHARED/.key"
+	fi
+	exec {fd}>&-
+	return "$st"
+}
+
+# test_finish: leave WORK, remove it unless something failed, and finish.
+test_finish () {
+	cd / || true
+	[ "$n_fail" -eq 0 ] && rm -rf "$WORK"
+	finish
+}
+
+# find_python: PYTHON, the python3 interpreter itself rather than a
+# version manager's shim (which costs a third of a second a call), or the
+# script is skipped without python3.  The answer is kept in
+# SHARED_BUILD/python for the next scripts, as long as python3 is found
+# where it was.
+find_python () {
+	local cache=$SHARED_BUILD/python found
+	found=$(command -v python3) || skip_all "python3 not found"
+	if [ "$(head -1 "$cache" 2>/dev/null)" = "$found" ]; then
+		PYTHON=$(sed -n 2p "$cache")
+		[ -x "$PYTHON" ] && return 0
+	fi
+	PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	[ -x "$PYTHON" ] || PYTHON=python3
+	mkdir -p "$SHARED_BUILD" && printf '%s\n%s\n' "$found" "$PYTHON" >"$cache.$$" && mv -f "$cache.$$" "$cache"
+}
+
+# ---------------------------------------------------------------------------
+# elfpmd map (run-map-*.sh): a program of three compilation units (map-a.c,
+# map-b.c, map-c.c) whose functions are naked blocks of known size, so that
+# with about 6.4 MiB of text at 0x401000 (gcc -no-pie) it has two whole
+# 2 MiB chunks (map-json.py layout says where each function lies).  Each
+# script compares elfpmd map --json with what tests/map-json.py computes
+# from nm -S and readelf -lW alone.  The variants, built once:
+#   exec-g     DWARF in the file
+#   exec-dl    DWARF in a separate file, exec-dl.dbg, named exec-g.debug by
+#              its .gnu_debuglink
+#   exec-bid   stripped, its DWARF under root/.build-id/ (the build ID)
+#   exec-sym   no DWARF (strip -g): .symtab, no compilation units
+#   exec-dyn   strip --strip-all of a -rdynamic build: .dynsym
+#   exec-none  a static program stripped of everything: no names (missing
+#              where there is no static C library)
+#   pie-g      a PIE (p_align 4 KiB)
+# ELFPMD_DEBUG_ROOT replaces /usr/lib/debug.
+
+# map_fixture_build: the variants, in the current directory; status 1
+# when they cannot be built, 2 when exec-g is not laid out as designed.
+map_fixture_build () {
+	local block cflags='-g -O0 -fno-toplevel-reorder -Wl,--build-id' srcs='map-a.c map-b.c map-c.c' id
+	block='#define BLOCK(name, size) __attribute__ ((naked, noinline)) void name (void) { __asm__ (".fill " #size ", 1, 0xcc\n\tret"); }'
+	printf '%s\nBLOCK (lead, 0x100000)\nBLOCK (cross01, 0x180000)\nint main (void) { return 0; }\n' "$block" >map-a.c
+	printf '%s\nBLOCK (inb, 0x100000)\nBLOCK (cross12, 0x180000)\n' "$block" >map-b.c
+	printf '%s\nBLOCK (inc, 0xe0000)\nBLOCK (tail_c, 0x80000)\nBLOCK (tiny_c, 0x40)\n' "$block" >map-c.c
+	# shellcheck disable=SC2086  # the flags and sources are words
+	gcc $cflags -no-pie -o exec-g $srcs || return 1
+	# shellcheck disable=SC2086
+	gcc $cflags -fPIE -pie -o pie-g $srcs || return 1
+	# shellcheck disable=SC2086
+	gcc $cflags -no-pie -rdynamic -o exec-dyn $srcs && strip --strip-all exec-dyn || return 1
+	# shellcheck disable=SC2086
+	{ gcc $cflags -static -o exec-none $srcs && strip --strip-all exec-none; } || rm -f exec-none
+	cp exec-g exec-sym && strip -g exec-sym || return 1
+	objcopy --only-keep-debug exec-g exec-g.debug || return 1
+	objcopy --strip-debug --add-gnu-debuglink=exec-g.debug exec-g exec-dl || return 1
+	mv exec-g.debug exec-dl.dbg
+	cp exec-g exec-bid && strip --strip-all exec-bid || return 1
+	id=$(readelf -n exec-g | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ] || { echo "no build ID in exec-g"; return 1; }
+	mkdir -p root/.build-id/"${id:0:2}" && cp exec-dl.dbg root/.build-id/"${id:0:2}/${id:2}.debug" || return 1
+	echo "$id" >build-id
+	# The fixture is laid out as designed, or the checks mean nothing
+	# (status 2: a hard error).
+	"$PYTHON" "$TESTS_SRCDIR/map-json.py" layout exec-g || { echo "exec-g is not laid out as designed (nm -S exec-g)"; return 2; }
+}
+
+# map_start FILE...: what each map script does first: the tool, the tools
+# the fixture needs, the fixture (built once, shared), and WORK (work_dir)
+# as the current directory, holding copies of exec-g (map-json.py's source
+# of the stripped files' symbols) and of each FILE (a variant, or root:
+# the build-ID tree); sets dwarf (true when this build reads DWARF), src
+# (dwarf or symtab: where the names of a file with DWARF come from), id
+# (exec-g's build ID) and ELFPMD_DEBUG_ROOT=WORK/no-root (no debug files).
+# Skipped (77) without gcc for x86-64, objcopy, strip, nm, readelf,
+# python3.
+map_start () {
+	local t f
+	require_elfpmd
+	for t in gcc objcopy strip nm readelf; do
+		have "$t" || skip_all "$t not found"
+	done
+	find_python
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixture's addresses are laid out for x86-64"
+	shared_build map map_fixture_build "$TESTS_SRCDIR/map-json.py"
+	case $? in
+	0) ;;
+	2) hard_error "the map fixture is not laid out as designed (log: $SHARED/.log)" ;;
+	*) skip_all "cannot build the map fixture: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)" ;;
+	esac
+	work_dir
+	cp "$SHARED/exec-g" "$WORK/" || hard_error "cannot copy the fixture into $WORK"
+	for f; do
+		[ -e "$SHARED/$f" ] && { cp -r "$SHARED/$f" "$WORK/" || hard_error "cannot copy $f into $WORK"; }
+	done
+	cd "$WORK" || hard_error "cannot enter $WORK"
+	dwarf=false
+	grep -q '^#define HAVE_LIBDWARF 1' "$TESTS_BUILDDIR/../config.h" 2>/dev/null && dwarf=true
+	if $dwarf; then src=dwarf; else src=symtab; fi
+	id=$(cat "$SHARED/build-id")
+	export ELFPMD_DEBUG_ROOT=$WORK/no-root
+	note "this build reads DWARF: $dwarf"
+}
+
+# map_expect NAME FILE SOURCE NAMEFILE[:FOUND_BY] [HOT]: the expected JSON
+# of elfpmd map --json FILE into NAME.expect (map-json.py expect).
+map_expect () {
+	"$PYTHON" "$TESTS_SRCDIR/map-json.py" expect "$@" || hard_error "cannot compute the expected map of $2"
+}
+
+# map_compare NAME: NAME.json (elfpmd's) is NAME.expect; the differences
+# into NAME.diff.
+map_compare () { "$PYTHON" "$TESTS_SRCDIR/map-json.py" compare "$1"; }
+
+# map_check NAME FILE SOURCE FOUND_BY [HOT]: run elfpmd map --json on FILE
+# and check it against the expectation; the stderr goes to NAME.err.
+map_check () {
+	local name=$1 file=$2 hot=${5:-}
+	map_expect "$@"
+	if "$ELFPMD" map --json ${hot:+--hot="$hot"} "$file" >"$name.json" 2>"$name.err" && map_compare "$name"; then
+		pass "$name: elfpmd map --json $file equals the map computed from nm and readelf"
+	else
+		fail "$name: elfpmd map --json $file (see $WORK/$name.diff, $name.err)"
+		head -5 "$name.diff" "$name.err" 2>/dev/null | sed 's/^/      /'
+	fi
+}
+
+# map_err_check DESCRIPTION STATUS PATTERN ARGS...: elfpmd ARGS exits STATUS
+# with one line on stderr matching PATTERN (usage errors, 64: with argp's
+# lines); a build without libdwarf's line about a file with DWARF aside.
+map_err_check () {
+	local what=$1 want=$2 pat=$3 got
+	shift 3
+	"$ELFPMD" "$@" >err.out 2>err.all
+	got=$?
+	grep -v ': built without libdwarf: ' err.all >err.err
+	if [ "$got" = "$want" ] && grep -q -- "$pat" err.err && { [ "$want" = 64 ] || [ "$(wc -l <err.err)" = 1 ]; }; then
+		pass "$what"
+	else
+		fail "$what: exit $got, stderr: $(head -2 err.err)"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# A PIE with 4 MiB of text beside main (whole chunks for the stub), built
+# once (shared_build bigtext), for run-stub-symbols-*.sh and
+# run-manifest-*.sh: prog7 and prog8 (main returns 7, 8), prog7-stripped
+# (strip), libbig.so (the text alone, cc -shared).
+
+# bigtext_build: those, in the current directory.
+bigtext_build () {
+	cat >big.S <<'S'
+	.section .text.big, "ax", @progbits
+	.p2align 12
+	.globl big_text
+big_text:
+	.fill	4 << 20, 1, 0xc3
+	.section .note.GNU-stack, "", @progbits
+S
+	local v
+	for v in 7 8; do
+		echo "int main (void) { return $v; }" >"main$v.c"
+		cc -O2 -fPIE -pie -o "prog$v" "main$v.c" big.S || return 1
+	done
+	cp prog7 prog7-stripped && strip prog7-stripped || return 1
+	cc -shared -fPIC -o libbig.so big.S
+}
+
+# bigtext_fixture: BIG, the directory of the bigtext fixture, built unless
+# it is; skips the script where it cannot be (no cc for x86-64 assembly).
+bigtext_fixture () {
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixture is x86-64 assembly"
+	have cc || skip_all "needs cc"
+	shared_build bigtext bigtext_build || skip_all "cannot build the fixture: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	BIG=$SHARED
+}
+
+# ---------------------------------------------------------------------------
+# The stub's symbols (run-stub-symbols-*.sh): a file without a symbol
+# table gets the stub's MiniDebugInfo, .gnu_debugdata, an xz stream of a
+# small ELF file whose symbol table names the stub's functions.
+
+# stub_symbols_start: the tool, cc, readelf, objcopy, xz, the bigtext
+# fixture, WORK (work_dir) as the current directory, and rw there: the
+# --madvise rewrite of the stripped prog7.
+stub_symbols_start () {
+	require_elfpmd
+	[ "$(uname -m)" = x86_64 ] || skip_all "the stub's symbols are checked on x86-64 hosts"
+	if ! have cc || ! have readelf || ! have objcopy || ! have xz; then
+		skip_all "needs cc, readelf, objcopy and xz"
+	fi
+	bigtext_fixture
+	work_dir
+	cd "$WORK" || hard_error "cannot enter $WORK"
+	"$ELFPMD" -q --madvise -o rw "$BIG/prog7-stripped" || hard_error "elfpmd --madvise failed on the fixture"
+}
+
+# stub_symbols FILE: the stub's symbols in the MiniDebugInfo of FILE, one
+# per line: VALUE SIZE TYPE BIND NDX NAME (readelf -s's columns); the
+# MiniDebugInfo's ELF file into mini, its xz stream into mini.xz.  (objcopy
+# with only an input file rewrites it in place: its output goes to another
+# file, so that FILE is left as elfpmd wrote it.)
+stub_symbols () {
+	rm -f mini mini.xz
+	objcopy --dump-section .gnu_debugdata=mini.xz "$1" mini.objcopy 2>/dev/null && rm -f mini.objcopy
+	xz -dc mini.xz >mini 2>/dev/null
+	readelf -sW mini 2>/dev/null |
+		awk '/Symbol table .\.symtab./ { on = 1; next } on && $8 ~ /^elfpmd\./ { print $2, $3, $4, $5, $7, $8 }'
+}
+
+# ---------------------------------------------------------------------------
+# A conversion kept, --manifest and --keep-originals (run-manifest-*.sh):
+# the manifest's lines are checked by Python's json and hashlib against
+# copies the test made itself, not by elfpmd's code.
+
+# manifest_start: the tool, python3, the bigtext fixture and W, a new
+# directory under /tmp (removed on exit; as root, others may need to reach
+# it) holding W/orig/prog, W/orig/prog-v2 (the fixture's prog7 and prog8:
+# exit 7 and 8) and W/orig/libbig.so.
+manifest_start () {
+	require_elfpmd
+	find_python
+	bigtext_fixture
+	cleanup_on_exit
+	W=$(mktemp -d) || hard_error "cannot make a directory under /tmp"
+	CLEANUP+=("rm -rf '$W'")
+	mkdir -p "$W/orig" && cp "$BIG/prog7" "$W/orig/prog" && cp "$BIG/prog8" "$W/orig/prog-v2" \
+		&& cp "$BIG/libbig.so" "$W/orig/libbig.so" || hard_error "cannot copy the fixture into $W"
+}
+
+# manifest_tree: W/tree (bin/prog, its hard link bin/prog-link and
+# lib/libbig.so) converted by elfpmd -q --madvise --manifest=M
+# --keep-originals=K -r; its exit status.
+manifest_tree () {
+	mkdir -p "$W/tree/bin" "$W/tree/lib" "$W/state"
+	cp "$W/orig/prog" "$W/tree/bin/prog" && ln "$W/tree/bin/prog" "$W/tree/bin/prog-link" \
+		&& cp "$W/orig/libbig.so" "$W/tree/lib/libbig.so" || hard_error "cannot make $W/tree"
+	M=$W/state/manifest K=$W/state/originals
+	"$ELFPMD" -q --madvise --manifest="$M" --keep-originals="$K" -r "$W/tree"
+}
+
+# manifest_upgrade: after manifest_tree, an upgrade: a new build of prog
+# (orig/prog-v2) renamed over it, as dpkg does, and the library replaced
+# by a script.
+manifest_upgrade () {
+	cp "$W/orig/prog-v2" "$W/new-prog" && mv "$W/new-prog" "$W/tree/bin/prog"
+	printf '#!/bin/sh\necho script\n' >"$W/script" && chmod 755 "$W/script" && mv "$W/script" "$W/tree/lib/libbig.so"
+}
+
+# manifest_verify PATH:ORIG:KEPT...: for each, one PASS or FAIL: the last
+# line of the manifest M about PATH records a --madvise conversion of the
+# file ORIG into the file PATH is (SHA-256 and size, before and after)
+# and, unless KEPT is -, its original kept in the directory KEPT.
+manifest_verify () {
+	local line
+	while IFS= read -r line; do
+		case $line in PASS:*) pass "${line#PASS: }" ;; *) fail "${line#FAIL: }" ;; esac
+	done < <("$PYTHON" - "$M" "$@" <<'PY'
+import hashlib, json, os, sys
+manifest, args = sys.argv[1], sys.argv[2:]
+lines = [json.loads(l) for l in open(manifest)]
+def sha(p):
+    return hashlib.sha256(open(p, "rb").read()).hexdigest()
+last = {}
+for d in lines:
+    last[d["file"]] = d
+out = []
+for a in args:
+    path, orig, kept = a.split(":")
+    d = last.get(path)
+    if d is None:
+        out.append("FAIL: %s: not in the manifest" % path); continue
+    ok = (d["action"] == "convert" and bytes.fromhex(d["file_hex"]).decode() == path
+          and d["sha256_before"] == sha(orig) and d["sha256_after"] == sha(path)
+          and d["size_before"] == os.path.getsize(orig) and d["size_after"] == os.path.getsize(path)
+          and d["options"] == ["--madvise"] and d["elfpmd"])
+    if kept != "-":
+        k = os.path.join(bytes.fromhex(d["originals_hex"]).decode(), d["sha256_before"])
+        ok = ok and os.path.realpath(os.path.dirname(k)) == os.path.realpath(kept) and sha(k) == d["sha256_before"] \
+             and open(k, "rb").read() == open(orig, "rb").read()
+    out.append(("PASS" if ok else "FAIL") + ": %s: its last entry says what the files are (%s...)" % (path, json.dumps(d)[:160]))
+print("\n".join(out))
+PY
+)
+}
+
+# require_root_nobody WHAT: root and the user nobody (setpriv), or WHAT is
+# not run: the script is skipped.
+require_root_nobody () {
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || skip_all "not root (or no user nobody): $1"
+}
+
+# ---------------------------------------------------------------------------
+# The stub across privilege boundaries (run-privilege-*.sh, elfpmd-stub(7),
+# SECURITY), on this machine's kernel, with the fixtures of the stub's
+# tests, their text cached in 4 KiB folios so that a stub that repairs
+# would evict and lock.
+
+# privilege_start WHY TARGET...: root for WHY with transparent huge pages
+# and the page-cache lock, x86-64, the fixtures TARGET... and mad-tools
+# built (stub_fixture: O, PAGECACHE), WORK a new directory under /tmp that
+# every user can reach (removed on exit), on a file system that honours
+# the set-user-ID bit; ARGS, the arguments of every run.
+privilege_start () {
+	local why=$1
+	shift
+	ARGS=(alpha "beta gamma")
+	cleanup_on_exit
+	require_elfpmd
+	require_root_thp "$why"
+	page_cache_lock
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 only"
+	stub_fixture mad-tools "$@"
+	PAGECACHE=$O/pagecache
+	WORK=$(mktemp -d /tmp/elfpmd-privilege.XXXXXX) || hard_error "cannot make a directory under /tmp"
+	CLEANUP+=("rm -rf '$WORK'")
+	chmod 755 "$WORK"
+	if findmnt -n -o OPTIONS --target "$WORK" 2>/dev/null | tr ',' '\n' | grep -qx nosuid; then
+		skip_all "$WORK is on a file system mounted nosuid"
+	fi
+}
+
+# privileged WHAT SETUP: inv-pie's --madvise=copy rewrite made privileged
+# by SETUP (shell code run on the file, P), started by nobody with
+# ELFPMD_PERF_MAP=1 under setarch --uname-2.6 (a personality that
+# survives the set-user-ID execution and once sent the stub down its
+# "kernel before 5.18" copy path): it prints what the original prints, no
+# /tmp/perf-PID.map appears, and under strace -u nobody the stub reads no
+# environment, creates no file, takes no lock, evicts, syncs and drops
+# nothing and never sleeps.  The control: the same file started by root
+# (no privilege gained) does lock and evict, so that these checks can
+# fail.  Needs strace, setarch and a way to run as nobody (skipped
+# otherwise).
+privileged () {
+	local what=$1 w pid log bad
+	have strace || skip_all "strace not found (Debian: strace)"
+	have setarch || skip_all "setarch not found (Debian: util-linux)"
+	find_as_nobody || skip_all "cannot run a command as nobody (no such user, or neither setpriv nor runuser works)"
+	run_logged "$WORK/orig.out" "$O/inv-pie" "${ARGS[@]}"
+	[ "$(tail -1 "$WORK/orig.out")" = "exit status 42" ] || skip_all "inv-pie does not run here: $(tail -1 "$WORK/orig.out")"
+	P=$WORK/inv-pie.copy
+	"$ELFPMD" -q --madvise=copy -o "$P" "$O/inv-pie" || hard_error "elfpmd --madvise=copy inv-pie failed"
+	w=$WORK/${what// /-}
+	chown root:root "$P" && chmod 755 "$P" && eval "$2" || { fail "$what: cannot make $P privileged"; return; }
+	cache_order0 "$P"
+	"${AS_NOBODY[@]}" env ELFPMD_PERF_MAP=1 setarch "$(uname -m)" --uname-2.6 "$P" "${ARGS[@]}" \
+		>"$w.out" 2>"$w.out.err" &
+	pid=$!
+	wait "$pid"
+	echo "exit status $?" >>"$w.out"
+	same "$WORK/orig.out" "$w.out" "$what, started by nobody"
+	if [ -e "/tmp/perf-$pid.map" ]; then
+		fail "$what, started by nobody: the stub wrote /tmp/perf-$pid.map ($(stat -c '%U %a' "/tmp/perf-$pid.map"))"
+		rm -f "/tmp/perf-$pid.map"
+	else
+		pass "$what, started by nobody: no /tmp/perf-$pid.map"
+	fi
+	cache_order0 "$P"
+	log=$w.strace
+	strace -f -qq -u nobody -o "$log" -e trace=openat,open,flock,fadvise64,sync_file_range,madvise,clock_nanosleep,nanosleep \
+		env ELFPMD_PERF_MAP=1 setarch "$(uname -m)" --uname-2.6 "$P" "${ARGS[@]}" >"$w.traced" 2>&1
+	grep -q '= 42$\|mid() = 42' "$w.traced" || note "$what under strace: $(tail -1 "$w.traced")"
+	bad=$( { grep -E 'openat\(.*(/proc/self/environ|O_CREAT)' "$log"
+		strace_calls "$log" flock fadvise64 sync_file_range clock_nanosleep nanosleep
+		grep -E 'madvise\(.*MADV_DONTNEED' "$log"; } | sed 's/^[0-9]* *//; s/(.*//' | sort | uniq -c | tr -s ' \n' ' ')
+	# (A stub that wrote perf maps under strace leaves them behind.)
+	for pid in $(awk '{ print $1 }' "$log" | sort -u); do rm -f "/tmp/perf-$pid.map"; done
+	if [ -z "$bad" ]; then
+		pass "$what, started by nobody (strace -u nobody): no environment read, no file created, no lock, eviction, sync, drop or sleep"
+	else
+		fail "$what, started by nobody (strace -u nobody): $bad"
+	fi
+	cache_order0 "$P"
+	strace -f -qq -o "$w.root.strace" -e trace=flock,fadvise64 "$P" "${ARGS[@]}" >/dev/null 2>&1
+	if [ -n "$(strace_calls "$w.root.strace" flock)" ] && [ -n "$(strace_calls "$w.root.strace" fadvise64)" ]; then
+		pass "$what, started by root (the control): the stub locks and evicts ($(strace_calls "$w.root.strace" fadvise64 | wc -l) evictions)"
+	else
+		fail "$what, started by root (the control): no flock or fadvise64, so the checks above prove nothing"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# elfpmd as root over a tree another user owns (run-rootsafe-*.sh; elfpmd(1),
+# RUNNING AS ROOT): no name that user controls can redirect what root
+# writes, opens or waits for.  The user is played by fixtures/racer.c, an
+# LD_PRELOAD library in elfpmd that swaps a directory of the tree for a
+# symbolic link to a directory of root's (or a file for a FIFO) right
+# before the call where the swap hurts most; the tree (T) belongs to
+# nobody, the victim (V) to root.  Each case checks that the racer did
+# swap, else it proves nothing.
+
+# rootsafe_start: root, x86-64, a way to run as nobody (AS_NOBODY), the
+# fixtures inv-pie (ELF) and rootsafe-tools (racer.so, mapper: stub_fixture,
+# O), and W, a new directory under /tmp that others can reach (removed on
+# exit), with T=W/tree and V=W/victim; skipped (77) without them.
+rootsafe_start () {
+	cleanup_on_exit
+	require_elfpmd
+	[ "$(id -u)" = 0 ] || skip_all "needs root (elfpmd as root over another user's tree)"
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 only"
+	find_as_nobody || skip_all "cannot run a command as nobody (no such user, or neither setpriv nor runuser works)"
+	stub_fixture inv-pie rootsafe-tools
+	ELF=$O/inv-pie
+	W=$(mktemp -d /tmp/elfpmd-rootsafe.XXXXXX) || hard_error "cannot make a directory under /tmp"
+	CLEANUP+=("rm -rf '$W'")
+	chmod 755 "$W"
+	T=$W/tree V=$W/victim
+}
+
+# rootsafe_fresh: a new tree of nobody's and a new victim directory of
+# root's, with root's set-user-ID copy of the fixture at victim/prog (and
+# victim/new).
+rootsafe_fresh () {
+	rm -rf "$T" "$T".* "$V" "$W/racer.log"
+	mkdir -p "$T" "$V"
+	cp "$ELF" "$V/prog" && chmod 4755 "$V/prog" && cp "$ELF" "$V/new"
+	sha256sum "$V/prog" "$V/new" >"$W/victim.sum"
+	stat -c '%n %u %a %i' "$V/prog" "$V/new" >"$W/victim.stat"
+}
+
+# nobody_tree CMD: shell code run as nobody in the tree (to make it).
+nobody_tree () { chown nobody "$T" && "${AS_NOBODY[@]}" sh -c "cd '$T' && $1"; }
+
+# victim_untouched WHAT: root's files as they were.
+victim_untouched () {
+	if sha256sum -c --quiet "$W/victim.sum" >/dev/null 2>&1 \
+		&& [ "$(stat -c '%n %u %a %i' "$V/prog" "$V/new")" = "$(cat "$W/victim.stat")" ] \
+		&& [ -z "$(find "$V" -name '.elfpmd*')" ]; then
+		pass "$1: root's files outside the tree untouched"
+	else
+		fail "$1: root's files outside the tree changed: $(ls -la "$V" | tr '\n' ' ')"
+	fi
+}
+
+# raced WHAT: the racer did swap (else the case proves nothing).
+raced () {
+	if grep -q '^racer: swapped' "$W/racer.log" 2>/dev/null; then
+		pass "$1: the directory was swapped ($(sed 's/^racer: //' "$W/racer.log" | head -1))"
+	else
+		fail "$1: the racer never swapped ($(cat "$W/racer.log" 2>/dev/null)): this case proves nothing"
+	fi
+}
+
+# racing DIR TARGET AT MATCH COMMAND...: COMMAND (elfpmd) with the racer,
+# which swaps DIR for a symbolic link to TARGET (a FIFO when TARGET is
+# empty and RACER_FIFO is set) right before the first call of AT (a list)
+# naming MATCH.
+racing () {
+	local dir=$1 target=$2 at=$3 match=$4
+	shift 4
+	env LD_PRELOAD="$O/racer.so" RACER_DIR="$dir" RACER_TARGET="$target" RACER_AT="$at" \
+		RACER_MATCH="$match" RACER_LOG="$W/racer.log" "$@"
+}
+
+# rootsafe_reapply_setup: root converted tree/d/prog with --manifest=W/M,
+# then nobody replaced it (an upgrade).
+rootsafe_reapply_setup () {
+	rootsafe_fresh
+	rm -f "$W/M"
+	nobody_tree "mkdir d && cp '$ELF' d/prog"
+	"$ELFPMD" -q --madvise --manifest="$W/M" "$T/d/prog" || hard_error "cannot convert $T/d/prog"
+	nobody_tree "cp '$ELF' d/prog.new && mv d/prog.new d/prog"
+}
+
+# rootsafe_revert_setup: root converted tree/d/prog with --manifest=W/M,
+# keeping its original in a directory of root's, W/K.
+rootsafe_revert_setup () {
+	rootsafe_fresh
+	rm -rf "$W/M" "$W/K"
+	nobody_tree "mkdir d && cp '$ELF' d/prog"
+	"$ELFPMD" -q --madvise --manifest="$W/M" --keep-originals="$W/K" "$T/d/prog" \
+		|| hard_error "cannot convert $T/d/prog"
+}
+
+# ---------------------------------------------------------------------------
+# IMA and EVM (run-ima-*.sh; doc/design.md, IMA and EVM): what a rewrite in
+# place does with their extended attributes, made and checked by
+# tests/ima.py with Python's hashlib, independently of elfpmd.  The
+# fixture is tests/fixtures' pie (and lld-pie, padded with a hole), in the
+# shared FIXTURES_O.  The hash comes from the kernel's crypto API
+# (AF_ALG): where this kernel has none, the hash cases are refused with
+# that reason (run-ima-no-afalg.sh), and the rehash cases run in Debian
+# 12's kernel in qemu (run-ima-vm.sh) instead of here (run-ima-rehash.sh).
+
+# ima ARG...: tests/ima.py ARG...
+ima () { "$PYTHON" "$TESTS_SRCDIR/ima.py" "$@"; }
+
+# ima_start: root, python3, a work directory W (WORK, work_dir) whose file
+# system stores security.ima and security.evm, the fixture pie (PIE; O, its directory) and, where it
+# builds, lld-pie (have_lld), host_afalg (true where this kernel hashes
+# with AF_ALG) and ARGS; skipped (77) without them.
+ima_start () {
+	ARGS=(alpha "beta gamma")
+	cleanup_on_exit
+	require_elfpmd
+	[ "$(id -u)" = 0 ] || skip_all "needs root (setting security.* extended attributes)"
+	have python3 || skip_all "python3 is needed to make and check the attributes"
+	find_python
+	work_dir
+	W=$WORK
+	local err afalg
+	printf 'probe\n' >"$W/probe"
+	if ! err=$(ima set "$W/probe" sha256 2>&1) || ! ima has "$W/probe" security.ima; then
+		skip_all "cannot set security.ima on $(df -PT "$W" | awk 'NR == 2 { print $2 }') here: ${err##*$'\n'}"
+	fi
+	if ! err=$(ima evm "$W/probe" portable 2>&1); then
+		skip_all "cannot set security.evm here: ${err##*$'\n'}"
+	fi
+	rm -f "$W/probe"
+	O=$FIXTURES_O
+	build_fixture pie || skip_all "cannot build the fixture pie: $(tail -1 "$O/pie.log")"
+	PIE=$O/pie
+	have_lld=false
+	build_fixture lld-pie && have_lld=true
+	if afalg=$(ima afalg); then host_afalg=true; else host_afalg=false; fi
+	note "this kernel ($(uname -r)): $afalg"
+}
+
+# ima_run FILE OUT: FILE's output and "exit status N" into OUT.
+ima_run () {
+	timeout 60 "$1" "${ARGS[@]}" </dev/null >"$2" 2>"$2.err"
+	echo "exit status $?" >>"$2"
+}
+
+# ima_orig: W/orig.out, what the fixture pie prints (it must exit 42).
+ima_orig () {
+	ima_run "$PIE" "$W/orig.out"
+	[ "$(tail -1 "$W/orig.out")" = "exit status 42" ] || hard_error "the fixture pie does not run here: $(head -3 "$W/orig.out.err")"
+}
+
+# ima_fresh NAME [FROM]: a copy of FROM (default the fixture pie) at W/NAME,
+# without attributes.
+ima_fresh () { rm -f "$W/$1"; cp "${2:-$PIE}" "$W/$1"; }
+
+# ima_user_attr FILE: user.elfpmd=kept on FILE (an attribute a rewrite keeps).
+ima_user_attr () { "$PYTHON" -c 'import os, sys; os.setxattr(sys.argv[1], "user.elfpmd", b"kept")' "$1"; }
+
+# ima_refused WHAT NAME PATTERN OPTION...: elfpmd OPTION... W/NAME exits 1
+# with one line on stderr naming the file and matching PATTERN (grep -E),
+# and leaves the file as it was: bytes, inode, dates, attributes; no
+# temporary file left behind.
+ima_refused () {
+	local what=$1 f=$W/$2 pattern=$3 status sig attrs
+	shift 3
+	cp "$f" "$f.before"
+	sig=$(file_signature "$f")
+	attrs=$(ima dump "$f")
+	"$ELFPMD" "$@" "$f" </dev/null >"$f.out" 2>"$f.err"
+	status=$?
+	if [ "$status" -eq 1 ] && [ "$(wc -l <"$f.err")" -eq 1 ] \
+		&& grep -q "^elfpmd: $f: " "$f.err" && grep -Eq "$pattern" "$f.err"; then
+		pass "$what: refused (exit 1): $(cut -d: -f3- "$f.err")"
+	else
+		fail "$what: exit $status, expected 1 and one line matching /$pattern/"
+		sed 's/^/      stderr: /' "$f.err" | head -5
+	fi
+	holds "$what: the file is byte for byte, inode, dates and attributes as it was" \
+		'cmp -s "$f" "$f.before" && [ "$sig" = "$(file_signature "$f")" ] && [ "$attrs" = "$(ima dump "$f")" ]'
+	[ -z "$(find "$W" -name '.elfpmd.*')" ] || fail "$what: a temporary file was left behind"
+	rm -f "$f.before"
+}
+
+# ima_json_is WHAT FILE EXPR WANT: the Python expression EXPR over the JSON
+# report R (FILE's last line) prints WANT.
+ima_json_is () {
+	local got
+	got=$(ima json "$2" "$3" 2>&1)
+	if [ "$got" = "$4" ]; then pass "$1: $3 is $4"; else fail "$1: $3 is '$got', expected '$4'"; fi
+}
+
+# ima_cases FILE: the rehash cases into FILE, one line each: NAME KIND
+# FIXTURE OPTIONS.  A hash (type 0x04 with SHA-256 or SHA-1, legacy type
+# 0x01 with SHA-1; SHA-256 also with --madvise and on the padded lld-pie).
+ima_cases () {
+	{
+		echo "sha256 sha256 pie"
+		echo "sha1 sha1 pie"
+		echo "legacy legacy pie"
+		[ "$(uname -m)" = x86_64 ] && echo "mad256 sha256 pie --madvise"
+		$have_lld && echo "lld256 sha256 lld-pie"
+	} >"$1"
+}
+
+# ima_stage DIR NAME KIND FIXTURE: DIR/NAME, a copy of FIXTURE with KIND's
+# hash and a user attribute; DIR/NAME.orig and .attrs as ima_rehash_checks
+# reads.
+ima_stage () {
+	cp "$O/$4" "$1/$2"
+	ima set "$1/$2" "$3"
+	ima_user_attr "$1/$2"
+	cp "$1/$2" "$1/$2.orig"
+	ima dump "$1/$2" >"$1/$2.attrs"
+}
+
+# ima_rehash_checks DIR NAME KIND DRYSTATUS STATUS: what must hold of case
+# NAME after elfpmd -n --json OPTS (exit DRYSTATUS, report
+# DIR/NAME.dry.json) and elfpmd --json OPTS (exit STATUS, report
+# DIR/NAME.json) rewrote DIR/NAME, DIR/NAME.run being what the rewrite
+# printed: the rewrite's security.ima is the same type and algorithm
+# holding the hash of the new bytes, the report says
+# "ima":"rehashed-ALG" ("would-rehash-ALG" in the dry run), the other
+# attributes are kept, and the program prints what the original prints
+# (W/orig.out).
+ima_rehash_checks () {
+	local d=$1 name=$2 kind=$3 alg=$3 what="rehash $2" res
+	[ "$kind" = legacy ] && alg=sha1
+	if [ "$4" -eq 0 ] && [ "$(ima json "$d/$name.dry.json" 'R["status"], R["ima"]')" = "('would change', 'would-rehash-$alg')" ]; then
+		pass "$what: -n --json says \"ima\":\"would-rehash-$alg\""
+	else
+		fail "$what: -n --json: exit $4, $(ima json "$d/$name.dry.json" 'R.get("status"), R.get("ima"), R.get("error")' 2>&1)"
+	fi
+	if [ "$5" -eq 0 ] && [ "$(ima json "$d/$name.json" 'R["status"], R["ima"]')" = "('changed', 'rehashed-$alg')" ]; then
+		pass "$what: exit 0, the report says \"ima\":\"rehashed-$alg\""
+	else
+		fail "$what: exit $5, $(ima json "$d/$name.json" 'R.get("status"), R.get("ima"), R.get("error")' 2>&1)"
+		sed 's/^/      stderr: /' "$d/$name.err" 2>/dev/null | head -3
+	fi
+	cmp -s "$d/$name" "$d/$name.orig" && fail "$what: the file did not change"
+	if res=$(ima expect "$d/$name" "$kind"); then
+		pass "$what: $res"
+	else
+		fail "$what: $res"
+	fi
+	holds "$what: the other attributes kept, no security.evm" \
+		'[ "$(ima dump "$d/$name" | grep -v "^security\.ima=")" = "$(grep -v "^security\.ima=" "$d/$name.attrs")" ] && ! ima has "$d/$name" security.evm'
+	if cmp -s "$W/orig.out" "$d/$name.run"; then
+		pass "$what: the rewrite prints what the original prints"
+	else
+		fail "$what: the rewrite prints something else"
+		diff "$W/orig.out" "$d/$name.run" | head -5 | sed 's/^/      /'
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Other architectures (run-cross-*.sh): elfpmd and elfpmd --madvise on
+# programs and libraries cross-built with the Debian cross toolchains
+# (tests/fixtures/Makefile cross-*: 17 MiB of text from big.S) and run
+# under qemu-user.  For each fixture (cross_fixture):
+#   - the plain and the --madvise rewrite have no more eu-elflint --gnu-ld
+#     messages than the original;
+#   - tests/phdr-dump (an independent reader) sees the text aligned to the
+#     PMD size (address congruent with offset modulo it), every PT_LOAD
+#     still congruent modulo the original's largest p_align (up to 64 KiB:
+#     an aarch64 file linked for 64 KiB pages must still map on 16 and
+#     64 KiB kernels), one more R-X PT_LOAD for the stub and e_entry
+#     (programs), DT_INIT (aarch64's library, read by readelf -d) or what
+#     ld.so calls first in DT_INIT_ARRAY (riscv64's: the addend of its
+#     relocation, readelf -r, or with DT_RELR the entry's bytes) inside it;
+#     phdr-dump --bytemap proves the rewrite is the original with the stub
+#     injected and nothing else changed, hooked as it should be;
+#   - original and both rewrites, run under qemu-user with the same
+#     arguments and environment, print exactly the same and exit 42: the
+#     output covers a hash of the whole text, calls into it, argc, argv and
+#     envp as main, the library's DT_INIT and its constructor see them, an
+#     atexit handler and destructors run from ld.so's finaliser (the x0/a0
+#     the stub must keep); qemu -strace shows the stub at work (madvise
+#     MADV_HUGEPAGE) in the process that loads the library;
+#   - a second --madvise changes nothing.
+# An architecture without its cross compiler ($ARCH-linux-gnu-gcc, with
+# libc6-dev-ARCH-cross) or qemu-$ARCH is skipped with the reason, the
+# whole script (77) when none can run.  The fixtures of the default
+# flavour are built once per architecture into the shared
+# $TESTS_BUILDDIR/cross-build/ARCH, the others into the script's WORK.
+
+# cross_start: the slow suites' switch, the tool, phdr-dump, readelf,
+# eu-elflint where there is one (have_elflint), WORK (work_dir), ARGS; no
+# architecture run yet.
+cross_start () {
+	require_slow "cross builds run under qemu-user"
+	ARGS=(alpha "beta gamma")
+	require_elfpmd
+	work_dir
+	export PHDR_DUMP
+	have readelf || skip_all "readelf (binutils) not found"
+	have_elflint=false
+	if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi
+	built_any=false
+	arches_run=0
+}
+
+# cross_arch ARCH [FLAVOUR [VAR=VALUE...]]: get ready for the fixtures of
+# ARCH (aarch64, riscv64), or say why not (SKIP) and fail: arch, O (the
+# shared cross-build/ARCH, or WORK/ARCH-FLAVOUR), make_vars (CROSS= and
+# VAR=VALUE...), and the defaults pmd (2 MiB), min_chunks (2), qemu_opts
+# (none), stub_works (yes: qemu -strace shows the stub's madvise) and
+# expect (aligned; refused: nothing can be aligned; nostub: aligned, but
+# the stub refused for nostub_why).
+cross_arch () {
+	arch=$1
+	if ! have "$arch-linux-gnu-gcc"; then
+		skip "$arch: $arch-linux-gnu-gcc not found (Debian: gcc-$arch-linux-gnu): skipped"
+		return 1
+	fi
+	if ! have "qemu-$arch"; then
+		skip "$arch: qemu-$arch not found (Debian: qemu-user): skipped"
+		return 1
+	fi
+	if [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
+		skip "$arch: no /usr/$arch-linux-gnu/lib (Debian: libc6-dev-${arch/aarch64/arm64}-cross): skipped"
+		return 1
+	fi
+	arches_run=$((arches_run + 1))
+	if [ -n "${2:-}" ]; then O=$WORK/$arch-$2; else O=$TESTS_BUILDDIR/cross-build/$arch; fi
+	make_vars=(CROSS="$arch-linux-gnu-" "${@:3}")
+	pmd=$((2 << 20))
+	min_chunks=2
+	qemu_opts=()
+	stub_works=yes
+	expect=aligned
+}
+
+# cross_finish: skipped (77) when no architecture could run or no fixture
+# be built; else WORK removed unless something failed, and finish.
+cross_finish () {
+	[ "$arches_run" -gt 0 ] || skip_all "no architecture can be cross-built and run here (see above)"
+	stop_unless_built
+	test_finish
+}
+
+# cross_dec N: N (0x-hex or decimal) in decimal.
+cross_dec () { printf '%d' "$1"; }
+
+# cross_file_offset FILE ADDR: the file offset (decimal) of address ADDR
+# (decimal) in the PT_LOAD of FILE holding it, as phdr-dump shows them;
+# nothing if none holds it.
+cross_file_offset () {
+	"$PHDR_DUMP" "$1" | awk -v e="$2" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex($5) <= e && e < hex($5) + hex($6) { printf "%.0f\n", hex($4) + e - hex($5) }'
+}
+
+# cross_init_array_first FILE: what ld.so calls first in FILE's DT_INIT_ARRAY
+# (decimal, relative to the load base): the addend of the R_RISCV_RELATIVE
+# relocation of the first entry as readelf -r lists it, or, when it lists
+# none (DT_RELR, whose entries readelf shows without addends), the entry's
+# own bytes.  Nothing without DT_INIT_ARRAY.
+cross_init_array_first () {
+	local slot addend off
+	slot=$(readelf -dW "$1" | awk '$2 == "(INIT_ARRAY)" { print $3 }')
+	[ -n "$slot" ] || return 0
+	addend=$(readelf -rW "$1" | awk -v s="$(printf '%016x' "$(cross_dec "$slot")")" \
+		'$1 == s && $3 == "R_RISCV_RELATIVE" { print $4 }')
+	if [ -n "$addend" ]; then
+		cross_dec "0x$addend"
+		return
+	fi
+	off=$(cross_file_offset "$1" "$(cross_dec "$slot")")
+	[ -n "$off" ] && od -An -tu8 -j "$off" -N 8 "$1" | tr -d ' '
+}
+
+# cross_qemu OUT DIR [QEMU_OPTION...]: run the current fixture ($prog, from
+# DIR, or from $O with the library in DIR) under qemu-$arch with ARGS and a
+# fixed environment; stdout and "exit status N" into OUT, stderr into
+# OUT.err.  Reads arch, prog, file, O, ARGS.
+cross_qemu () {
+	local out=$1 dir=$2 exe status
+	shift 2
+	local env=(-E FIXTURE_TAG=cross)
+	if [ "$prog" = "$file" ]; then exe=$dir/$file; else exe=$O/$prog; env+=(-E "LD_LIBRARY_PATH=$dir"); fi
+	{ env -i timeout 60 "qemu-$arch" "$@" -L "/usr/$arch-linux-gnu" "${env[@]}" "$exe" "${ARGS[@]}" \
+		>"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
+# cross_same OUT WHAT: OUT is what the original printed; PASS or FAIL.
+cross_same () {
+	if cmp -s "$w/orig.out" "$1"; then
+		pass "$name: $2 prints the same as the original and exits 42"
+	else
+		fail "$name: $2 prints something else than the original"
+		diff "$w/orig.out" "$1" | head -10 | sed 's/^/      /'
+		sed 's/^/      stderr: /' "$1.err" | head -5
+	fi
+}
+
+# cross_check_layout OUT WHAT STUB: phdr-dump's view of OUT: the text (the
+# largest executable PT_LOAD) has p_align $pmd, congruent modulo it, with
+# at least $min_chunks whole chunks; every PT_LOAD congruent modulo the
+# original's largest p_align (up to 64 KiB); with STUB=yes, one executable
+# PT_LOAD more than the original, holding $hook: e_entry (programs),
+# DT_INIT or DT_INIT_ARRAY[0] (libraries).
+cross_check_layout () {
+	local out=$1 what=$2 stub=$3 text chunks n_orig n_out entry
+	text=$(exec_loads "$out" | sort -k4,4n | tail -1)
+	read -r t_align t_off t_vaddr t_filesz <<<"$text"
+	chunks=$(( (t_vaddr + t_filesz) / pmd - (t_vaddr + pmd - 1) / pmd ))
+	if [ "$t_align" -eq "$pmd" ] && [ $(( (t_vaddr - t_off) % pmd )) -eq 0 ] && [ "$chunks" -ge "$min_chunks" ]; then
+		pass "$name: $what: text p_align $t_align, congruent, $chunks whole chunks"
+	else
+		fail "$name: $what: text is not PMD-aligned as expected (p_align $t_align, offset $t_off, address $t_vaddr, $chunks whole chunks of $pmd, want >= $min_chunks)"
+	fi
+	local bad
+	bad=$("$PHDR_DUMP" "$out" | awk -v a="$keep_align" '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && (hex($5) - hex($4)) % a != 0 { print $1 }')
+	if [ -z "$bad" ]; then
+		pass "$name: $what: every PT_LOAD congruent modulo $keep_align, as in the original"
+	else
+		fail "$name: $what: PT_LOADs $bad are not congruent modulo $keep_align (the original's largest p_align): a kernel with larger pages cannot map them"
+	fi
+	[ "$stub" = yes ] || return 0
+	n_orig=$(exec_loads "$w/orig/$file" | wc -l)
+	n_out=$(exec_loads "$out" | wc -l)
+	local seg
+	seg=$("$PHDR_DUMP" "$out" | awk '$2 == "LOAD" && $3 ~ /X/ { l = $0 } END { print l }')
+	read -r _ _ _ _ s_vaddr s_filesz _ <<<"$seg"
+	s_vaddr=$(cross_dec "$s_vaddr"); s_filesz=$(cross_dec "$s_filesz")
+	case $hook in
+	e_entry) entry=$(cross_dec "$("$PHDR_DUMP" "$out" | sed -n 's/.* entry=\(0x[0-9a-f]*\).*/\1/p')") ;;
+	DT_INIT) entry=$(cross_dec "$(readelf -dW "$out" | awk '$2 == "(INIT)" { print $3 }')") ;;
+	*) entry=$(cross_init_array_first "$out"); entry=${entry:-0} ;;
+	esac
+	if [ "$n_out" -eq $((n_orig + 1)) ] && [ "$entry" -ge "$s_vaddr" ] && [ "$entry" -lt $((s_vaddr + s_filesz)) ]; then
+		pass "$name: $what: the stub's R-X PT_LOAD at $(printf %#x "$s_vaddr") holds $hook ($(printf %#x "$entry"))"
+	else
+		fail "$name: $what: no stub PT_LOAD holding $hook (executable PT_LOADs $n_orig -> $n_out, last at $(printf %#x "$s_vaddr") +$(printf %#x "$s_filesz"), $hook $(printf %#x "$entry"))"
+	fi
+}
+
+# cross_check_bytemap OUT: phdr-dump --bytemap accepts OUT as the original
+# with the stub injected, hooked through $hook.
+cross_check_bytemap () {
+	local msg first
+	if ! msg=$("$PHDR_DUMP" --bytemap "$w/orig/$file" "$1" 2>&1); then
+		fail "$name: phdr-dump --bytemap: the rewritten file is not the original with the stub injected"
+		printf '%s\n' "$msg" | head -5 | sed 's/^/      /'
+		return
+	fi
+	first=$(printf '%s\n' "$msg" | grep -m1 '^bytemap ok')
+	case $first in
+	*"; stub: "*", hook $hook "*) pass "$name: phdr-dump --bytemap: the original with the stub, hooked through $hook" ;;
+	*) fail "$name: phdr-dump --bytemap: not hooked through $hook: $first" ;;
+	esac
+}
+
+# cross_stub_acts OUT.strace WANT: whether qemu -strace's log shows the stub at
+# work (madvise ... MADV_HUGEPAGE: neither ld.so nor the C library makes
+# that call); WANT yes or no.
+cross_stub_acts () {
+	local log=$1 want=$2 got=no
+	grep -q 'madvise(.*MADV_HUGEPAGE' "$log" && got=yes
+	if [ "$got" = "$want" ]; then
+		case $want in
+		yes) pass "$name: qemu -strace shows the stub at work (madvise MADV_HUGEPAGE)" ;;
+		no) pass "$name: qemu -strace shows the stub doing nothing (mincore page-size probe only, no madvise)" ;;
+		esac
+	else
+		fail "$name: qemu -strace: the stub $( [ "$want" = yes ] && echo "made no madvise MADV_HUGEPAGE" || echo "made madvise calls it should not have")"
+		grep -m5 -E 'mincore|madvise' "$log" | sed 's/^/      /'
+	fi
+}
+
+# cross_refused CAN_RUN [ELFPMD OPTION...]: a fixture whose text cannot
+# be aligned (riscv64's ET_EXEC layout: the first PT_LOAD, at 0x10000,
+# holds the ELF header at offset 0, so padding before it is refused): the
+# report says so, --madvise injects no stub, whatever is written is the
+# original, and it runs the same.
+cross_refused () {
+	local can_run=$1 report
+	shift
+	report=$("$ELFPMD" --madvise "$@" -o "$w/mad/$file" "$w/orig/$file" 2>&1)
+	case $report in
+	*"padding refused"*"no startup stub"* | *"padding refused"*"no whole PMD chunk"* | *"nothing eligible"*)
+		pass "$name: elfpmd --madvise: nothing to align, no stub: $(printf '%s' "$report" | head -1 | sed "s|$w/orig/||")" ;;
+	*)
+		fail "$name: elfpmd --madvise: expected a refusal (padding refused, no stub): $report" ;;
+	esac
+	if [ ! -e "$w/mad/$file" ] || cmp -s "$w/orig/$file" "$w/mad/$file"; then
+		pass "$name: the file is left as it was"
+	else
+		fail "$name: a refused rewrite changed the file"
+	fi
+	if $can_run && [ -e "$w/mad/$file" ]; then
+		cross_qemu "$w/mad.out" "$w/mad" "${qemu_opts[@]}"
+		cross_same "$w/mad.out" "the refused rewrite"
+	fi
+}
+
+# cross_fixture NAME TARGET FILE PROG HOOK [ELFPMD OPTION...]: build (the
+# tests/fixtures/Makefile TARGET into $O, under the lock of the scripts
+# that share O), rewrite, check and run one fixture of $arch: FILE is the
+# file rewritten, PROG what runs (FILE, or a program that loads the
+# library FILE), HOOK what the stub is hooked through (e_entry, DT_INIT,
+# DT_INIT_ARRAY[0]).  Reads what cross_arch sets.
+cross_fixture () {
+	name=$arch/$1
+	w=$WORK/$arch-$1
+	local target=$2
+	file=$3 prog=$4 hook=$5
+	shift 5
+	local opts=("$@")
+	mkdir -p "$O" || hard_error "cannot create $O"
+	if ! { flock 9 2>/dev/null; build_fixture "$target" "${make_vars[@]}"; } 9>>"$O/.fixtures.lock"; then
+		local why="build failed"
+		case $target in
+		cross-static-pie) [ -f "/usr/$arch-linux-gnu/lib/rcrt1.o" ] || why="the cross C library has no rcrt1.o (no static-pie)" ;;
+		cross-relr-lib)
+			if ! have "${CLANG:-clang}" || ! have ld.lld; then why="clang or ld.lld not found"
+			elif grep -q 'DT_RELR' "$O/$target.log"; then why="this C library or lld has no DT_RELR"
+			fi ;;
+		cross-lld-pie)
+			if ! have "${CLANG:-clang}" || ! have ld.lld; then why="clang or ld.lld not found"
+			elif grep -q 'R_RISCV_ALIGN requires unimplemented linker relaxation' "$O/$target.log"; then
+				why="this ld.lld cannot link the C library's crt files (R_RISCV_ALIGN: no linker relaxation in it)"
+			fi ;;
+		esac
+		skip "$name: cannot build it here: $why (log: $O/$target.log)"
+		grep -m2 -i 'error' "$O/$target.log" | sed 's/^/      /'
+		return
+	fi
+	built_any=true
+	rm -rf "$w"
+	mkdir -p "$w/orig" "$w/plain" "$w/mad" "$w/again"
+	cp "$O/$file" "$w/orig/"
+	lint_before=0
+	$have_elflint && lint_before=$(elflint_count "$w/orig/$file")
+	keep_align=$("$PHDR_DUMP" "$w/orig/$file" | awk '
+		function hex(s,  i, v) {
+			v = 0; s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$2 == "LOAD" && hex($8) > a { a = hex($8) } END { if (a > 65536) a = 65536; print a + 0 }')
+
+	cross_qemu "$w/orig.out" "$w/orig" "${qemu_opts[@]}"
+	local can_run=true
+	if [ "$(tail -1 "$w/orig.out")" = "exit status 42" ] && grep -q 'destructor ran' "$w/orig.out"; then
+		pass "$name: the original runs under qemu-$arch and exits 42"
+	else
+		skip "$name: the original does not run under qemu-$arch ($(tail -1 "$w/orig.out")): run checks skipped"
+		sed 's/^/      stderr: /' "$w/orig.out.err" | head -3
+		can_run=false
+	fi
+
+	if [ "$expect" = refused ]; then
+		cross_refused "$can_run" "${opts[@]}"
+		return
+	fi
+	if "$ELFPMD" -q "${opts[@]}" -o "$w/plain/$file" "$w/orig/$file" 2>"$w/plain.err"; then
+		check_elflint "$w/plain/$file" "elfpmd"
+		cross_check_layout "$w/plain/$file" "elfpmd" no
+		if $can_run; then
+			cross_qemu "$w/plain.out" "$w/plain" "${qemu_opts[@]}"
+			cross_same "$w/plain.out" "elfpmd's rewrite"
+		fi
+	else
+		fail "$name: elfpmd fails: $(head -1 "$w/plain.err")"
+	fi
+
+	if [ "$expect" = nostub ]; then
+		# A riscv64 library whose DT_INIT_ARRAY[0] the stub cannot take
+		# over: aligned, but no stub; the report says why ($nostub_why).
+		local report
+		report=$("$ELFPMD" --madvise "${opts[@]}" -o "$w/mad/$file" "$w/orig/$file" 2>&1)
+		case $report in
+		*"no startup stub: "*"$nostub_why"*)
+			pass "$name: --madvise: no stub, and the report says why ($nostub_why)" ;;
+		*)
+			fail "$name: --madvise: expected the stub refused ($nostub_why): $(printf '%s' "$report" | grep -i stub)" ;;
+		esac
+		if cmp -s "$w/plain/$file" "$w/mad/$file"; then
+			pass "$name: --madvise wrote what elfpmd alone writes"
+		else
+			fail "$name: --madvise without a stub wrote something else than elfpmd alone"
+		fi
+		return
+	fi
+	if "$ELFPMD" -q --madvise "${opts[@]}" -o "$w/mad/$file" "$w/orig/$file" 2>"$w/mad.err"; then
+		check_elflint "$w/mad/$file" "--madvise"
+		cross_check_layout "$w/mad/$file" "--madvise" yes
+		cross_check_bytemap "$w/mad/$file"
+		if $can_run; then
+			cross_qemu "$w/mad.out" "$w/mad" "${qemu_opts[@]}" -strace
+			# qemu -strace writes to stderr, and so would the program
+			mv "$w/mad.out.err" "$w/mad.strace"
+			: >"$w/mad.out.err"
+			cross_same "$w/mad.out" "--madvise rewrite"
+			cross_stub_acts "$w/mad.strace" "$stub_works"
+		fi
+		if "$ELFPMD" -q --madvise "${opts[@]}" -o "$w/again/$file" "$w/mad/$file" 2>/dev/null \
+			&& cmp -s "$w/mad/$file" "$w/again/$file"; then
+			pass "$name: a second --madvise changes nothing"
+		else
+			fail "$name: a second --madvise changes the file"
+		fi
+	else
+		fail "$name: elfpmd --madvise fails: $(head -1 "$w/mad.err")"
+	fi
+}

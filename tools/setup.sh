@@ -75,7 +75,7 @@ PACKAGES="$PACKAGES licensecheck"
 # busybox is downloaded with the kernel.
 VM_PACKAGES="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static xfsprogs xz-utils cpio"
 # The aarch64 and riscv64 stubs (tools/gen-stub.sh ARCH, tests/run-stub.sh)
-# and tests/run-cross.sh, which runs cross-built fixtures under qemu-user:
+# and tests/run-cross-*.sh, which run cross-built fixtures under qemu-user:
 # the two cross toolchains with their C libraries (about 130 MB installed
 # each) and qemu-user (about 100 MB: every user-mode target), installed
 # without the recommended qemu-user-binfmt, so that the host does not start
@@ -152,7 +152,7 @@ install_packages () {
 	if [ -n "$cross_missing" ]; then
 		# shellcheck disable=SC2086
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $cross_missing > /dev/null \
-			|| echo "== could not install$cross_missing: tests/run-cross.sh, tests/run-deb-nostub.sh and part of tests/run-stub.sh will skip"
+			|| echo "== could not install$cross_missing: tests/run-cross-*.sh, tests/run-deb-nostub.sh and part of tests/run-stub.sh will skip"
 	fi
 }
 
@@ -175,6 +175,16 @@ configure_make () {
 	echo "== $dir: elfpmd map reads DWARF with libdwarf: ${api:-no, built without it}"
 }
 
+# map_tests: the tests of elfpmd map over its fixture of three compilation
+# units (tests/run-map-*.sh, one behaviour each: all but run-map-demangle.sh
+# and run-map-libdwarf.sh, which build fixtures of their own), for make
+# check's TESTS.
+map_tests () {
+	(cd "$top" && for t in tests/run-map-*.sh; do
+		case $t in *-demangle.sh | *-libdwarf.sh) ;; *) printf '%s ' "$t" ;; esac
+	done)
+}
+
 # dwarf0: elfpmd built in _build-dwarf0 against Debian 13's libdwarf (0.11,
 # the 0.x API; tools/libdwarf-trixie.sh fetches it into a cache), the map
 # tests run there, and both builds' maps compared (tests/run-map-libdwarf.sh,
@@ -195,7 +205,7 @@ dwarf0 () {
 	libs=$(printf '%s\n' "$vars" | sed -n 's/^LIBDWARF_LIBS=//p')
 	configure_make "$top/_build-dwarf0" --with-libdwarf=yes LIBDWARF_CFLAGS="$cflags" LIBDWARF_LIBS="$libs" || exit 1
 	(cd "$top/_build-dwarf0" && ELFPMD_OTHER_LIBDWARF=$top/_build/src/elfpmd make -s -j"$jobs" check \
-		TESTS="tests/run-map.sh tests/run-map-demangle.sh tests/run-map-libdwarf.sh") \
+		TESTS="$(map_tests) tests/run-map-demangle.sh tests/run-map-libdwarf.sh") \
 		|| { cat "$top"/_build-dwarf0/tests/run-map*.log; exit 1; }
 	ELFPMD_OTHER_LIBDWARF=$top/_build-dwarf0/src/elfpmd
 	export ELFPMD_OTHER_LIBDWARF
@@ -308,7 +318,7 @@ check () {
 	# A quarter of the malformed inputs (other flip seeds than make check's
 	# full set draws): all 3,850 under ASan took more than 16 minutes here.
 	(cd "$top/_build-asan" && make -s -j"$jobs" check MALFORMED_PERCENT=25 \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed-mutations.sh tests/run-malformed-batch.sh tests/run-malformed-not-elf.sh tests/run-malformed-not-regular.sh tests/run-malformed-permissions.sh tests/run-malformed-full-fs.sh tests/run-malformed-keep-attributes.sh tests/run-map.sh") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed-mutations.sh tests/run-malformed-batch.sh tests/run-malformed-not-elf.sh tests/run-malformed-not-regular.sh tests/run-malformed-permissions.sh tests/run-malformed-full-fs.sh tests/run-malformed-keep-attributes.sh $(map_tests)") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	# Asked of _build-asan, configured last: the autoreconf of its build made
 	# _build's Makefile older than configure, and make there would first rerun

@@ -14,7 +14,8 @@
    the old first entry, a tail call that returns to ld.so.  So the stub
    runs before the library's other constructors (and, as ever, after those
    of the libraries it needs).  Verified under qemu-riscv64 only
-   (tests/run-cross.sh), with GNU ld's RELA and lld's DT_RELR output.  */
+   (tests/run-cross-lib.sh, run-cross-riscv64-relr.sh), with GNU ld's RELA
+   and lld's DT_RELR output.  */
 #include <config.h>
 
 #include <elf.h>

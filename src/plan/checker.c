@@ -1067,7 +1067,7 @@ xz_holds_elf (const unsigned char *p, size_t len, const unsigned char *ident)
    section named .gnu_debugdata): a new section that is not loaded,
    holding one xz stream that decodes to an ELF file of the file's class
    and byte order (xz_holds_elf).  What it says is checked by
-   tests/run-stub-symbols.sh with xz and readelf.  */
+   tests/run-stub-symbols-minidebuginfo.sh with xz and readelf.  */
 static int
 check_debugdata (const struct checker *c, const struct plan_patch *p)
 {
