@@ -74,6 +74,7 @@ patch_kind_name (enum patch_kind kind)
     case PATCH_NAMES: return "the section name table";
     case PATCH_DEBUGDATA: return "the stub's MiniDebugInfo";
     case PATCH_INIT_ARRAY: return "the first DT_INIT_ARRAY entry's relocation";
+    case PATCH_BUILD_ID: return "the build-id";
     default: return "the moved objects' old place";
     }
 }
