@@ -1233,16 +1233,22 @@ END_TEST
 
 /* lld64 with a GNU build-id note of 16 bytes (OLD) in its PT_NOTE, at 0x400
    before the hole (AFTER false) or at 0x600900 in the data segment after
-   it; written to a new file *PATH and opened as *F.  */
+   it, little-endian or (BIG) as a big-endian ppc64 file; written to a new
+   file *PATH and opened as *F.  */
 static const unsigned char old_build_id[16] = {
   0x5f, 0x3a, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
 };
 
 static uint64_t
-build_id_file (bool after, struct elf_file *f, char **path)
+build_id_file (bool after, bool big, struct elf_file *f, char **path)
 {
   struct synth_elf s = lld64 ();
   uint64_t note = after ? 0x600900 : 0x400;
+  if (big)
+    {
+      s.data = 2;
+      s.machine = EM_PPC64;
+    }
   if (after)
     {
       s.phdr[3].offset = note;
@@ -1251,9 +1257,9 @@ build_id_file (bool after, struct elf_file *f, char **path)
   *path = synth_temp_path ("buildid");
   ck_assert (synth_write (*path, &s) == 0);
   unsigned char n[32] = { 0 };
-  synth_put (n, 4, 4, 1);	/* n_namesz */
-  synth_put (n + 4, sizeof old_build_id, 4, 1);
-  synth_put (n + 8, NT_GNU_BUILD_ID, 4, 1);
+  synth_put (n, 4, 4, s.data);	/* n_namesz */
+  synth_put (n + 4, sizeof old_build_id, 4, s.data);
+  synth_put (n + 8, NT_GNU_BUILD_ID, 4, s.data);
   memcpy (n + 12, "GNU", 4);
   memcpy (n + 16, old_build_id, sizeof old_build_id);
   FILE *fp = fopen (*path, "r+b");
@@ -1266,12 +1272,12 @@ build_id_file (bool after, struct elf_file *f, char **path)
 
 /* The build-id: derived into a patch over the note's desc where the note
    lands (the same twice), kept with --build-id=keep, left alone in a file
-   that does not change.  */
+   that does not change; before and after the hole, and big-endian.  */
 START_TEST (test_build_id)
 {
   struct elf_file f;
   char *path;
-  uint64_t desc = build_id_file (_i == 1, &f, &path);
+  uint64_t desc = build_id_file (_i == 1, _i == 2, &f, &path);
   uint64_t out_desc = _i == 1 ? desc + 0x1000 : desc;	/* after the hole: moved by it */
   struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
 					  .pad = true } };
@@ -1323,7 +1329,7 @@ START_TEST (test_checker_build_id)
 {
   struct elf_file f;
   char *path;
-  build_id_file (false, &f, &path);
+  build_id_file (false, false, &f, &path);
   struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
 					  .pad = true } };
   struct rewrite_plan p;
@@ -1379,7 +1385,7 @@ main (void)
   tcase_add_test (tc, test_plan_hostile_align);
   tcase_add_loop_test (tc, test_checker_catches_planning_errors, 0,
 		       sizeof plan_damage / sizeof plan_damage[0]);
-  tcase_add_loop_test (tc, test_build_id, 0, 2);
+  tcase_add_loop_test (tc, test_build_id, 0, 3);
   tcase_add_loop_test (tc, test_checker_build_id, 0,
 		       sizeof build_id_damage / sizeof build_id_damage[0]);
   tcase_add_test (tc, test_plan_exec);
