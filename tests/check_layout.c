@@ -1313,6 +1313,43 @@ START_TEST (test_build_id)
 }
 END_TEST
 
+/* A build-id the rewrite writes something else over (a hostile note whose
+   desc is the section header table's first entry) is refused by name,
+   not patched.  */
+START_TEST (test_build_id_under_table)
+{
+  struct synth_elf s = lld64 ();
+  s.shoff = 0x600a70;
+  s.phdr[3].offset = 0x600a60;
+  s.phdr[3].vaddr = 0x602a60;
+  char *path = synth_temp_path ("buildid-table");
+  ck_assert (synth_write (path, &s) == 0);
+  unsigned char n[16] = { 0 };
+  synth_put (n, 4, 4, 1);
+  synth_put (n + 4, 16, 4, 1);
+  synth_put (n + 8, NT_GNU_BUILD_ID, 4, 1);
+  memcpy (n + 12, "GNU", 4);
+  FILE *fp = fopen (path, "r+b");
+  ck_assert (fp != NULL && fseek (fp, 0x600a60, SEEK_SET) == 0);
+  ck_assert (fwrite (n, 1, sizeof n, fp) == sizeof n && fclose (fp) == 0);
+  struct elf_file f;
+  struct rewrite_plan p;
+  struct diag err = { "" };
+  ck_assert_msg (elf_file_open (&f, path, &err) == 0, "open: %s", err.msg);
+  struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+					  .pad = true } };
+  ck_assert (rewrite_plan_build (&p, &f, &po, &err) != 0);
+  ck_assert_msg (strstr (err.msg, "lies under the section header table") != NULL, "%s", err.msg);
+  po.build_id = BUILD_ID_KEEP;
+  plan_checked (&p, &f, &po);
+  ck_assert (p.changed && p.build_id.notes == 1 && !p.build_id.derived);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
 /* The checker allows a build-id patch only over the desc of a build-id
    note: moved into its header, into the text, cut short, or given twice,
    it is caught.  */
@@ -1386,6 +1423,7 @@ main (void)
   tcase_add_loop_test (tc, test_checker_catches_planning_errors, 0,
 		       sizeof plan_damage / sizeof plan_damage[0]);
   tcase_add_loop_test (tc, test_build_id, 0, 3);
+  tcase_add_test (tc, test_build_id_under_table);
   tcase_add_loop_test (tc, test_checker_build_id, 0,
 		       sizeof build_id_damage / sizeof build_id_damage[0]);
   tcase_add_test (tc, test_plan_exec);

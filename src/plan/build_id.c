@@ -58,9 +58,9 @@ scan_notes (Elf_Data *data, uint64_t at, struct search *s)
     }
 }
 
-/* The build-id notes of FILE: in its SHT_NOTE sections, in section order,
-   then in its PT_NOTE segments (a file without section headers has only
-   those).  */
+/* The build-id notes of FILE into S: in its SHT_NOTE sections, in section
+   order, then in its PT_NOTE segments (a file without section headers has
+   only those).  */
 static void
 find_notes (const struct elf_file *file, struct search *s)
 {
@@ -160,7 +160,35 @@ derive (const struct sha256_ctx *pieces, const unsigned char *old, size_t len, u
     }
 }
 
-/* Read LEN bytes of FILE at AT into BUF.  */
+/* Whether [A, A + ALEN) and [B, B + BLEN) overlap.  */
+static bool
+overlap (uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+  return alen != 0 && blen != 0 && a < b + blen && b < a + alen;
+}
+
+/* What else PLAN writes over the LEN output bytes at OUT (the ELF header,
+   a header table, a patch), for FILE: its name, or NULL when nothing
+   does.  Only a hostile file puts a build-id there.  */
+static const char *
+written_over (const struct rewrite_plan *plan, const struct elf_file *file, uint64_t out,
+	      size_t len)
+{
+  const struct plan_tables *t = &plan->tables;
+  if (overlap (out, len, 0, elf_ehdr_size (file->elfclass)))
+    return "the ELF header";
+  if (overlap (out, len, t->ehdr.e_phoff, (uint64_t) t->phnum * elf_phdr_size (file->elfclass)))
+    return "the program header table";
+  if (overlap (out, len, t->ehdr.e_shoff, (uint64_t) t->shnum * elf_shdr_size (file->elfclass)))
+    return "the section header table";
+  for (size_t k = 0; k < plan->pieces.npatches; k++)
+    if (overlap (out, len, plan->pieces.patches[k].offset, plan->pieces.patches[k].len))
+      return patch_kind_name (plan->pieces.patches[k].kind);
+  return NULL;
+}
+
+/* Read LEN bytes of FILE at AT into BUF.  Return 0, or -1 with the reason
+   in *ERR.  */
 static int
 read_input (const struct elf_file *file, uint64_t at, size_t len, unsigned char *buf,
 	    struct diag *err)
@@ -195,10 +223,23 @@ build_id_compose (struct rewrite_plan *plan, const struct elf_file *file,
   if (s.n > BUILD_ID_NOTES_MAX)
     return diag_set (err, "%zu GNU build-id notes: elfpmd derives new build-ids for at most %d "
 		     "(--build-id=keep keeps them)", s.n, BUILD_ID_NOTES_MAX);
+  uint64_t out[BUILD_ID_NOTES_MAX];
   for (size_t k = 0; k < s.n; k++)
-    if (s.notes[k].len > BUILD_ID_MAX)
-      return diag_set (err, "a GNU build-id of %zu bytes: elfpmd derives build-ids of at most %d "
-		       "(--build-id=keep keeps it)", s.notes[k].len, BUILD_ID_MAX);
+    {
+      if (s.notes[k].len > BUILD_ID_MAX)
+	return diag_set (err, "a GNU build-id of %zu bytes: elfpmd derives build-ids of at most %d "
+			 "(--build-id=keep keeps it)", s.notes[k].len, BUILD_ID_MAX);
+      out[k] = output_offset (plan, s.notes[k].in, s.notes[k].len);
+      const char *what = NULL;
+      for (size_t j = 0; j < k && what == NULL; j++)
+	if (overlap (out[k], s.notes[k].len, out[j], s.notes[j].len))
+	  what = "another build-id";
+      if (what == NULL)
+	what = written_over (plan, file, out[k], s.notes[k].len);
+      if (what != NULL)
+	return diag_set (err, "the GNU build-id at %#" PRIx64 " lies under %s (--build-id=keep "
+			 "keeps it)", s.notes[k].in, what);
+    }
 
   /* Every new build-id from the plan as it is before the first of them.  */
   struct sha256_ctx pieces;
@@ -218,16 +259,9 @@ build_id_compose (struct rewrite_plan *plan, const struct elf_file *file,
       derive (&pieces, old, f->len, now);
       if (k == 0)
 	memcpy (b->after, now, f->len);
-      if (pieces_add_patch (&plan->pieces, PATCH_BUILD_ID, output_offset (plan, f->in, f->len),
-			    now, f->len, err) != 0)
+      if (pieces_add_patch (&plan->pieces, PATCH_BUILD_ID, out[k], now, f->len, err) != 0)
 	return -1;
     }
   b->derived = true;
   return 0;
-}
-
-const char *
-build_id_policy_name (enum build_id_policy policy)
-{
-  return policy == BUILD_ID_KEEP ? "keep" : "derive";
 }

@@ -51,7 +51,4 @@ struct rewrite_plan;
 int build_id_compose (struct rewrite_plan *plan, const struct elf_file *file,
 		      enum build_id_policy policy, struct diag *err);
 
-/* "derive" or "keep".  */
-const char *build_id_policy_name (enum build_id_policy policy);
-
 #endif

@@ -1155,9 +1155,9 @@ build_id_note_at (const struct checker *c, uint64_t start, uint64_t size, uint64
   return 0;
 }
 
-/* A new build-id: exactly the desc of a GNU build-id note of the output,
-   in one of its SHT_NOTE sections or PT_NOTE segments, clear of the ELF
-   header and the header tables, and not patched twice.  */
+/* The build-id patch P, a new build-id: exactly the desc of a GNU build-id
+   note of the output, in one of its SHT_NOTE sections or PT_NOTE segments,
+   clear of the ELF header and the header tables, and not patched twice.  */
 static int
 check_build_id_patch (const struct checker *c, const struct plan_patch *p)
 {
