@@ -37,7 +37,8 @@
 #   - on 0 in place: an ELF file of the same size, same mode and owner, and
 #     (strict, this issue only raises p_align) only p_align fields of PT_LOAD
 #     entries changed, to a larger power of two with p_vaddr congruent to
-#     p_offset modulo it, for the runs that cannot pad (--no-pad,
+#     p_offset modulo it, and the build-id (a new one of the same length),
+#     for the runs that cannot pad (--no-pad,
 #     --rule=kernel); the others may grow the file and are checked with
 #     phdr-dump --bytemap (MALFORMED_STRICT=0 checks magic only);
 #   - -n never modifies its input; -o never modifies its input and writes the
@@ -518,7 +519,8 @@ worker() { # K
 		*) XOPTS= ;;
 		esac
 		case $seed in mad*) XOPTS=--madvise ;; esac
-		# Runs that cannot pad may change nothing but p_align (strict);
+		# Runs that cannot pad may change nothing but p_align and the
+		# build-id (strict);
 		# the others may move contents, checked with phdr-dump --bytemap.
 		CHECKMODE=loose
 		if [ "$STRICT" = 1 ]; then
