@@ -9,7 +9,7 @@
 #   bench/concurrent.sh [-n ROUNDS] [-N STARTS] [-H HOGS] [-f pie|lib]
 #                       [-R REFERENCE_ELFPMD] [-d DIR] [-k]
 #
-# Builds the fixtures of tests/madvise.sh (mad-pie: 14 MiB of text, 7
+# Builds the fixtures of tests/run-madvise-*.sh (mad-pie: 14 MiB of text, 7
 # whole chunks; libmadbig.so, used by usemadbig, the same as a library) and
 # the page-cache helper (tests/fixtures/pagecache.c), rewrites the fixture
 # with `elfpmd --madvise` by this build (ELFPMD, or ../src/elfpmd) and by

@@ -111,3 +111,35 @@ elflint_no_worse () {
 		diff <(elflint_messages "$3") <(elflint_messages "$2") | head -10 | sed 's/^/      /'
 	fi
 }
+
+# deb_source SRC TEST: the test package $pkg in SRC, as TEST builds it: the
+# upstream Makefile build (tests/pkg/upstream but its CMakeLists.txt) with a
+# debian/rules that runs a plain "dh $@" (the add-on comes from
+# DH_EXTRA_ADDONS, as a distribution turns it on for every package) and
+# installs with the upstream Makefile.
+deb_source () {
+	mkdir -p "$1/debian/source" && cp "$TESTS_SRCDIR"/pkg/upstream/* "$1/" && chmod -R u+w "$1" \
+		&& rm "$1/CMakeLists.txt" || return 1
+	echo '3.0 (native)' > "$1/debian/source/format"
+	deb_control "$1" "debhelper-compat (= 13)" "$2"
+	cat > "$1/debian/rules" <<EOF
+#!/usr/bin/make -f
+%:
+	dh \$@
+
+override_dh_auto_install:
+	\$(MAKE) install DESTDIR=\$(CURDIR)/debian/$pkg prefix=/usr
+EOF
+	chmod 755 "$1/debian/rules"
+}
+
+# deb_switch_build SRC LOG DEB_BUILD_OPTIONS [ARG...]: dpkg-buildpackage -b
+# -uc -us ARG... of the package in SRC with the distribution's switch
+# (DH_EXTRA_ADDONS=elfpmd, DEB_BUILD_OPTIONS as given) and DH_VERBOSE=1,
+# its output in LOG; the .debs land beside SRC.
+deb_switch_build () {
+	local src=$1 log=$2 opts=$3
+	shift 3
+	(cd "$src" && pkg_env DH_EXTRA_ADDONS=elfpmd DEB_BUILD_OPTIONS="$opts" DH_VERBOSE=1 \
+		dpkg-buildpackage -b -uc -us "$@") > "$log" 2>&1
+}

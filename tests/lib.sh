@@ -133,7 +133,7 @@ elflint_count () { elflint_messages "$1" | wc -l | tr -d ' '; }
 # ---------------------------------------------------------------------------
 # Coverage: how much of an object's text a run got PMD-mapped, from a copy of
 # the program's /proc/self/smaps (tests/fixtures/madmain.c, invmain.c and
-# invdl.c write one to $FIXTURE_SMAPS), shared by madvise.sh and the
+# invdl.c write one to $FIXTURE_SMAPS), shared by run-madvise-*.sh and the
 # stub's tests (run-invisible-*.sh, run-copy-*.sh).
 
 # pmd_kb SMAPS OBJECT: FilePmdMapped summed over the executable VMAs of
@@ -171,9 +171,11 @@ ideal_chunks () {
 }
 
 # ---------------------------------------------------------------------------
-# Fixtures: programs and libraries built by tests/fixtures/Makefile, shared by
-# run-fixtures.sh and padding.sh.  The loop over the fixtures sets the
-# globals these helpers read:
+# Fixtures: programs and libraries built by tests/fixtures/Makefile into one
+# directory, FIXTURES_O, that every script of a `make check` shares: the
+# first script that needs a target builds it (build_fixture holds a lock
+# while make runs), the others find it up to date.  The loop over the
+# fixtures sets the globals these helpers read:
 #   O        the build directory of the fixtures
 #   ARGS     the arguments of every fixture run (an array)
 #   name     the current fixture's label, for the PASS/FAIL/SKIP lines
@@ -183,6 +185,24 @@ ideal_chunks () {
 #   w        the current fixture's work directory; $w/orig/$file is the
 #            original, $w/orig.out what it printed
 #   can_run  true or false: whether the original runs here (check_original)
+
+FIXTURES_O=$TESTS_BUILDDIR/fixtures-build
+O=$FIXTURES_O
+# Debian ships llvm-objcopy as llvm-objcopy-NN.
+LLVM_OBJCOPY=${LLVM_OBJCOPY:-$(command -v llvm-objcopy llvm-objcopy-19 llvm-objcopy-18 \
+	llvm-objcopy-17 llvm-objcopy-16 llvm-objcopy-15 llvm-objcopy-14 2>/dev/null | head -1)}
+
+# work_dir: set WORK to the script's own empty work directory,
+# $TESTS_BUILDDIR/work/NAME (NAME: the script's name without run- and .sh),
+# and make sure phdr-dump can be run (built there when missing).
+work_dir () {
+	local name
+	name=$(basename "$0" .sh)
+	WORK=$TESTS_BUILDDIR/work/${name#run-}
+	rm -rf "$WORK"
+	mkdir -p "$WORK" || hard_error "cannot create $WORK"
+	require_phdr_dump "$WORK/tools"
+}
 
 # why_unbuildable TARGET: a guess at the missing piece, for the SKIP line of a
 # tests/fixtures/Makefile target that did not build.  Reads GCC, CLANG (the
@@ -217,11 +237,12 @@ why_unbuildable () {
 build_fixture () {
 	local lock=()
 	mkdir -p "$O" || return 1
-	# Tests that share O (the parts of padding.sh) build one at a time.
+	# The scripts share O: one build at a time, and make leaves what is
+	# up to date alone.
 	have flock && lock=(flock "$O/.build.lock")
 	"${lock[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
 		make -f "$TESTS_SRCDIR/fixtures/Makefile" SRC="$TESTS_SRCDIR/fixtures" \
-		O="$O" "${@:2}" "$1" >"$O/$1.log" 2>&1
+		O="$O" ${LLVM_OBJCOPY:+LLVM_OBJCOPY="$LLVM_OBJCOPY"} "${@:2}" "$1" >"$O/$1.log" 2>&1
 }
 
 # build_or_skip NAME TARGET [VAR=VALUE...]: build_fixture TARGET [VAR=VALUE...]
@@ -585,6 +606,1120 @@ start_paused () {
 	printf -v "pid_$label" %s "$p"
 	while [ ! -s "$WORK/$label.smaps" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
 	[ -s "$WORK/$label.smaps" ] || hard_error "$label did not come up: $(head -3 "$WORK/$label.out")"
+}
+
+# ---------------------------------------------------------------------------
+# Padding (run-padding-*.sh): the file padding elfpmd inserts where a
+# read-only segment's offset is not congruent with its address modulo the
+# PMD size (lld's layout: text at offset 0x870, address 0x1870).
+
+PMD=$((0x200000))
+ARGS=(alpha "beta gamma")	# arguments of every fixture run
+
+# The fixtures padded or aligned, one per line:
+#   NAME  TARGET  FILE  PROGRAM  PADDED  GDB
+# NAME labels the case; TARGET is the make target; FILE is the file
+# rewritten; PROGRAM what runs (FILE itself, or a program that loads the
+# library FILE from LD_LIBRARY_PATH); PADDED says whether the text segment
+# must be "padded and aligned" (yes) or only "aligned" (no); GDB is "full"
+# (debug info in FILE), "split" (debug info in TARGET.debug, made before the
+# rewrite) or "-".
+PADDING_FIXTURES='
+lld-pie         lld-pie         lld-pie          lld-pie          yes  -
+libbiglld       libbiglld       libbiglld.so     usebig-lld       yes  -
+lld-nosections  lld-nosections  lld-nosections   lld-nosections   yes  -
+lld-twoseg      lld-twoseg      lld-twoseg       lld-twoseg       yes  -
+debug-lld       debug-lld       debug-lld        debug-lld        yes  full
+debug-lld-split debug-lld       debug-lld-split  debug-lld-split  yes  split
+debug-bfd-split debug-bfd       debug-bfd-split  debug-bfd-split  no   split
+static          static          static           static           no   -
+'
+
+# for_each_padding_fixture COMMAND...: for each fixture of PADDING_FIXTURES
+# that builds, set name target file prog padded gdbmode, the work directory
+# w, orig ($w/orig/FILE, a copy of the fixture) and new (where a rewrite
+# goes, $w/new/FILE), run COMMAND..., and remove w unless something failed.
+# Exits 77 when none builds.
+for_each_padding_fixture () {
+	local before
+	built_any=false
+	while read -r name target file prog padded gdbmode <&3; do
+		[ -n "$name" ] || continue
+		echo "# fixture $name"
+		build_or_skip "$name" "$target" || continue
+		built_any=true
+		w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
+		mkdir -p "$w/orig" "$w/new"
+		cp -p "$O/$file" "$orig"
+		before=$n_fail
+		"$@"
+		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	done 3<<<"$PADDING_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# pad_rewrite: rewrite a copy of $orig in place at $new with the JSON report
+# in $w/real.json; FAIL and return 1 when elfpmd fails.
+pad_rewrite () {
+	cp -p "$orig" "$new"
+	"$ELFPMD" --json "$new" >"$w/real.json" 2>"$w/real.err" && return 0
+	fail "$name: elfpmd --json exited non-zero: $(head -3 "$w/real.err")"
+	return 1
+}
+
+# An awk function (POSIX awk, mawk too) turning phdr-dump's 0x-hex numbers
+# into numbers; exact below 2^53, which is plenty for these files.
+AWK_HEX='function hex(s,  i, v) {
+	v = 0; s = tolower(s); sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }'
+
+# phdr_field FILE TYPE COLUMN: phdr-dump's COLUMN (1 index, 4 offset, 5
+# vaddr, 6 filesz, 8 align) of FILE's first program header of TYPE, in
+# decimal.
+phdr_field () {
+	"$PHDR_DUMP" "$1" | awk -v t="$2" -v c="$3" "$AWK_HEX"'
+		$2 == t { printf "%.0f\n", c == 1 ? $1 : hex($c); exit }'
+}
+
+# text_segment FILE: "INDEX OFFSET VADDR FILESZ ALIGN" of the largest
+# executable PT_LOAD of FILE, numbers in decimal.
+text_segment () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		$2 == "LOAD" && $3 ~ /X/ && (!found || hex($6) > best) {
+			found = 1; best = hex($6)
+			line = sprintf("%s %.0f %.0f %.0f %.0f", $1, hex($4), hex($5), best, hex($8)) }
+		END { if (found) print line }'
+}
+
+# loader_rules FILE: the two rules old loaders apply, read from phdr-dump's
+# dump (independently of --bytemap, which checks them too):
+#   kernel < 5.18: AT_PHDR = first PT_LOAD p_vaddr - p_offset + e_phoff
+#                  must be PT_PHDR's p_vaddr;
+#   glibc < 2.35:  (p_vaddr - p_offset) % p_align == 0 for every PT_LOAD with
+#                  p_align > 1.
+# Prints what is broken; fails then.
+loader_rules () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		function n(x) { return hex(x) }
+		$1 == "ehdr" { for (i = 2; i <= NF; i++) if ($i ~ /^phoff=/) phoff = n(substr($i, 7)); next }
+		$2 == "LOAD" && !have_load { have_load = 1; base = n($5) - n($4) }
+		$2 == "PHDR" { have_phdr = 1; phdr_vaddr = n($5) }
+		$2 == "LOAD" && n($8) > 1 && (n($5) - n($4)) % n($8) != 0 {
+			printf "glibc < 2.35 rule: PT_LOAD %s: p_vaddr %s - p_offset %s not a multiple of p_align %s\n", $1, $5, $4, $8; bad = 1 }
+		END {
+			if (have_load && have_phdr && base + phoff != phdr_vaddr) {
+				printf "AT_PHDR rule: first PT_LOAD p_vaddr - p_offset (%.0f) + e_phoff (%.0f) != PT_PHDR p_vaddr (%.0f)\n", base, phoff, phdr_vaddr; bad = 1 }
+			exit bad }'
+}
+
+# check_loader_rules FILE: PASS when loader_rules holds for FILE.  Reads name.
+check_loader_rules () {
+	local msg
+	if msg=$(loader_rules "$1"); then
+		pass "$name: AT_PHDR (kernel < 5.18) and p_align congruence (glibc < 2.35) rules hold"
+	else
+		fail "$name: loader rules broken: $msg"
+	fi
+}
+
+# second_run_alone FILE: a second elfpmd run on FILE (a rewrite) finds
+# nothing to do and does not touch it, not even its mtime.  Reads name, w.
+second_run_alone () {
+	local copy=$w/second/${1##*/} sig
+	mkdir -p "$w/second"
+	cp -p "$1" "$copy"
+	sig=$(file_signature "$copy")
+	if "$ELFPMD" -q "$copy" >"$w/second.log" 2>&1; then
+		check "$name: second run leaves bytes, inode and mtime alone" \
+			test "$sig" = "$(file_signature "$copy")" -a -z "$(cmp "$1" "$copy" 2>&1)"
+	else
+		fail "$name: second run exited non-zero: $(head -3 "$w/second.log")"
+	fi
+}
+
+# dry_run_alone FILE: elfpmd -n --json FILE (into $w/dry.json) exits 0 and
+# leaves FILE alone.  Reads name, w.
+dry_run_alone () {
+	local sig status
+	sig=$(file_signature "$1")
+	"$ELFPMD" -n --json "$1" >"$w/dry.json" 2>"$w/dry.err"
+	status=$?
+	check "$name: -n --json exits 0 ($status) and leaves the file alone" \
+		test "$status" -eq 0 -a "$sig" = "$(file_signature "$1")"
+}
+
+# json_segment JSON INDEX KEY: one key of one segment of a one-line report.
+json_segment () {
+	python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+for s in r["segments"]:
+    if s["index"] == int(sys.argv[2]):
+        v = s.get(sys.argv[3])
+        print("" if v is None else v)' "$@"
+}
+
+# json_key JSON KEY: one top-level key of a one-line report.
+json_key () {
+	python3 -c 'import json, sys; v = json.loads(open(sys.argv[1]).read()).get(sys.argv[2]); print("" if v is None else v)' "$@"
+}
+
+# section_before FILE OFFSET: "INDEX SH_OFFSET SH_SIZE" of the section with
+# contents that ends last at or before OFFSET, as mutate reads the headers.
+section_before () {
+	local at=$(($2)) line i typ off size best= end=-1
+	while read -r line; do
+		case $line in shdr\[0\]* | "") continue ;; shdr\[*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086  # the line's words, on purpose
+		set -- $line
+		i=${1#shdr[}; i=${i%]}
+		typ=$((${2#type=})) off=$((${3#off=})) size=$((${4#size=}))
+		if [ "$typ" -ne 8 ] && [ "$size" -ne 0 ] && [ $((off + size)) -le "$at" ] \
+			&& [ $((off + size)) -gt "$end" ]; then
+			best="$i $off $size" end=$((off + size))
+		fi
+	done < <("$MUTATE" info 0 "$1" -)
+	echo "$best"
+}
+
+# check_pad_report JSON EXPECT_PADDED ORIG NEW DRYJSON: the report of the
+# real rewrite (JSON) agrees with the written file, with the dry run DRYJSON,
+# and with what this fixture must get (EXPECT_PADDED yes: the text "padded
+# and aligned" with one hole below the PMD size; no: only "aligned").
+check_pad_report () {
+	python3 - "$@" "$PMD" \
+		<("$PHDR_DUMP" "$3" | awk '$2 == "LOAD"') <("$PHDR_DUMP" "$4" | awk '$2 == "LOAD"') <<'EOF_PY'
+import json, os, sys
+report, padded, orig, new, dry, pmd, old_loads, new_loads = sys.argv[1:]
+pmd = int(pmd)
+def one(path):
+    lines = open(path).read().splitlines()
+    if len(lines) != 1:
+        sys.exit("%s: expected one line of JSON, got %d" % (path, len(lines)))
+    return json.loads(lines[0])
+def loads(path):
+    out = {}
+    for l in open(path):
+        f = l.split()
+        out[int(f[0])] = dict(flags=f[2], offset=int(f[3], 16), vaddr=int(f[4], 16),
+                              filesz=int(f[5], 16), align=int(f[7], 16))
+    return out
+r, d = one(report), one(dry)
+old, nw = loads(old_loads), loads(new_loads)
+errors = []
+text = max((i for i in old if "X" in old[i]["flags"]), key=lambda i: old[i]["filesz"])
+segs = {s["index"]: s for s in r.get("segments", [])}
+dsegs = {s["index"]: s for s in d.get("segments", [])}
+if set(segs) != set(old):
+    sys.exit("report lists PT_LOADs %s, the file has %s" % (sorted(segs), sorted(old)))
+t = segs[text]
+want_action = "padded and aligned" if padded == "yes" else "aligned"
+if t.get("action") != want_action:
+    errors.append("text PT_LOAD %d: action %r, expected %r" % (text, t.get("action"), want_action))
+pad = t.get("padding")
+if padded == "yes":
+    if not (isinstance(pad, int) and 0 < pad < pmd and pad % 4096 == 0):
+        errors.append("text PT_LOAD %d: padding %r, expected a multiple of 4 KiB in (0, PMD)" % (text, pad))
+    if r.get("padded_segments") != 1:
+        errors.append("padded_segments %r, expected 1" % r.get("padded_segments"))
+elif pad != 0 or r.get("padded_segments") != 0:
+    errors.append("padding %r, padded_segments %r: expected none" % (pad, r.get("padded_segments")))
+if t.get("new_align") != pmd:
+    errors.append("text new_align %r" % t.get("new_align"))
+for i, s in segs.items():
+    if s.get("new_offset") != nw[i]["offset"]:
+        errors.append("segment %d: new_offset %r, the file says %#x" % (i, s.get("new_offset"), nw[i]["offset"]))
+    if s.get("offset") != old[i]["offset"]:
+        errors.append("segment %d: offset %r, the file says %#x" % (i, s.get("offset"), old[i]["offset"]))
+    if s.get("new_align") != nw[i]["align"]:
+        errors.append("segment %d: new_align %r, the file says %#x" % (i, s.get("new_align"), nw[i]["align"]))
+    ds = dsegs.get(i, {})
+    for k in ("new_offset", "new_align", "padding", "action"):
+        if ds.get(k) != s.get(k):
+            errors.append("segment %d: dry run says %s=%r, the rewrite %r" % (i, k, ds.get(k), s.get(k)))
+if (nw[text]["offset"] - nw[text]["vaddr"]) % pmd != 0:
+    errors.append("text p_offset %#x not congruent with p_vaddr %#x" % (nw[text]["offset"], nw[text]["vaddr"]))
+size_before, size_after = os.path.getsize(orig), os.path.getsize(new)
+for rep, tag in ((r, "report"), (d, "dry run")):
+    if rep.get("size_before") != size_before or rep.get("size_after") != size_after:
+        errors.append("%s: size_before %r size_after %r, the files have %d and %d"
+                      % (tag, rep.get("size_before"), rep.get("size_after"), size_before, size_after))
+total = sum(s.get("padding", 0) for s in segs.values())
+if size_after - size_before != total:
+    errors.append("file grew by %d, the paddings add up to %d" % (size_after - size_before, total))
+for k in ("allocated_before", "allocated_after"):
+    if not isinstance(r.get(k), int):
+        errors.append("%s missing from the report of a real write" % k)
+st = os.stat(new)
+if isinstance(r.get("allocated_after"), int) and r["allocated_after"] != st.st_blocks * 512:
+    errors.append("allocated_after %r, stat says %d" % (r["allocated_after"], st.st_blocks * 512))
+if r.get("dry_run") is not False or d.get("dry_run") is not True:
+    errors.append("dry_run flags %r (rewrite) %r (dry run)" % (r.get("dry_run"), d.get("dry_run")))
+if errors:
+    sys.exit("; ".join(errors))
+print("text PT_LOAD %d %s, padding %#x, size %d -> %d, allocated %s -> %s"
+      % (text, t["action"], pad, size_before, size_after, r.get("allocated_before"), r.get("allocated_after")))
+EOF_PY
+}
+
+# require_lld_pie: the lld-pie fixture ($O/lld-pie), which the refusal and
+# self-test scripts craft their files from, and python3 to craft them, or
+# the script is skipped.
+require_lld_pie () {
+	have python3 && python3 -c 'import json, struct' 2>/dev/null || skip_all "python3 not found: needed to craft the files"
+	build_fixture lld-pie || skip_all "the lld-pie fixture does not build here: $(why_unbuildable lld-pie)"
+}
+
+# check_refusal FILE CULPRIT CHANGES [SEGMENT]: FILE (crafted so that the
+# text's hole cannot go where it is needed) is handled: elfpmd exits 0 with
+# -n, -n --json and in place; the file is left alone (CHANGES no), or
+# aligned without a hole (aligned), or padded with one hole (hole); the
+# text's PT_LOAD (or the read-only one after it, SEGMENT rodata) is reported
+# "padding refused" with a reason containing CULPRIT, by both JSON reports
+# and by -n.  The checks are labelled with FILE's base name.
+check_refusal () {
+	local f=$1 culprit=$2 changes=$3 cname=${1##*/} ct_index sig j a why cnt st_n st_nj st_real
+	read -r ct_index _ <<<"$(text_segment "$f")"
+	if [ "${4:-}" = rodata ]; then
+		ct_index=$("$PHDR_DUMP" "$f" | awk "$AWK_HEX"' $2 == "LOAD" && $3 == "R--" && hex($4) > 0 { print $1; exit }')
+	fi
+	cp -p "$f" "$f.orig"
+	sig=$(file_signature "$f")
+	"$ELFPMD" -n "$f" >"$w/n.txt" 2>&1
+	st_n=$?
+	"$ELFPMD" -n --json "$f" >"$w/n.json" 2>&1
+	st_nj=$?
+	"$ELFPMD" --json "$f" >"$w/real.json" 2>&1
+	st_real=$?
+	check "$cname: elfpmd exits 0 (-n $st_n, -n --json $st_nj, in place $st_real)" \
+		test "$st_n$st_nj$st_real" = 000
+	if [ "$changes" = no ]; then
+		check "$cname: nothing else to do, so the file is left alone" \
+			test "$sig" = "$(file_signature "$f")"
+	elif [ "$changes" = hole ]; then
+		if "$PHDR_DUMP" --bytemap "$f.orig" "$f" >"$w/bm.out" 2>&1 && grep -q ' 1 hole,' "$w/bm.out"; then
+			pass "$cname: the text padded with one hole: $(head -1 "$w/bm.out")"
+		else
+			fail "$cname: expected a rewrite with one hole: $(head -3 "$w/bm.out")"
+		fi
+	elif "$PHDR_DUMP" --bytemap "$f.orig" "$f" >"$w/bm.out" 2>&1 && grep -q ' 0 holes' "$w/bm.out"; then
+		pass "$cname: another segment aligned without a hole: $(head -1 "$w/bm.out")"
+	else
+		fail "$cname: expected a rewrite without holes: $(head -3 "$w/bm.out")"
+	fi
+	for j in n.json real.json; do
+		a=$(json_segment "$w/$j" "$ct_index" action 2>&1)
+		why=$(json_segment "$w/$j" "$ct_index" padding_refused 2>&1)
+		cnt=$(json_key "$w/$j" padding_refused 2>&1)
+		if [ "$a" = "padding refused" ] && [ "$cnt" = 1 ] && [[ $why == *"$culprit"* ]]; then
+			pass "$cname: $j: PT_LOAD $ct_index '$a': $why"
+		else
+			fail "$cname: $j: PT_LOAD $ct_index action '$a', padding_refused '$why', count '$cnt' (expected a reason with '$culprit')"
+		fi
+	done
+	if grep -q 'padding refused' "$w/n.txt" && grep -qF "$culprit" "$w/n.txt"; then
+		pass "$cname: -n says: $(grep -m1 'padding refused' "$w/n.txt" | sed 's/^ *//')"
+	else
+		fail "$cname: -n does not report the refusal"
+		sed 's/^/      /' "$w/n.txt" | head -20
+	fi
+}
+
+# BOLT's layout, made without BOLT (tests/fixtures/boltlayout.c after an lld
+# link): the program header table, described by PT_PHDR, at the start of a
+# later R-X PT_LOAD whose offset and address are the same multiple of 2 MiB
+# (p_align 2 MiB), after a text PT_LOAD that lld left incongruent; rustc's
+# librustc_driver-*.so is shipped like that.  One fixture per line:
+#   NAME  FILE  PROGRAM  KIND
+# KIND dso: a shared object (PROGRAM loads it), whose text must be padded
+# (ld.so finds its table through PT_PHDR, or the PT_LOAD that holds
+# e_phoff, both of which move with it); exe: a program, for which the
+# kernel computes AT_PHDR, before 5.18 as first PT_LOAD p_vaddr - p_offset
+# + e_phoff, which any hole before the table breaks.
+BOLT_FIXTURES='
+bolt-lib         libbolt.so         usebolt         dso
+bolt-lib-nophdr  libbolt-nophdr.so  usebolt-nophdr  dso
+bolt-pie         bolt-pie           bolt-pie        exe
+'
+
+# for_each_bolt_fixture KIND COMMAND...: for_each_padding_fixture for the
+# BOLT_FIXTURES of KIND (dso, exe or all), with kind set; run_fixture and
+# check_original work for them.
+for_each_bolt_fixture () {
+	local want=$1 before
+	shift
+	have python3 || skip_all "python3 not found: it reads the reports"
+	built_any=false
+	while read -r name file prog kind <&3; do
+		[ -n "$name" ] && { [ "$want" = all ] || [ "$want" = "$kind" ]; } || continue
+		echo "# bolt fixture $name"
+		build_or_skip "$name" "$name" || continue
+		built_any=true
+		w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
+		mkdir -p "$w/orig" "$w/new"
+		cp -p "$O/$file" "$orig"
+		before=$n_fail
+		"$@"
+		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	done 3<<<"$BOLT_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# table_rule FILE: where the dynamic loader finds FILE's program header
+# table: "PT_LOAD N holds the table at ADDRESS" and whether PT_PHDR says the
+# same; fails (printing why) when no PT_LOAD holds the whole table in its
+# file contents, or when PT_PHDR does not describe it (offset e_phoff,
+# address where that PT_LOAD maps it, size of the table).
+table_rule () {
+	"$PHDR_DUMP" "$1" | awk "$AWK_HEX"'
+		$1 == "ehdr" {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			phoff = hex(f["phoff"]); size = f["phnum"] * (f["class"] == 64 ? 56 : 32); next }
+		$2 == "PHDR" && !have_phdr { have_phdr = 1; p_off = hex($4); p_va = hex($5); p_sz = hex($6) }
+		$2 == "LOAD" && !found && hex($4) <= phoff && phoff + size <= hex($4) + hex($6) {
+			found = 1; idx = $1; at = hex($5) + phoff - hex($4) }
+		END {
+			if (!found) { printf "no PT_LOAD holds the table (e_phoff 0x%x, 0x%x bytes)\n", phoff, size; exit 1 }
+			if (have_phdr && (p_va != at || p_off != phoff || p_sz != size)) {
+				printf "PT_PHDR (offset 0x%x, address 0x%x, size 0x%x) does not describe the table (e_phoff 0x%x, mapped at 0x%x by PT_LOAD %s, 0x%x bytes)\n", p_off, p_va, p_sz, phoff, at, idx, size
+				exit 1 }
+			printf "PT_LOAD %s holds the table at 0x%x%s\n", idx, at, have_phdr ? ", as PT_PHDR says" : " (no PT_PHDR)" }'
+}
+
+# bolt_layout_ok: the fixture ($orig) is what boltlayout should make: notes
+# table_rule's answer, kept in rule_in; FAIL and return 1 when it is not.
+bolt_layout_ok () {
+	if rule_in=$(table_rule "$orig"); then
+		note "$name: $rule_in"
+		return 0
+	fi
+	fail "$name: the fixture is not what boltlayout should make: $rule_in"
+	return 1
+}
+
+# bolt_report JSON KIND TEXT: what the report JSON says of the segments:
+# for KIND dso, no segment refused or left needing padding, TEXT "padded and
+# aligned", every segment the relaxed rule found eligible or incongruent
+# aligned (new_align PMD); for KIND exe, TEXT refused for AT_PHDR.  Prints
+# the actions; fails with the discrepancies.
+bolt_report () {
+	python3 - "$@" "$PMD" <<'EOF_PY'
+import json, sys
+path, kind, text, pmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+r = json.loads(open(path).read())
+segs = {s["index"]: s for s in r.get("segments", [])}
+errors = []
+if text not in segs:
+    sys.exit("no segment %d in the report" % text)
+t = segs[text]
+if kind == "dso":
+    for i, s in sorted(segs.items()):
+        if s.get("action") in ("padding refused", "needs padding"):
+            errors.append("PT_LOAD %d: %s (%s)" % (i, s.get("action"), s.get("padding_refused", s.get("reason"))))
+        elif s.get("relaxed_reason") in ("eligible", "not_congruent") and s.get("new_align") != pmd:
+            errors.append("PT_LOAD %d (%s): new_align %r" % (i, s.get("relaxed_reason"), s.get("new_align")))
+    if t.get("action") != "padded and aligned":
+        errors.append("text PT_LOAD %d: action %r, expected 'padded and aligned'" % (text, t.get("action")))
+    if r.get("padding_refused") not in (0, None):
+        errors.append("padding_refused %r" % r.get("padding_refused"))
+else:
+    why = t.get("padding_refused") or ""
+    if t.get("action") != "padding refused" or "AT_PHDR" not in why:
+        errors.append("text PT_LOAD %d: action %r, padding_refused %r; expected a refusal for AT_PHDR"
+                      % (text, t.get("action"), why))
+if errors:
+    sys.exit("; ".join(errors))
+print(", ".join("%d %s%s" % (i, s.get("action"), " +0x%x" % s["padding"] if s.get("padding") else "")
+                for i, s in sorted(segs.items())))
+EOF_PY
+}
+
+# bolt_reports KIND: the dry run's report ($w/dry.json) and the rewrite's
+# ($w/real.json) both say what bolt_report KIND wants of the text.
+bolt_reports () {
+	local j msg t_index what
+	read -r t_index _ <<<"$(text_segment "$orig")"
+	what="refusal gone, every eligible segment aligned"
+	[ "$1" = exe ] && what="the text's padding is still refused for AT_PHDR (a program)"
+	for j in dry.json real.json; do
+		if msg=$(bolt_report "$w/$j" "$1" "$t_index" 2>&1); then
+			pass "$name: $j: $what: $msg"
+		else
+			fail "$name: $j: ${what%%,*}: $msg"
+		fi
+	done
+}
+
+# The checkers' self-tests (run-padding-selftest-*.sh): a good rewrite
+# $w/good of $w/in, damaged into $w/bad, must be refused by phdr-dump
+# --bytemap and by elfpmd's own read-back checker (tests/check-output, which
+# shares no code with phdr-dump, nor with elfpmd's planner), or the passes
+# of the other tests prove nothing.
+
+# damage WHAT PATTERN POKE-ARGS...: a copy of $w/good with POKE-ARGS applied
+# must fail --bytemap with a message matching PATTERN, and check_output_rejects.
+damage () {
+	local what=$1 pattern=$2
+	shift 2
+	cp "$w/good" "$w/bad"
+	poke "$w/bad" "$@"
+	if "$PHDR_DUMP" --bytemap "$w/in" "$w/bad" >/dev/null 2>"$w/err"; then
+		fail "bytemap misses $what"
+	elif grep -Eq "$pattern" "$w/err"; then
+		pass "bytemap catches $what: $(grep -Em1 "$pattern" "$w/err" | sed 's/^phdr-dump: bytemap: //')"
+	else
+		fail "bytemap fails on $what, but not for that reason: $(head -1 "$w/err")"
+	fi
+	check_output_rejects "$what"
+}
+
+# check_output_rejects WHAT: elfpmd's read-back checker (with the options
+# co_opts) accepts $w/good and refuses $w/bad as the rewrite of $w/in.
+co_opts=
+check_output_rejects () {
+	[ -x "${CHECK_OUTPUT:-}" ] || return 0
+	# shellcheck disable=SC2086  # co_opts is empty or one word
+	if "$CHECK_OUTPUT" $co_opts "$w/in" "$w/good" 2>"$w/co.err" \
+		&& ! "$CHECK_OUTPUT" $co_opts "$w/in" "$w/bad" 2>"$w/co.err"; then
+		pass "elfpmd's checker catches $1: $(sed 's/^check-output: [^:]*: //' "$w/co.err")"
+	else
+		fail "elfpmd's checker misses $1 (or refuses the good output): $(head -1 "$w/co.err")"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Malformed inputs (run-malformed-*.sh): elfpmd fed malformed, truncated and
+# non-ELF inputs must never crash, hang, trip a sanitizer, or touch a file
+# it refused.  Knobs: MALFORMED_TIMEOUT (seconds per run, default 10),
+# MALFORMED_PERCENT (scales the generated cases, default 100).
+
+# malformed_setup: the common start of the run-malformed-*.sh scripts:
+# elfpmd and mutate, a C compiler, the sanitizers' exit status 86, the work
+# directory (WORK) and where failing inputs are kept (F, in it), and the
+# seeds (malformed_seeds).
+malformed_setup () {
+	require_elfpmd
+	[ -x "$MUTATE" ] || hard_error "MUTATE=$MUTATE is not an executable file"
+	CC=${CC:-cc}
+	have "${CC%% *}" || skip_all "no C compiler ($CC)"
+	export ASAN_OPTIONS="exitcode=86:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	TMO=${MALFORMED_TIMEOUT:-10}
+	PCT=${MALFORMED_PERCENT:-100}
+	work_dir
+	F=$WORK/failures
+	FAILS=$WORK/fails
+	: >"$FAILS"
+	malformed_seeds
+}
+
+# malformed_seeds: build the seeds the malformed inputs are made from into
+# $TESTS_BUILDDIR/malformed-seeds (S), once for every script (under a lock,
+# again when lib.sh or a seed's source is newer), and list them in SEEDS
+# ("NAME LEVEL"; LEVEL full, normal or light: how many cases are made from
+# it).  Seeds: PIE, non-PIE, shared library, static, -m32 and -mx32
+# (freestanding when the 32-bit libc is missing), files with 2 MiB of text
+# in a segment starting at offset 0 and one with 4 MiB in the default
+# layout (so that elfpmd really rewrites them), programs and a library with
+# three whole chunks for --madvise, big-endian ppc64/aarch64 and other
+# machines cross-linked with clang + ld.lld when present, byte-swapped
+# copies made by `mutate swap`, a file without section headers, a separate
+# debug file (objcopy --only-keep-debug), a copy of /bin/true.
+malformed_seeds () {
+	S=$TESTS_BUILDDIR/malformed-seeds
+	mkdir -p "$S" || hard_error "cannot create $S"
+	( have flock && flock 9; build_malformed_seeds ) 9>>"$S/.lock" || hard_error "could not build seed files with $CC"
+	mapfile -t SEEDS <"$S/seeds.list"
+	echo "seeds: $(for s in "${SEEDS[@]}"; do printf '%s ' "${s% *}"; done)"
+}
+
+# build_malformed_seeds: what malformed_seeds does under its lock (again
+# unless another script did it meanwhile).
+build_malformed_seeds () {
+	local src=$TESTS_SRCDIR/fixtures nosep=-Wl,-z,noseparate-code t triple name level
+	CC=${CC:-cc}
+	[ "$S/seeds.list" -nt "$TESTS_SRCDIR/lib.sh" ] && [ "$S/seeds.list" -nt "$src/malhello.c" ] \
+		&& [ "$S/seeds.list" -nt "$src/malbig.c" ] && [ "$S/seeds.list" -nt "$src/malfreebig.c" ] && [ "$S/seeds.list" -nt "$src/malfree.c" ] && return 0
+	: >"$S/seeds.new"
+	add_seed () { # NAME LEVEL
+		if [ -s "$S/$1" ] && [ "$(head -c 4 "$S/$1" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+			echo "$1 $2" >>"$S/seeds.new"
+		fi
+	}
+	seed () { # NAME LEVEL COMPILER-ARGS...
+		local name=$1 level=$2
+		shift 2
+		if "$@" -o "$S/$name" >"$S/$name.log" 2>&1; then
+			add_seed "$name" "$level"
+		else
+			echo "note: seed $name not built: $(head -n 1 "$S/$name.log")"
+		fi
+	}
+	seed pie full $CC -O1 -fPIE -pie "$src/malhello.c"
+	seed nopie normal $CC -O1 -fno-pie -no-pie "$src/malhello.c"
+	seed shlib normal $CC -O1 -fPIC -shared "$src/malhello.c"
+	seed static light $CC -O1 -static "$src/malhello.c"
+	seed bigpie full $CC -O1 -fPIE -pie $nosep -DBIG_FILL=2097152 "$src/malbig.c"
+	seed bigpie4m light $CC -O1 -fPIE -pie -DBIG_FILL=4194304 "$src/malbig.c"
+	seed bignopie normal $CC -O1 -fno-pie -no-pie $nosep -DBIG_FILL=2097152 "$src/malbig.c"
+	seed bigshlib normal $CC -O1 -fPIC -shared $nosep -DBIG_FILL=2097152 "$src/malbig.c"
+	if $CC -m32 -O1 -o "$S/m32" "$src/malhello.c" >/dev/null 2>&1; then
+		add_seed m32 full
+	else
+		seed m32 full $CC -m32 -O1 -nostdlib -static -ffreestanding -fno-pic "$src/malfree.c"
+	fi
+	seed bigm32 normal $CC -m32 -O1 -nostdlib -static -ffreestanding -fno-pic \
+		$nosep -Wl,-Ttext-segment=0x8000000 "$src/malfreebig.c"
+	seed x32 light $CC -mx32 -O1 -nostdlib -static -ffreestanding "$src/malfree.c"
+	cp /bin/true "$S/true" && add_seed true normal
+	# For --madvise (every case of these seeds runs with it): a PIE and a
+	# shared library with three whole 2 MiB chunks of text, in the default
+	# layout, and an lld PIE (the program header table grows in place).
+	seed madpie normal $CC -O1 -fPIE -pie -DBIG_FILL=8388608 "$src/malbig.c"
+	seed madlib normal $CC -O1 -fPIC -shared -DBIG_FILL=8388608 "$src/malbig.c"
+	if have clang && have ld.lld; then
+		seed madlld normal clang -O1 -fPIE -pie -fuse-ld=lld -DBIG_FILL=8388608 "$src/malbig.c"
+		# Big-endian and other machines: one read-execute segment from
+		# offset 0 at a 2 MiB-aligned base, so that elfpmd changes them.
+		# (lld 14 cannot link big-endian arm32; ppc32 has no PMD size.)
+		for t in powerpc64-linux-gnu:ppc64be:normal aarch64_be-linux-gnu:arm64be:normal \
+			 powerpc-linux-gnu:ppc32be:light aarch64-linux-gnu:arm64:light \
+			 riscv64-linux-gnu:riscv64:light; do
+			IFS=: read -r triple name level <<<"$t"
+			seed "$name" "$level" clang --target="$triple" -O1 -ffreestanding -nostdlib \
+				-static -fuse-ld=lld -Wl,--no-rosegment,--image-base=0x400000 "$src/malfreebig.c"
+		done
+	else
+		echo "note: clang/ld.lld missing: big-endian seeds come from mutate swap only"
+	fi
+	# Byte-swapped copies (x86-64 headers in big-endian order) always exist.
+	"$MUTATE" swap 0 "$S/pie" "$S/pie-swapped" >/dev/null && add_seed pie-swapped normal
+	"$MUTATE" swap 0 "$S/bigpie" "$S/bigpie-swapped" >/dev/null && add_seed bigpie-swapped normal
+	# No section headers at all (valid; patchelf refuses those).
+	"$MUTATE" noshdr 0 "$S/bigpie" "$S/bigpie-noshdr" >/dev/null && add_seed bigpie-noshdr light
+	# A separate debug file: skipped without its program headers being
+	# checked against the end of the file, so whatever the mutations do to
+	# them must still end in a skip or a clean error.
+	if have objcopy; then
+		objcopy --only-keep-debug "$S/pie" "$S/pie-debug" 2>/dev/null && add_seed pie-debug light
+	fi
+	[ "$(wc -l <"$S/seeds.new")" -ge 3 ] || return 1
+	mv "$S/seeds.new" "$S/seeds.list"
+}
+
+# malformed_cases LIST: the generated cases, one line each, "ID SEEDNAME
+# MODE MUTSEED ARG", into LIST: truncations (the ELF header byte by byte or
+# at a stride, the first KiB at a stride, a bounded, evenly thinned sample
+# of table and segment boundaries +-1, a few random offsets), random byte
+# flips biased toward the headers, one or several header fields set to
+# absurd values (tests/mutate.c).  Deterministic.
+malformed_cases () {
+	local list=$1 n=0 s name level f size hstep lstep nmax nrand nflip nfield nmulti nt keep i o
+	scale () { echo $(( ($1 * PCT + 99) / 100 )); }
+	addcase () { n=$((n + 1)); echo "$n $*" >>"$list"; }
+	RANDOM=4711
+	: >"$list"
+	for s in "${SEEDS[@]}"; do
+		name=${s% *} level=${s#* }
+		f=$S/$name
+		size=$(stat -c %s "$f")
+		case $level in
+		full)   hstep=1 lstep=32 nmax=$(scale 60) nrand=12 nflip=$(scale 50) nfield=$(scale 110) nmulti=$(scale 20) ;;
+		normal) hstep=4 lstep=64 nmax=$(scale 40) nrand=6 nflip=$(scale 20) nfield=$(scale 55) nmulti=$(scale 8) ;;
+		*)      hstep=8 lstep=128 nmax=$(scale 20) nrand=3 nflip=$(scale 8) nfield=$(scale 44) nmulti=$(scale 4) ;;
+		esac
+		# MALFORMED_PERCENT below 100 thins the header truncations too.
+		hstep=$(( (hstep * 100 + PCT - 1) / PCT )) lstep=$(( (lstep * 100 + PCT - 1) / PCT )) nrand=$(scale "$nrand")
+		{ seq 0 "$hstep" 72; seq 72 "$lstep" 1024; } >"$WORK/offsets.$name"
+		"$MUTATE" offsets 0 "$f" - | while read -r o; do
+			echo "$o"
+			[ "$o" -gt 0 ] && echo $((o - 1))
+			echo $((o + 1))
+		done | sort -nu | awk -v max="$size" '$1 > 72 && $1 <= max' >"$WORK/offsets.$name.more"
+		nt=$(wc -l <"$WORK/offsets.$name.more")
+		keep=1
+		[ "$nt" -gt "$nmax" ] && keep=$(( (nt + nmax - 1) / nmax ))
+		awk -v k="$keep" 'NR % k == 1 || k == 1' "$WORK/offsets.$name.more" >>"$WORK/offsets.$name"
+		for ((i = 0; i < nrand; i++)); do echo $(( (RANDOM * 32768 + RANDOM) % size )); done >>"$WORK/offsets.$name"
+		while read -r o; do
+			[ "$o" -le "$size" ] && addcase "$name" truncate 0 "$o"
+		done < <(sort -nu "$WORK/offsets.$name")
+		for ((i = 1; i <= nflip; i++)); do addcase "$name" flip "$i" -; done
+		for ((i = 0; i < nfield; i++)); do addcase "$name" field "$i" -; done
+		for ((i = 0; i < nmulti; i++)); do addcase "$name" fields "$i" -; done
+	done
+	echo "generated $n case specs"
+}
+
+# make_case SEED MODE MUTSEED ARG OUT: write the case to OUT with mutate;
+# its exit status (3: the mutation does not apply to this seed).
+make_case () {
+	if [ "$2" = truncate ]; then
+		"$MUTATE" truncate 0 "$S/$1" "$5" "$4"
+	elif [ "$4" = - ]; then
+		"$MUTATE" "$2" "$3" "$S/$1" "$5"
+	else
+		"$MUTATE" "$2" "$3" "$S/$1" "$5" "$4"
+	fi
+}
+
+# mal_tool OUTPREFIX ARGS...: run elfpmd ARGS... under timeout; its exit
+# status in RC, its stderr in ERR (and OUTPREFIX.err), its stdout in
+# OUTPREFIX.out.  Exit 2 (a file for a machine without a known PMD size,
+# nothing else failed) is a refusal with the same promises as 1 (one line
+# on stderr, the file untouched): counted as 1.
+mal_tool () {
+	local pfx=$1
+	shift
+	timeout -k 2 "$TMO" "$ELFPMD" "$@" >"$pfx.out" 2>"$pfx.err"
+	RC=$?
+	ERR=
+	IFS= read -r -d '' ERR <"$pfx.err"
+	[ "$RC" = 2 ] && RC=1
+	return 0
+}
+
+# mal_status_ok RC ERR: whether the run itself is good; else the reason in
+# BAD: a sanitizer report, an internal error (the planner and its checker
+# disagreeing: a hostile input must be refused for what it is, or
+# handled), a crash, a hang, an exit status other than 0 and 1.
+mal_status_ok () {
+	local rc=$1 err=$2
+	BAD=
+	case $err in
+	*AddressSanitizer* | *LeakSanitizer* | *"runtime error"* | *UndefinedBehaviorSanitizer*)
+		BAD="sanitizer report (exit $rc)"
+		return 1 ;;
+	*"internal error"*)
+		BAD="internal error: ${err#*internal error: }"
+		return 1 ;;
+	esac
+	case $rc in
+	0 | 1) return 0 ;;
+	86) BAD="sanitizer exit status 86" ;;
+	124) BAD="timeout after ${TMO}s (hang)" ;;
+	125 | 126 | 127) BAD="could not run the tool (exit $rc)" ;;
+	64) BAD="usage error (exit 64) on a valid command line" ;;
+	*) if [ "$rc" -gt 128 ]; then BAD="killed by signal $((rc - 128))"; else BAD="exit status $rc"; fi ;;
+	esac
+	return 1
+}
+
+# mal_one_line ERR FILE: ERR is exactly one line `elfpmd: FILE: ...`.
+mal_one_line () {
+	local err=$1 file=$2 body
+	body=${err%$'\n'}
+	[[ $err == *$'\n' ]] || return 1
+	[[ $body != *$'\n'* ]] || return 1
+	[[ $body == "elfpmd: $file: "?* ]] || return 1
+	return 0
+}
+
+# mal_only_files DIR NAME...: DIR holds exactly those names (no temporary
+# file left behind).
+mal_only_files () {
+	local d=$1 f n=0
+	shift
+	local -a there=("$d"/* "$d"/.[!.]* "$d"/..?*)
+	for f in "${there[@]}"; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		n=$((n + 1))
+	done
+	[ "$n" -eq $# ] || return 1
+	for f; do [ -e "$d/$f" ] || return 1; done
+	return 0
+}
+
+# mal_expect_exit1 FILE: for a run (RC and ERR, see mal_tool) that must
+# fail cleanly on FILE, append to the caller's reasons what is wrong with
+# it: a bad run, an exit status other than 1, or stderr other than one line
+# `elfpmd: FILE: reason`.
+mal_expect_exit1 () {
+	if ! mal_status_ok "$RC" "$ERR"; then
+		reasons+="$BAD"$'\n'
+	elif [ "$RC" != 1 ]; then
+		reasons+="exit $RC, expected 1"$'\n'
+	else
+		mal_one_line "$ERR" "$1" || reasons+="stderr is not one line 'elfpmd: $1: reason': $(printf %q "$ERR")"$'\n'
+	fi
+}
+
+# mal_record ID DESC CASEFILE REASONS: keep the failing input as
+# $F/case-ID.elf with the reasons in $F/case-ID.txt, and append them to
+# $FAILS.
+mal_record () {
+	mkdir -p "$F"
+	[ -f "$3" ] && cp "$3" "$F/case-$1.elf"
+	{
+		echo "case $1: $2"
+		echo "$4" | sed 's/^/  - /'
+		echo "  input kept as $F/case-$1.elf"
+	} | tee -a "$FAILS" >"$F/case-$1.txt"
+}
+
+# mal_count ID DESC CASEFILE REASONS: PASS DESC when REASONS is empty, else
+# FAIL it with the reasons, and mal_record it.
+mal_count () {
+	if [ -z "$4" ]; then
+		pass "$2"
+		return 0
+	fi
+	fail "$2"
+	printf '%s' "$4" | sed 's/^/      /'
+	mal_record "$@"
+	return 1
+}
+
+# mal_case ID DESC CASEFILE WORKDIR SYNCFLAG [prepared]: run elfpmd three
+# times on the case CASEFILE (with the options XOPTS, word-split on
+# purpose): in place, -n --json (its stdout kept in $WORK/json/ID.out for
+# mal_check_json) and -o OUT.  Each run exits 0 or 1 and no worse (see
+# mal_status_ok); on 1, stderr is exactly one line `elfpmd: FILE: reason`
+# and -o left no output; no temporary file is left; mutate verify checks
+# the contents (the in-place result against CHECKMODE, strict: only p_align
+# fields raised, to a larger power of two keeping p_vaddr congruent with
+# p_offset, and the build-id (a new one of the same length); loose: may grow, then phdr-dump --bytemap checks it; the inputs
+# of -n and -o untouched; -o's output the in-place result); the three runs
+# agree on the status.  Appends "ID RC1 RC2" to $RCS; on failure
+# mal_records it and returns 1.  "prepared": WORKDIR/in-place.elf and
+# WORKDIR/dry.elf already hold copies of CASEFILE.
+XOPTS= CHECKMODE=loose
+mal_case () {
+	local id=$1 desc=$2 c=$3 d=$4 syncflag=$5 prepared=${6:-}
+	local reasons="" rc1 rc2 rc3 e1 e2 e3 line
+	local t=$d/in-place.elf n=$d/dry.elf o=$d/out.elf
+	[ -d "$d" ] || mkdir -p "$d"
+	[ -d "$WORK/json" ] || mkdir -p "$WORK/json"
+	if [ -z "$prepared" ]; then
+		cp "$c" "$t" && cp "$c" "$n"
+	fi
+	# shellcheck disable=SC2086
+	mal_tool "$d.1" $XOPTS $syncflag "$t"
+	rc1=$RC e1=$ERR
+	if ! mal_status_ok "$rc1" "$e1"; then
+		reasons+="in place: $BAD"$'\n'
+	elif [ "$rc1" = 1 ]; then
+		mal_one_line "$e1" "$t" || reasons+="in place: exit 1 but stderr is not one line 'elfpmd: $t: reason': $(printf %q "$e1")"$'\n'
+	fi
+	mal_only_files "$d" in-place.elf dry.elf || reasons+="in place: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+
+	# shellcheck disable=SC2086
+	mal_tool "$WORK/json/$id" $XOPTS -n --json "$n"
+	rc2=$RC e2=$ERR
+	if ! mal_status_ok "$rc2" "$e2"; then
+		reasons+="-n --json: $BAD"$'\n'
+	elif [ "$rc2" = 1 ]; then
+		mal_one_line "$e2" "$n" || reasons+="-n --json: exit 1 but stderr is not one line 'elfpmd: $n: reason': $(printf %q "$e2")"$'\n'
+	fi
+	mal_only_files "$d" in-place.elf dry.elf || reasons+="-n --json: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+
+	# shellcheck disable=SC2086
+	mal_tool "$d.3" $XOPTS -o "$o" "$n"
+	rc3=$RC e3=$ERR
+	if ! mal_status_ok "$rc3" "$e3"; then
+		reasons+="-o: $BAD"$'\n'
+	elif [ "$rc3" = 1 ]; then
+		mal_one_line "$e3" "$n" || reasons+="-o: exit 1 but stderr is not one line 'elfpmd: $n: reason': $(printf %q "$e3")"$'\n'
+		[ -e "$o" ] && reasons+="-o: exit 1 but the output file exists"$'\n'
+	fi
+	if [ "$rc3" = 0 ]; then
+		mal_only_files "$d" in-place.elf dry.elf out.elf || reasons+="-o: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+	else
+		mal_only_files "$d" in-place.elf dry.elf || reasons+="-o: files left behind: $(ls -A "$d" | tr '\n' ' ')"$'\n'
+	fi
+
+	if ! "$MUTATE" verify 0 "$c" "$d" "$rc1,$rc3,$CHECKMODE" >"$d.v" 2>&1; then
+		while IFS= read -r line; do reasons+="$line"$'\n'; done <"$d.v"
+	fi
+	# A rewrite that moved contents: every byte where the map says, holes
+	# zero, both loader rules kept.  (Not after --madvise: the stub adds a
+	# program header and sections, which the byte map does not describe;
+	# run-madvise-structure.sh checks such files structurally.)
+	if [ "$rc1" = 0 ] && [ "$CHECKMODE" = loose ] && [ "$XOPTS" != --madvise ] && ! cmp -s "$c" "$t" \
+		&& ! "$PHDR_DUMP" --bytemap "$c" "$t" >"$d.bm" 2>&1; then
+		reasons+="in place: byte map broken: $(grep -v '^bytemap ok' "$d.bm" | head -3 | tr '\n' ' ')"$'\n'
+	fi
+	if [[ $rc1$rc2$rc3 =~ ^[01]{3}$ ]] && { [ "$rc1" != "$rc2" ] || [ "$rc1" != "$rc3" ]; }; then
+		reasons+="inconsistent exit statuses: in place $rc1, -n $rc2, -o $rc3"$'\n'
+	fi
+	echo "$id $rc1 $rc2" >>"$RCS"
+	if [ -n "$reasons" ]; then
+		reasons+="stderr (in place): $(printf %q "$e1")"
+		mal_record "$id" "$desc" "$c" "$reasons"
+		rm -rf "$d"
+		return 1
+	fi
+	return 0
+}
+
+# mal_check_json: every -n --json output of the cases ($WORK/json/ID.out)
+# is one JSON object with "file" per line, or nothing when that run failed
+# (its status from the $WORK/rcs.* files); one PASS or a FAIL per bad one.
+mal_check_json () {
+	have python3 || { note "python3 missing, JSON not validated"; return 0; }
+	if python3 - "$WORK" >"$WORK/json.report" 2>&1 <<'EOF_PY'
+import glob, json, os, sys
+w = sys.argv[1]
+rc2 = {}
+for f in glob.glob(os.path.join(w, 'rcs.*')):
+    for line in open(f):
+        p = line.split()
+        if len(p) >= 3:
+            rc2[p[0]] = p[2]
+bad = n = 0
+for path in sorted(glob.glob(os.path.join(w, 'json', '*.out'))):
+    cid = os.path.basename(path)[:-4]
+    text = open(path, encoding='utf-8', errors='replace').read()
+    lines = [l for l in text.split('\n') if l.strip()]
+    n += 1
+    if not lines:
+        if rc2.get(cid) == '0':
+            print(f"case {cid}: -n --json exited 0 but printed nothing"); bad += 1
+        continue
+    for l in lines:
+        try:
+            o = json.loads(l)
+            if not isinstance(o, dict) or 'file' not in o:
+                raise ValueError('not an object with "file"')
+        except ValueError as e:
+            print(f"case {cid}: -n --json printed invalid JSON ({e}): {l[:200]!r}"); bad += 1
+            break
+print(f"{n} JSON outputs checked, {bad} bad")
+sys.exit(1 if bad else 0)
+EOF_PY
+	then
+		pass "-n --json: $(tail -n 1 "$WORK/json.report")"
+	else
+		while read -r line; do fail "$line"; done < <(grep '^case ' "$WORK/json.report" | head -n 50)
+		mkdir -p "$F"
+		cp "$WORK/json.report" "$F/json.report"
+	fi
+}
+
+# malformed_finish: finish, keeping the work directory (with the failing
+# inputs under failures/) when something failed or MALFORMED_KEEP=1.
+malformed_finish () {
+	if [ "$n_fail" -gt 0 ]; then
+		echo "failing inputs kept under $F"
+	elif [ "${MALFORMED_KEEP:-0}" != 1 ]; then
+		rm -rf "$WORK"
+	fi
+	finish
+}
+
+# ---------------------------------------------------------------------------
+# --madvise (run-madvise-*.sh): the startup stub that gets the aligned text
+# onto PMD (2 MiB) pages at run time, on programs and a shared library with
+# 17 MiB of text (tests/fixtures madbig.S), one per line:
+#   NAME  TARGET  FILE  PROGRAM  HOOK
+# TARGET is the tests/fixtures/Makefile target; FILE the file rewritten;
+# PROGRAM what runs (FILE itself, or a program that loads the library FILE
+# from LD_LIBRARY_PATH); HOOK how the stub must be hooked (the start of the
+# report's "hook").
+MAD_FIXTURES='
+pie         mad-pie         mad-pie         mad-pie         e_entry
+nopie       mad-nopie       mad-nopie       mad-nopie       e_entry
+static-pie  mad-static-pie  mad-static-pie  mad-static-pie  e_entry
+lib         mad-lib         libmadbig.so    usemadbig       DT_INIT
+lld-pie     mad-lld-pie     mad-lld-pie     mad-lld-pie     e_entry
+'
+MIN_PERCENT=95		# coverage required in every cache state
+
+# madvise_setup [cache]: the common start of the run-madvise-*.sh scripts:
+# elfpmd, python3, the work directory; with "cache" (a script that
+# measures what the page cache gives): root, THP, the page-cache lock, the
+# helpers (PAGECACHE, fixtures/pagecache.c; THP_OFF, fixtures/thp-off.c)
+# and file THP working on the build tree's file system (probed
+# independently of elfpmd), or the script is skipped.
+madvise_setup () {
+	require_elfpmd
+	if [ "${1:-}" = cache ]; then
+		require_root_thp "drop_caches for the cold and order-0 cache states, /proc/kpageflags"
+		page_cache_lock
+	fi
+	have python3 || skip_all "python3 not found (reads the JSON report and the files' bytes)"
+	work_dir
+	[ "${1:-}" = cache ] || return 0
+	build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c, thp-off.c): $(tail -1 "$O/mad-tools.log")"
+	PAGECACHE=$O/pagecache
+	THP_OFF=$O/thp-off
+	require_file_thp "$WORK"
+}
+
+# for_each_mad_fixture COMMAND...: for each fixture of MAD_FIXTURES that
+# builds and whose original runs (check_original), set name target file
+# prog hook, w (its work directory), dir ($w/rewritten) and r ($dir/FILE),
+# a copy of the original at $w/orig/FILE, then run COMMAND... and remove w
+# unless something failed.  Exits 77 when none builds.
+for_each_mad_fixture () {
+	local before
+	built_any=false
+	while read -r name target file prog hook <&3; do
+		[ -n "$name" ] || continue
+		echo "# fixture $name"
+		# (why_unbuildable knows the toolchain needs of the classic
+		# targets that the mad-* ones mirror)
+		if ! build_fixture "$target"; then
+			skip "$name: cannot build it here: $(why_unbuildable "${target#mad-}") (log: $O/$target.log)"
+			tail -3 "$O/$target.log" | sed 's/^/      /'
+			continue
+		fi
+		built_any=true
+		w=$WORK/$name dir=$WORK/$name/rewritten r=$WORK/$name/rewritten/$file
+		mkdir -p "$w/orig" "$dir"
+		cp -p "$O/$file" "$w/orig/$file"
+		before=$n_fail
+		check_original
+		$can_run && "$@"
+		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	done 3<<<"$MAD_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# mad_rewrite: rewrite a copy of the original into $r with elfpmd -q
+# --madvise; FAIL and return 1 when it fails.
+mad_rewrite () {
+	cp -p "$w/orig/$file" "$r"
+	"$ELFPMD" -q --madvise "$r" >"$w/rewrite.log" 2>&1 && return 0
+	fail "$name: elfpmd -q --madvise failed: $(head -3 "$w/rewrite.log")"
+	return 1
+}
+
+# run_as DIR OUT [WRAPPER...]: run the current fixture with the file in DIR,
+# under WRAPPER... when given; stdout and "exit status N" into OUT, stderr
+# into OUT.err.  The library is found through LD_LIBRARY_PATH=DIR.  Reads
+# prog, file, ARGS, O.
+run_as () {
+	local dir=$1 out=$2 exe status
+	shift 2
+	if [ "$prog" = "$file" ]; then exe=$dir/$file; else exe=$O/$prog; fi
+	# (the group's 2>/dev/null keeps bash's "Segmentation fault" notice off
+	# the log; the status says it)
+	{ LD_LIBRARY_PATH=$dir timeout 60 "$@" "$exe" "${ARGS[@]}" >"$out" 2>"$out.err"; status=$?; } 2>/dev/null
+	echo "exit status $status" >>"$out"
+}
+
+# same_output OUT WHAT: OUT is what the original printed; PASS or FAIL.
+same_output () {
+	if cmp -s "$w/orig.out" "$1"; then
+		pass "$name: $2: prints the same and exits 42"
+		return 0
+	fi
+	fail "$name: $2: prints something else than the original"
+	diff "$w/orig.out" "$1" | head -10 | sed 's/^/      /'
+	sed 's/^/      stderr: /' "$1.err" | head -5
+	return 1
+}
+
+# coverage STATE DIR OBJECT [WRAPPER...]: run the fixture with the file in
+# DIR (under WRAPPER...), taking its smaps copy; then stub_coverage.
+coverage () {
+	local state=$1 dir=$2 object=$3
+	shift 3
+	rm -f "$w/smaps.$state"
+	FIXTURE_SMAPS=$w/smaps.$state run_as "$dir" "$w/$state.out" "$@"
+	stub_coverage "$state" "$object"
+}
+
+# stub_coverage STATE OBJECT: the run STATE (its output $w/STATE.out, its
+# smaps copy $w/smaps.STATE) printed what the original prints, and
+# FilePmdMapped of OBJECT is at least MIN_PERCENT of the ideal (whole 2 MiB
+# chunks of the text).
+stub_coverage () {
+	local state=$1 object=$2 smaps=$w/smaps.$1 kb want ideal
+	same_output "$w/$state.out" "$state run" || return 0
+	if [ ! -s "$smaps" ]; then fail "$name: $state: the program wrote no smaps copy"; return 0; fi
+	ideal=$(ideal_chunks "$object")
+	want=$((ideal * PMD / 1024))
+	kb=$(pmd_kb "$smaps" "$object")
+	if [ "$want" -eq 0 ]; then
+		fail "$name: $state: no whole PMD chunk in the text to measure"
+	elif [ $((kb * 100)) -ge $((want * MIN_PERCENT)) ]; then
+		pass "$name: $state: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))%"
+	else
+		fail "$name: $state: FilePmdMapped $kb kB of $want kB ideal ($ideal chunks): $((kb * 100 / want))% < $MIN_PERCENT%"
+		awk -v ino="$(stat -c %i "$object")" '/^[0-9a-f]+-[0-9a-f]+ / { cur = $5 == ino; if (cur) hdr = $0; next }
+			cur && $1 == "FilePmdMapped:" { print "      " hdr "  FilePmdMapped " $2 " kB" }' "$smaps"
+	fi
+}
+
+# coverage_concurrent N DIR OBJECT: N runs of the fixture started at once
+# (states concurrent1 to concurrentN), each checked by stub_coverage.  When
+# one falls short, the order-0 state is made again and the N runs repeated
+# once, and only that second round counts, the first one noted (never when
+# a run printed something else than the original): on a loaded machine a
+# start that repairs can be preempted past the 15 ms the others wait for it
+# to finish one more chunk (elfpmd-stub(7), SECURITY), and the three then repair
+# at once; twice in a row is a failure.
+coverage_concurrent () {
+	local count=$1 dir=$2 object=$3 k round short kb want
+	for round in 1 2; do
+		local pids=()
+		for ((k = 1; k <= count; k++)); do
+			rm -f "$w/smaps.concurrent$k"
+			FIXTURE_SMAPS=$w/smaps.concurrent$k run_as "$dir" "$w/concurrent$k.out" &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		short=
+		# A run that printed something else is never run again: it fails.
+		for ((k = 1; k <= count; k++)); do
+			cmp -s "$w/orig.out" "$w/concurrent$k.out" || break 2
+		done
+		for ((k = 1; k <= count; k++)); do
+			want=$(($(ideal_chunks "$object") * PMD / 1024))
+			kb=$(pmd_kb "$w/smaps.concurrent$k" "$object" 2>/dev/null)
+			[ $((${kb:-0} * 100)) -ge $((want * MIN_PERCENT)) ] || short="$short concurrent$k:${kb:-0}/$want"
+		done
+		[ -z "$short" ] && break
+		[ "$round" = 1 ] || break
+		note "$name: $count at once, first round short ($short kB): made the order-0 state again, once more"
+		drop_caches
+		"$PAGECACHE" order0 "$object" >/dev/null 2>&1
+	done
+	for ((k = 1; k <= count; k++)); do
+		stub_coverage "concurrent$k" "$object"
+	done
+}
+
+# coverage_small_folios DIR FRESH: the states the stub repairs, for the
+# current fixture's file in DIR ($r): cached in order-0 folios (the note
+# says whether the state was reached); a copy just written into FRESH in
+# 4 KiB writes, as a package manager may write it (its pages are dirty
+# order-0 folios, which cannot be dropped before they are written back);
+# three copies of the program started at once on an order-0 cache (each
+# must get its text PMD-mapped, not keep the others' small folios alive).
+coverage_small_folios () {
+	local dir=$1 fresh=$2 o0
+	drop_caches
+	o0=$("$PAGECACHE" order0 "$r" 2>&1)
+	note "$name: $o0"
+	case $o0 in *" 0 in large folios") ;; *) note "$name: order-0 state not reached: some pages are in large folios" ;; esac
+	coverage order-0 "$dir" "$r"
+	mkdir -p "$fresh"
+	dd if="$r" of="$fresh/$file" bs=4k status=none
+	chmod 755 "$fresh/$file"
+	coverage fresh "$fresh" "$fresh/$file"
+	drop_caches
+	"$PAGECACHE" order0 "$r" >/dev/null 2>&1
+	coverage_concurrent 3 "$dir" "$r"
+}
+
+# xfs_mount DIR SIZE: an xfs image of SIZE made in DIR and mounted at
+# DIR/xfs.mnt (MNTED; LOOPDEV its loop device, ext4_umount added to
+# CLEANUP undoes it), with Linux's default read-ahead of 128 KiB; or
+# prints why not and fails.
+xfs_mount () {
+	LOOPIMG=$1/xfs.img
+	have mkfs.xfs && have losetup || { echo "mkfs.xfs or losetup not found"; return 1; }
+	CLEANUP+=("ext4_umount")
+	truncate -s "$2" "$LOOPIMG" && mkfs.xfs -q "$LOOPIMG" >"$LOOPIMG.log" 2>&1 || { echo "mkfs.xfs failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	LOOPDEV=$(losetup --find --show "$LOOPIMG" 2>"$LOOPIMG.log") || { LOOPDEV=; echo "no loop device: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	mkdir -p "$1/xfs.mnt"
+	mount "$LOOPDEV" "$1/xfs.mnt" 2>"$LOOPIMG.log" || { echo "mount failed: $(tail -1 "$LOOPIMG.log")"; return 1; }
+	MNTED=$1/xfs.mnt
+	echo 128 >"/sys/block/${LOOPDEV##*/}/queue/read_ahead_kb" 2>/dev/null || :
 }
 
 # ---------------------------------------------------------------------------

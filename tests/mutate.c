@@ -46,7 +46,7 @@
  *   info     SEED IN -       print a summary of the ELF header, one line
  *                            per program header and one per section header
  *   verify   SEED CASE DIR RC1,RC3[,strict]
- *                            the checks of one run-malformed.sh case at once
+ *                            the checks of one malformed case at once (lib.sh, mal_case)
  *                            (see do_verify); prints one line per problem
  *   check    SEED ORIG NEW [strict]
  *                            verify that NEW is a plausible in-place rewrite of

@@ -507,7 +507,7 @@ if [ -x "$MUTATE" ]; then
 fi
 
 # A 32-bit segment may end exactly at 2^32 (qemu's openbios-ppc does): not a
-# wrap; one byte more is (issue 24).
+# wrap; one byte more is.
 printf 'void _start(void);\nvoid _start(void) { for (;;) { } }\n' > "$work/free.c"
 if [ -x "$MUTATE" ] && cc -m32 -O1 -nostdlib -static -ffreestanding -fno-pic -o "$work/m32" "$work/free.c" 2>/dev/null; then
 	last=$(( $("${PHDR_DUMP:-$TESTS_BUILDDIR/phdr-dump}" "$work/m32" | grep -c ' LOAD ') - 1 ))

@@ -60,8 +60,11 @@ check "elfpmd -r TAB: directories only" test "$out" = dir
 out=$(complete_words elfpmd status "$$")
 check "elfpmd status PID TAB: this shell's PID among the PIDs" sh -c "printf '%s\n' '$out' | grep -qx $$"
 
-# make install puts it where configure said.
+# make install puts it where configure said.  (Not the make running the
+# tests: its MAKEFLAGS, under make -j, would have this one print where it
+# enters into the directory it prints.)
 if [ -f "$TESTS_BUILDDIR/../Makefile" ]; then
+	make () { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"; }
 	make -C "$TESTS_BUILDDIR/.." install-dist_bashcompletionDATA DESTDIR="$work/dest" > "$work/install.log" 2>&1 \
 		|| hard_error "make install-dist_bashcompletionDATA failed: $(tail -3 "$work/install.log")"
 	dir=$(make -s --no-print-directory -C "$TESTS_BUILDDIR/.." -f Makefile -f - print-dir <<'MK'

@@ -29,7 +29,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK" || hard_error "cannot create $WORK"
 
 # This script checks what raising p_align alone does, against phdr-dump's
-# predictions of the rules; moving file contents is padding.sh's part (run-padding-*.sh).
+# predictions of the rules; moving file contents is run-padding-*.sh's part.
 # So every run here is elfpmd --no-pad.
 printf '#!/bin/sh\nexec "%s" --no-pad "$@"\n' "$ELFPMD" > "$WORK/elfpmd-no-pad"
 chmod +x "$WORK/elfpmd-no-pad"

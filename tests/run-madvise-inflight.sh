@@ -21,17 +21,12 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PMD=$((0x200000))
 RUNS=5
-O=$TESTS_BUILDDIR/madvise-build
-WORK=$O/work-inflight
 
 require_elfpmd
 require_root_thp "drop_caches, a loop mount, a cgroup"
 page_cache_lock
-rm -rf "$WORK"
-mkdir -p "$WORK" || hard_error "cannot create $WORK"
-require_phdr_dump "$WORK/tools"
+work_dir
 build_fixture mad-tools || skip_all "cannot build the page cache helper: $(tail -1 "$O/mad-tools.log")"
 build_fixture mad-inflight || skip_all "cannot build the fixture: $(tail -1 "$O/mad-inflight.log")"
 PAGECACHE=$O/pagecache

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
 # run-prime.sh: elfpmd prime, which puts a file's aligned text into the page
-# cache as PMD-sized folios without running it (issue 12).  The fixture is
+# cache as PMD-sized folios without running it.  The fixture is
 # the 17 MiB-text PIE mad-pie (tests/fixtures madbig.S, madmain.c) in two
 # rewrites: align (elfpmd, no stub) and mad (elfpmd --madvise).  For each,
 # in three page cache states:
@@ -49,8 +49,6 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-O=$TESTS_BUILDDIR/prime-build
-WORK=$O/work
 ARGS=(alpha "beta gamma")
 pids=()
 CLEANUP=()
@@ -59,9 +57,7 @@ require_elfpmd
 require_root_thp "drop_caches for the cold and order-0 states"
 page_cache_lock
 have python3 || skip_all "python3 not found (reads the JSON report)"
-rm -rf "$WORK"
-mkdir -p "$WORK" || hard_error "cannot create $WORK"
-require_phdr_dump "$WORK/tools"
+work_dir
 
 # The systemd unit, dist/systemd/elfpmd-prime.service.in as make makes it,
 # with elfpmd the one under test and a sysconfdir of the test's.

@@ -13,8 +13,6 @@
 # 'madvise' without a stub for exec); the text summary says the same.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-O=$TESTS_BUILDDIR/status-why-build
-WORK=$O/work
 pids=()
 
 require_elfpmd
@@ -24,8 +22,7 @@ have python3 || skip_all "python3 not found (reads the JSON report)"
 shm=/dev/shm
 [ "$(stat -f -c %T "$shm" 2>/dev/null)" = tmpfs ] || skip_all "$shm is not tmpfs"
 
-rm -rf "$WORK"
-mkdir -p "$WORK" || hard_error "cannot create $WORK"
+work_dir
 shmdir=$(mktemp -d "$shm/elfpmd-status-why.XXXXXX") || hard_error "cannot create a directory in $shm"
 cleanup () {
 	local p

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
 # run-status.sh: elfpmd status, the report of which running programs have
-# their text on PMD pages (issue 12).  Programs with 17 MiB of text
+# their text on PMD pages.  Programs with 17 MiB of text
 # (tests/fixtures madbig.S, madmain.c with FIXTURE_PAUSE: they stay, text
 # mapped, until killed) run paused:
 #   orig   mad-pie as linked (not aligned)
@@ -48,8 +48,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PMD=$((0x200000))
-O=$TESTS_BUILDDIR/status-build
-WORK=$O/work
 pids=()
 
 require_elfpmd
@@ -60,9 +58,7 @@ have python3 || skip_all "python3 not found (reads smaps and the JSON report)"
 [ "$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)" = "$PMD" ] \
 	|| skip_all "this test's fixtures are made for a 2 MiB PMD"
 
-rm -rf "$WORK"
-mkdir -p "$WORK" || hard_error "cannot create $WORK"
-require_phdr_dump "$WORK/tools"
+work_dir
 
 # Stop every program this test started, by PID, whatever happens.
 cleanup () {

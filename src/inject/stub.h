@@ -64,6 +64,7 @@ struct stub_plan
   bool wanted;			/* --madvise was given */
   bool enabled;			/* the stub will be injected */
   bool present;			/* the file has an elfpmd stub already */
+  bool no_arch;			/* refused: elfpmd has no stub for the file's machine */
   const char *refusal;		/* why not, when wanted but not enabled */
   const struct stub_arch *stub;
 

@@ -496,6 +496,7 @@ fit_pass (struct stub_plan *sp, const struct layout_plan *layout, const struct e
   sp->stub = stub_arch_for (file->ehdr.e_machine, file->elfclass);
   if (sp->stub == NULL)
     {
+      sp->no_arch = true;
       sp->refusal = no_stub_reason (file->ehdr.e_machine, file->elfclass);
       return;
     }

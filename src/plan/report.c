@@ -453,7 +453,8 @@ json_stub (FILE *out, const struct file_report *r, const struct stub_plan *sp)
     }
   else
     {
-      fprintf (out, ",\"present\":%s", sp->present ? "true" : "false");
+      fprintf (out, ",\"present\":%s,\"no_stub_for_machine\":%s", sp->present ? "true" : "false",
+	       sp->no_arch ? "true" : "false");
       json_key_string (out, "reason", sp->refusal);
     }
   fputc ('}', out);

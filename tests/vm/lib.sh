@@ -704,7 +704,7 @@ vm_field () { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 # FILE's executable, non-writable PT_LOADs whose address is congruent with
 # their offset, in kB, when the load base is PMD-aligned (ET_EXEC, or the
 # largest p_align >= PMD); 0 otherwise.  The same count as ideal_chunks in
-# tests/madvise.sh, from readelf -lW.
+# tests/run-madvise-*.sh, from readelf -lW.
 vm_ideal_kb () {
 	LC_ALL=C readelf -lhW "$1" | awk -v pmd=$((${2:-0x200000})) '
 		function hex(s,  i, v) {
