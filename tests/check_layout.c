@@ -1231,6 +1231,168 @@ START_TEST (test_checker_catches_planning_errors)
 }
 END_TEST
 
+/* lld64 with a GNU build-id note of 16 bytes (OLD) in its PT_NOTE, at 0x400
+   before the hole (AFTER false) or at 0x600900 in the data segment after
+   it, little-endian or (BIG) as a big-endian ppc64 file; written to a new
+   file *PATH and opened as *F.  */
+static const unsigned char old_build_id[16] = {
+  0x5f, 0x3a, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+};
+
+static uint64_t
+build_id_file (bool after, bool big, struct elf_file *f, char **path)
+{
+  struct synth_elf s = lld64 ();
+  uint64_t note = after ? 0x600900 : 0x400;
+  if (big)
+    {
+      s.data = 2;
+      s.machine = EM_PPC64;
+    }
+  if (after)
+    {
+      s.phdr[3].offset = note;
+      s.phdr[3].vaddr = note + 0x2000;
+    }
+  *path = synth_temp_path ("buildid");
+  ck_assert (synth_write (*path, &s) == 0);
+  unsigned char n[32] = { 0 };
+  synth_put (n, 4, 4, s.data);	/* n_namesz */
+  synth_put (n + 4, sizeof old_build_id, 4, s.data);
+  synth_put (n + 8, NT_GNU_BUILD_ID, 4, s.data);
+  memcpy (n + 12, "GNU", 4);
+  memcpy (n + 16, old_build_id, sizeof old_build_id);
+  FILE *fp = fopen (*path, "r+b");
+  ck_assert (fp != NULL && fseek (fp, (long) note, SEEK_SET) == 0);
+  ck_assert (fwrite (n, 1, sizeof n, fp) == sizeof n && fclose (fp) == 0);
+  struct diag err = { "" };
+  ck_assert_msg (elf_file_open (f, *path, &err) == 0, "open: %s", err.msg);
+  return note + 16;
+}
+
+/* The build-id: derived into a patch over the note's desc where the note
+   lands (the same twice), kept with --build-id=keep, left alone in a file
+   that does not change; before and after the hole, and big-endian.  */
+START_TEST (test_build_id)
+{
+  struct elf_file f;
+  char *path;
+  uint64_t desc = build_id_file (_i == 1, _i == 2, &f, &path);
+  uint64_t out_desc = _i == 1 ? desc + 0x1000 : desc;	/* after the hole: moved by it */
+  struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+					  .pad = true } };
+  struct rewrite_plan p, q;
+  plan_checked (&p, &f, &po);
+  const struct plan_patch *b = find_patch (&p, PATCH_BUILD_ID);
+  ck_assert_ptr_nonnull (b);
+  ck_assert_uint_eq (b->offset, out_desc);
+  ck_assert_uint_eq (b->len, sizeof old_build_id);
+  ck_assert (memcmp (b->bytes, old_build_id, sizeof old_build_id) != 0);
+  ck_assert (p.build_id.derived && p.build_id.notes == 1 && p.build_id.len == sizeof old_build_id);
+  ck_assert (memcmp (p.build_id.before, old_build_id, sizeof old_build_id) == 0);
+  ck_assert (memcmp (p.build_id.after, b->bytes, sizeof old_build_id) == 0);
+  plan_checked (&q, &f, &po);
+  ck_assert (memcmp (find_patch (&q, PATCH_BUILD_ID)->bytes, b->bytes, b->len) == 0);
+  rewrite_plan_free (&q);
+  po.build_id = BUILD_ID_KEEP;
+  plan_checked (&q, &f, &po);
+  ck_assert_ptr_null (find_patch (&q, PATCH_BUILD_ID));
+  ck_assert (!q.build_id.derived && memcmp (q.build_id.after, old_build_id, sizeof old_build_id) == 0);
+  rewrite_plan_free (&q);
+  po.build_id = BUILD_ID_DERIVE;
+  po.layout.rule = ALIGN_RULE_KERNEL;	/* nothing eligible: no change */
+  plan_checked (&q, &f, &po);
+  ck_assert (!q.changed);
+  ck_assert_ptr_null (find_patch (&q, PATCH_BUILD_ID));
+  ck_assert (q.build_id.notes == 1 && !q.build_id.derived);
+  rewrite_plan_free (&q);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+/* A build-id the rewrite writes something else over (a hostile note whose
+   desc is the section header table's first entry) is refused by name,
+   not patched.  */
+START_TEST (test_build_id_under_table)
+{
+  struct synth_elf s = lld64 ();
+  s.shoff = 0x600a70;
+  s.phdr[3].offset = 0x600a60;
+  s.phdr[3].vaddr = 0x602a60;
+  char *path = synth_temp_path ("buildid-table");
+  ck_assert (synth_write (path, &s) == 0);
+  unsigned char n[16] = { 0 };
+  synth_put (n, 4, 4, 1);
+  synth_put (n + 4, 16, 4, 1);
+  synth_put (n + 8, NT_GNU_BUILD_ID, 4, 1);
+  memcpy (n + 12, "GNU", 4);
+  FILE *fp = fopen (path, "r+b");
+  ck_assert (fp != NULL && fseek (fp, 0x600a60, SEEK_SET) == 0);
+  ck_assert (fwrite (n, 1, sizeof n, fp) == sizeof n && fclose (fp) == 0);
+  struct elf_file f;
+  struct rewrite_plan p;
+  struct diag err = { "" };
+  ck_assert_msg (elf_file_open (&f, path, &err) == 0, "open: %s", err.msg);
+  struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+					  .pad = true } };
+  ck_assert (rewrite_plan_build (&p, &f, &po, &err) != 0);
+  ck_assert_msg (strstr (err.msg, "lies under the section header table") != NULL, "%s", err.msg);
+  po.build_id = BUILD_ID_KEEP;
+  plan_checked (&p, &f, &po);
+  ck_assert (p.changed && p.build_id.notes == 1 && !p.build_id.derived);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
+/* The checker allows a build-id patch only over the desc of a build-id
+   note: moved into its header, into the text, cut short, or given twice,
+   it is caught.  */
+static void b_header (struct plan_patch *b) { b->offset -= 4; }
+static void b_text (struct plan_patch *b) { b->offset = 0x1870 + 0x100; }
+static void b_short (struct plan_patch *b) { b->len -= 1; }
+static void b_past (struct plan_patch *b) { b->offset += 4; }
+
+static void (*const build_id_damage[]) (struct plan_patch *) = {
+  b_header, b_text, b_short, b_past, NULL,
+};
+
+START_TEST (test_checker_build_id)
+{
+  struct elf_file f;
+  char *path;
+  build_id_file (false, false, &f, &path);
+  struct plan_options po = { .layout = { .rule = ALIGN_RULE_RELAXED, .pmd = 2 * M, .page = 4 * K,
+					  .pad = true } };
+  struct rewrite_plan p;
+  plan_checked (&p, &f, &po);
+  struct plan_patch *b = find_patch (&p, PATCH_BUILD_ID);
+  ck_assert_ptr_nonnull (b);
+  struct diag err = { "" };
+  if (build_id_damage[_i] != NULL)
+    build_id_damage[_i] (b);
+  else
+    {
+      /* The same patch twice.  */
+      unsigned char *again = malloc (b->len);
+      ck_assert_ptr_nonnull (again);
+      memcpy (again, b->bytes, b->len);
+      ck_assert (pieces_add_patch (&p.pieces, PATCH_BUILD_ID, b->offset, again, b->len, &err) == 0);
+    }
+  ck_assert_msg (check_plan (&p, &f, &err) != 0, "build-id damage %d not caught", _i);
+  ck_assert_msg (strstr (err.msg, "build-id") != NULL, "build-id damage %d: %s", _i, err.msg);
+  rewrite_plan_free (&p);
+  elf_file_close (&f);
+  unlink (path);
+  free (path);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -1260,6 +1422,10 @@ main (void)
   tcase_add_test (tc, test_plan_hostile_align);
   tcase_add_loop_test (tc, test_checker_catches_planning_errors, 0,
 		       sizeof plan_damage / sizeof plan_damage[0]);
+  tcase_add_loop_test (tc, test_build_id, 0, 3);
+  tcase_add_test (tc, test_build_id_under_table);
+  tcase_add_loop_test (tc, test_checker_build_id, 0,
+		       sizeof build_id_damage / sizeof build_id_damage[0]);
   tcase_add_test (tc, test_plan_exec);
   tcase_add_test (tc, test_rewrite_classes);
   tcase_add_test (tc, test_unknown_machine_fails_untouched);

@@ -114,6 +114,8 @@ static const struct refusal refusals[] = {
     "\"elfpmd\":\"0.2.0\"}", "an option that elfpmd does not record" },
   { "a size option of 0", HEAD HASHES SIZES ",\"options\":[\"--pmd-size=0\"],"
     "\"elfpmd\":\"0.2.0\"}", "the option '--pmd-size=0' is not one elfpmd records" },
+  { "a build-id policy elfpmd has not", HEAD HASHES SIZES ",\"options\":[\"--build-id=none\"],"
+    "\"elfpmd\":\"0.2.0\"}", "the option '--build-id=none' is not one elfpmd records" },
   { "an option that is no string", HEAD HASHES SIZES ",\"options\":[5],\"elfpmd\":\"0.2.0\"}",
     "an option that is not a string" },
   { "a version that is no string", HEAD HASHES SIZES ",\"options\":[],\"elfpmd\":2}",
@@ -198,7 +200,7 @@ START_TEST (test_round_trip)
   static const char *const names[] = { "/caf\xe9/\xff\xfe prog", "/a\"b\\c\nd\te" };
   static char store[][24] = { "--rule=kernel", "--no-pad", "--pmd-size=2097152", "--page-size=4096",
 			      "--madvise=copy", "--populate-max=3", "--copy-max=5", "--move-table", "-p",
-			      "--no-sync" };
+			      "--no-sync", "--build-id=keep" };
   enum { NOPTS = sizeof store / sizeof store[0] };
   char *opts[NOPTS], originals[] = "/var/lib/\xe9";
   for (size_t i = 0; i < NOPTS; i++)

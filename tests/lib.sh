@@ -1379,7 +1379,7 @@ mal_count () {
 # and -o left no output; no temporary file is left; mutate verify checks
 # the contents (the in-place result against CHECKMODE, strict: only p_align
 # fields raised, to a larger power of two keeping p_vaddr congruent with
-# p_offset; loose: may grow, then phdr-dump --bytemap checks it; the inputs
+# p_offset, and the build-id (a new one of the same length); loose: may grow, then phdr-dump --bytemap checks it; the inputs
 # of -n and -o untouched; -o's output the in-place result); the three runs
 # agree on the status.  Appends "ID RC1 RC2" to $RCS; on failure
 # mal_records it and returns 1.  "prepared": WORKDIR/in-place.elf and

@@ -52,9 +52,11 @@
  *                            verify that NEW is a plausible in-place rewrite of
  *                            ORIG: same size, ELF magic; with "strict", every
  *                            changed byte must lie in the p_align field of a
- *                            PT_LOAD entry and the new p_align must be a power
- *                            of two larger than the old one, with p_vaddr
- *                            congruent to p_offset modulo it
+ *                            PT_LOAD entry, or in the desc of a GNU build-id
+ *                            note (elfpmd derives a new one), and the new
+ *                            p_align must be a power of two larger than the
+ *                            old one, with p_vaddr congruent to p_offset
+ *                            modulo it
  *
  * Field mutations (SEED modulo their number picks one, the next that applies
  * if it does not): EI_CLASS, EI_DATA, other ident bytes, e_type, e_machine,
@@ -1377,6 +1379,39 @@ static int is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+/* Whether byte POS of A lies in the desc of a GNU build-id note (type 3,
+ * name "GNU") of one of its SHT_NOTE sections or PT_NOTE segments, the
+ * notes walked from their headers: elfpmd gives a file it changes a new
+ * build-id there, of the same length (--build-id). */
+static int in_build_id(const struct img *a, uint64_t pos)
+{
+	uint64_t i, j, off, size, align, at;
+	for (i = 0; i < a->phnum + a->shnum; i++) {
+		int seg = i < a->phnum;
+		j = seg ? i : i - a->phnum;
+		if (seg ? pget(a, j, P_TYPE) != PT_NOTE : (j == 0 || sget(a, j, SH_TYPE) != SHT_NOTE))
+			continue;
+		off = seg ? pget(a, j, P_OFFSET) : sget(a, j, SH_OFFSET);
+		size = seg ? pget(a, j, P_FILESZ) : sget(a, j, SH_SIZE);
+		align = (seg ? pget(a, j, P_ALIGN) : sget(a, j, SH_ADDRALIGN)) == 8 ? 8 : 4;
+		if (pos < off || off > a->n || size > a->n - off)
+			continue;
+		for (at = 0; at + 12 <= size;) {
+			uint64_t namesz = rd(a, off + at, 4), descsz = rd(a, off + at + 4, 4);
+			uint64_t type = rd(a, off + at + 8, 4);
+			uint64_t desc = (at + 12 + namesz + align - 1) & ~(align - 1);
+			uint64_t next = (desc + descsz + align - 1) & ~(align - 1);
+			if (desc > size || descsz > size - desc || next <= at)
+				break;
+			if (type == 3 && namesz == 4 && memcmp(a->b + off + at + 12, "GNU", 4) == 0 &&
+			    pos >= off + desc && pos < off + desc + descsz)
+				return 1;
+			at = next;
+		}
+	}
+	return 0;
+}
+
 /* Is B a plausible in-place rewrite of A?  Problems are printed after PFX. */
 static int do_check(const struct img *a, const struct img *b, int strict, const char *pfx)
 {
@@ -1407,8 +1442,11 @@ static int do_check(const struct img *a, const struct img *b, int strict, const 
 			    fo < foff(a, &elf_phdr_fields[P_ALIGN]) + fsz(a, &elf_phdr_fields[P_ALIGN]))
 				ok = 1;
 		}
+		if (!ok)
+			ok = in_build_id(a, pos);
 		if (!ok) {
-			printf("%sbyte %#" PRIx64 " changed (%#x -> %#x) outside any PT_LOAD p_align\n",
+			printf("%sbyte %#" PRIx64 " changed (%#x -> %#x) outside any PT_LOAD p_align and "
+			       "build-id\n",
 			       pfx, pos, a->b[pos], b->b[pos]);
 			return EXIT_CHECKFAIL;
 		}

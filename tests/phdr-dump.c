@@ -409,6 +409,12 @@ parse_pmd (const char *text)
        e_phoff, e_shoff, p_offset, sh_offset (which must be the mapped
        values) and p_align of a PT_LOAD (unchanged, or raised to a power of
        two with (p_vaddr - p_offset) % p_align == 0 in the output);
+     - the desc of each GNU build-id note of IN (type 3, name "GNU", found
+       by walking the notes of its SHT_NOTE sections and PT_NOTE segments)
+       is left out of the byte comparison: elfpmd derives a new build-id
+       for a file it changes (--build-id); the note's header is compared,
+       so the length stays; whether the build-id was kept or changed is
+       said in the "bytemap ok" line;
      - each hole, [at + old shift, at + new shift) of the output, reads as
        zeros, and the output is as long as the input plus the last shift;
      - no segment or section with file contents, and none of the header
@@ -833,6 +839,69 @@ exclude (uint64_t start, uint64_t end)
     }
   excl[nexcluded][0] = start;
   excl[nexcluded++][1] = end;
+}
+
+/* The descs of IN's GNU build-id notes: input [start, end), each once.  */
+#define MAX_BUILD_IDS 16
+static uint64_t bid[MAX_BUILD_IDS][2];
+static size_t nbid;
+
+/* Record the build-id descs of the notes in IN's [OFF, OFF + SIZE), aligned
+   to ALIGN (4 or 8) from OFF.  */
+static void
+build_id_notes (const struct image *in, uint64_t off, uint64_t size, uint64_t align)
+{
+  bool msb = in->e.data == ELFDATA2MSB;
+  if (off > in->e.size || size > in->e.size - off)
+    return;
+  const unsigned char *p = in->buf + off;
+  for (uint64_t at = 0; at + 12 <= size;)
+    {
+      uint64_t namesz = elf_get (p + at, 4, msb), descsz = elf_get (p + at + 4, 4, msb);
+      uint64_t type = elf_get (p + at + 8, 4, msb);
+      uint64_t desc = (at + 12 + namesz + align - 1) & ~(align - 1);
+      uint64_t next = (desc + descsz + align - 1) & ~(align - 1);
+      if (desc > size || descsz > size - desc || next <= at)
+	return;
+      bool seen = false;
+      for (size_t k = 0; k < nbid; k++)
+	seen = seen || bid[k][0] == off + desc;
+      if (type == 3 && namesz == 4 && memcmp (p + at + 12, "GNU", 4) == 0 && descsz != 0 && !seen)
+	{
+	  if (nbid == MAX_BUILD_IDS)
+	    {
+	      problem ("more than %d GNU build-id notes", MAX_BUILD_IDS);
+	      return;
+	    }
+	  bid[nbid][0] = off + desc;
+	  bid[nbid++][1] = off + desc + descsz;
+	}
+      at = next;
+    }
+}
+
+/* Find the build-id notes of IN (build_id_notes).  */
+static void
+find_build_ids (const struct image *in)
+{
+  for (uint64_t i = 1; i < in->h.shnum; i++)
+    if (in->sh[i][SH_TYPE] == SHT_NOTE)
+      build_id_notes (in, in->sh[i][SH_OFFSET], in->sh[i][SH_SIZE],
+		      in->sh[i][SH_ADDRALIGN] == 8 ? 8 : 4);
+  for (uint64_t i = 0; i < in->h.phnum; i++)
+    if (in->ph[i][P_TYPE] == PT_NOTE)
+      build_id_notes (in, in->ph[i][P_OFFSET], in->ph[i][P_FILESZ],
+		      in->ph[i][P_ALIGN] == 8 ? 8 : 4);
+}
+
+/* Whether input offset X is in the desc of a build-id note.  */
+static bool
+in_build_id (uint64_t x)
+{
+  for (size_t k = 0; k < nbid; k++)
+    if (x >= bid[k][0] && x < bid[k][1])
+      return true;
+  return false;
 }
 
 /* Compare the bytes of IN outside the excluded ranges with their images in
@@ -1728,7 +1797,7 @@ stub_moved (const struct image *in, const struct image *out)
   if (!fits (to, len, out->e.size))
     return;			/* (reported by note_moved) */
   for (uint64_t k = 0; k < len; k++)
-    if (in->buf[sv.mv_start + k] != out->buf[to + k])
+    if (in->buf[sv.mv_start + k] != out->buf[to + k] && !in_build_id (sv.mv_start + k))
       {
 	problem ("moved bytes differ: input byte at 0x%" PRIx64 " (0x%02x) is 0x%02x at 0x%" PRIx64
 		 " in the stub's segment", sv.mv_start + k, in->buf[sv.mv_start + k],
@@ -2686,6 +2755,7 @@ bytemap (const char *in_name, const char *out_name)
   static struct image in, out;
   load_image (&in, in_name);
   load_image (&out, out_name);
+  find_build_ids (&in);
 
   /* One PT_LOAD more: elfpmd --madvise's stub.  */
   sv.on = count_type (&out, PT_LOAD) == count_type (&in, PT_LOAD) + 1;
@@ -2779,7 +2849,21 @@ bytemap (const char *in_name, const char *out_name)
       exclude (in.sh[i][SH_OFFSET], in.sh[i][SH_OFFSET] + in.sh[i][SH_SIZE]);
   if (sv.on)
     find_init_word (&in);
+  for (size_t k = 0; k < nbid; k++)
+    exclude (bid[k][0], bid[k][1]);
   uint64_t compared = compare_bytes (&in, &out);
+  size_t bid_changed = 0;
+  for (size_t k = 0; k < nbid; k++)
+    {
+      uint64_t x = bid[k][0], len = bid[k][1] - bid[k][0];
+      bool moved = sv.on && sv.table == TABLE_GROWN && sv.mv_end > sv.mv_start
+		   && x >= sv.mv_start && x < sv.mv_end;
+      uint64_t to = moved ? x + sv.mv_delta : x + shift_at (x);
+      if (!fits (to, len, out.e.size))
+	problem ("the build-id at input 0x%" PRIx64 " maps past the output's end", x);
+      else if (memcmp (in.buf + x, out.buf + to, (size_t) len) != 0)
+	bid_changed++;
+    }
   if (sv.on)
     {
       stub_dynamic (&in, &out);
@@ -2800,6 +2884,9 @@ bytemap (const char *in_name, const char *out_name)
 	  " bytes compared%s",
 	  in.h.phnum, in.h.shnum, nsteps - 1, nsteps == 2 ? "" : "s", total, in.e.size, out.e.size,
 	  compared, bm_warnings != 0 ? " (with warnings)" : "");
+  if (nbid != 0)
+    printf (", build-id %s", bid_changed == 0 ? "kept" : bid_changed == nbid ? "changed"
+	    : "partly changed");
   if (sv.on)
     print_stub ();
   putchar ('\n');

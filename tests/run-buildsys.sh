@@ -6,8 +6,9 @@
 #   - doc: each recipe file appears in doc/integration.md, byte for byte but
 #     for its licence header (SPDX and copyright lines), in the fenced block
 #     after its marker `<!-- recipe: tests/buildsys/PATH -->`;
-#   - pipeline: what the doc says of elfpmd and debug-info extraction (the
-#     build-id note and .gnu_debuglink kept, gdb finds the debug file), and
+#   - pipeline: what the doc says of elfpmd and debug-info extraction (a
+#     new build-id of the same length, the old one with --build-id=keep,
+#     .gnu_debuglink kept, gdb finds the debug file by it), and
 #     of strip, eu-strip and dwz after elfpmd (the alignment kept);
 #   - cmake, meson (install script and custom_target), automake (libtool,
 #     install-exec-hook), make (a plain Makefile) and cargo (the linker
@@ -283,10 +284,16 @@ if want_part pipeline; then
 				&& objcopy --add-gnu-debuglink="$W/prog.debug" "$W/prog" || { fail "$L: $ld: objcopy failed"; continue; }
 			id=$(section "$W/prog" .note.gnu.build-id)
 			link=$(section "$W/prog" .gnu_debuglink)
+			"$ELFPMD" -q --build-id=keep -o "$W/prog.keep" "$W/prog" || fail "$L: $ld: elfpmd --build-id=keep failed"
 			"$ELFPMD" -q "$W/prog" || fail "$L: $ld: elfpmd failed"
 			aligned "$L: $ld, debug info split off" "$W/prog" "$W/prog.orig"
-			[ -n "$id" ] && [ "$id" = "$(section "$W/prog" .note.gnu.build-id)" ] \
-				&& pass "$L: $ld: elfpmd keeps the build-id note" || fail "$L: $ld: build-id note '$id' -> '$(section "$W/prog" .note.gnu.build-id)'"
+			new=$(section "$W/prog" .note.gnu.build-id)
+			# (the note's header, 16 bytes, is 32 hexadecimal digits)
+			[ -n "$id" ] && [ "$new" != "$id" ] && [ ${#new} -eq ${#id} ] && [ "${new:0:32}" = "${id:0:32}" ] \
+				&& pass "$L: $ld: elfpmd gives a new build-id of the same length" || fail "$L: $ld: build-id note '$id' -> '$new'"
+			[ -n "$id" ] && [ "$id" = "$(section "$W/prog.keep" .note.gnu.build-id)" ] \
+				&& pass "$L: $ld: elfpmd --build-id=keep keeps the build-id note" \
+				|| fail "$L: $ld: --build-id=keep: build-id note '$id' -> '$(section "$W/prog.keep" .note.gnu.build-id)'"
 			[ -n "$link" ] && [ "$link" = "$(section "$W/prog" .gnu_debuglink)" ] \
 				&& pass "$L: $ld: elfpmd keeps .gnu_debuglink (name and CRC)" || fail "$L: $ld: .gnu_debuglink '$link' -> '$(section "$W/prog" .gnu_debuglink)'"
 			if have gdb; then

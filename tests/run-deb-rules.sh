@@ -28,9 +28,10 @@
 # text PT_LOAD has p_align 2 MiB and p_offset congruent with p_vaddr
 # (noelfpmd: not aligned); eu-elflint --gnu-ld finds no more than in the
 # unaligned build; the program prints what the unaligned build's prints;
-# DEBIAN/md5sums matches; each ELF file's build-id names a debug file (in the
-# -dbgsym package, or in the package for plain) with that build-id whose
-# text PT_LOAD has the 2 MiB alignment too (made from the rewritten file).
+# DEBIAN/md5sums matches; each ELF file's build-id, another than the
+# unaligned build's, names a debug file (in the -dbgsym package, or in the
+# package for plain) with that build-id whose text PT_LOAD has the 2 MiB
+# alignment too (made from the rewritten file).
 # Also: the cdbs variables (DEB_DH_ELFPMD_ARGS_*, DEB_ELFPMD_EXCLUDE*,
 # CDBS_BUILD_DEPENDS) by make -n, and that the Makefile installs the rule
 # file where the doc's include names it.  Skipped without cdbs.
@@ -292,13 +293,14 @@ check_variant () {
 			fi
 		fi
 		$have_elflint && elflint_no_worse "$v: $f" "$A/x/$f" "$B/x/$f" "unaligned build"
-		# The debug file: same build-id, made from the rewritten file.
+		# The debug file: made from the rewritten file, whose build-id is
+		# not the unaligned build's (elfpmd derives a new one).
 		id=$(build_id "$A/x/$f")
 		if [ -z "$id" ]; then
 			fail "$v: $f has no build-id note"
 			continue
 		fi
-		check "$v: $f keeps the unaligned build's build-id ($id)" test "$id" = "$(build_id "$B/x/$f")"
+		check "$v: $f has another build-id than the unaligned build's ($id)" test "$id" != "$(build_id "$B/x/$f")"
 		dbgdir=$A/dbg
 		[ "$v" = plain ] && dbgdir=$A/x
 		d=usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug

@@ -208,15 +208,15 @@ build_package () {
 	fi
 }
 
-# no_crc FILE NAME: a copy of FILE (its name printed) with the CRC of its
+# no_debuglink FILE NAME: a copy of FILE (its name printed) with its
 # .gnu_debuglink zeroed: the debug file dh_strip makes of a rewritten file
 # describes its layout, so it is another file than the noelfpmd build's,
-# with another CRC.
-no_crc () {
-	local out=$work/nocrc.$2 off size
+# with another CRC, and named by another build-id.
+no_debuglink () {
+	local out=$work/nodebuglink.$2 off size
 	cp "$1" "$out" || return 1
 	read -r off size < <(readelf -SW "$out" | awk '$2 == ".gnu_debuglink" { print $5, $6; exit }')
-	[ -n "$off" ] && printf '\0\0\0\0' | dd of="$out" bs=1 seek=$(( 0x$off + 0x$size - 4 )) conv=notrunc status=none
+	[ -n "$off" ] && head -c $(( 0x$size )) /dev/zero | dd of="$out" bs=1 seek=$(( 0x$off )) conv=notrunc status=none
 	echo "$out"
 }
 
@@ -282,7 +282,7 @@ for f in $elfs; do
 	else
 		pass "noelfpmd: $f: text not aligned: $(describe_text "$B/x/$f")"
 	fi
-	if "$PHDR_DUMP" --bytemap "$(no_crc "$B/x/$f" b)" "$(no_crc "$A/x/$f" a)" > "$work/bytemap.out" 2>&1; then
+	if "$PHDR_DUMP" --bytemap "$(no_debuglink "$B/x/$f" b)" "$(no_debuglink "$A/x/$f" a)" > "$work/bytemap.out" 2>&1; then
 		pass "aligned: $f is the noelfpmd build's with holes: $(head -1 "$work/bytemap.out")"
 	else
 		fail "aligned: $f is not the noelfpmd build's with holes"
@@ -336,7 +336,7 @@ else
 			fail "aligned: $f has no build-id note"
 			continue
 		fi
-		check "aligned: $f keeps the build-id of the noelfpmd build's ($id)" test "$id" = "$(build_id "$B/x/$f")"
+		check "aligned: $f has another build-id than the noelfpmd build's ($id)" test "$id" != "$(build_id "$B/x/$f")"
 		d=usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 		if [ -f "$A/dbg/$d" ] && [ "$(build_id "$A/dbg/$d")" = "$id" ]; then
 			pass "aligned: $f: the -dbgsym package has $d with that build-id"

@@ -26,7 +26,9 @@ if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elf
 # place (one more entry, same e_phoff), the PT_INTERP and PT_NOTE segments
 # and hash tables that followed it may have moved into the stub's segment,
 # byte for byte, with DT_HASH and DT_GNU_HASH following; their old place
-# after the table is zero.
+# after the table is zero.  The desc of each GNU build-id note in a PT_NOTE
+# is new (elfpmd derives one for a file it changes), of the same length:
+# taken into IN's bytes before they are compared.
 check_structure () {
 	python3 - "$1" "$2" "$3" <("$PHDR_DUMP" "$1") <("$PHDR_DUMP" "$2") <<'EOF_PY'
 import struct, sys
@@ -89,6 +91,28 @@ if [p["type"] for p in rest] != [p["type"] for p in p1]:
     errors.append("program header types %s -> %s" % ([p["type"] for p in p1], [p["type"] for p in rest]))
 else:
     a, b = open(inp, "rb").read(), open(out, "rb").read()
+    def build_ids(buf, off, size, align):
+        """(offset in the notes, length) of the GNU build-id descs there."""
+        align = 8 if align == 8 else 4
+        at = 0
+        while at + 12 <= size:
+            namesz, descsz, typ = struct.unpack_from("<III", buf, off + at)
+            desc = (at + 12 + namesz + align - 1) & ~(align - 1)
+            nxt = (desc + descsz + align - 1) & ~(align - 1)
+            if desc > size or descsz > size - desc or nxt <= at:
+                break
+            if typ == 3 and namesz == 4 and buf[off + at + 12:off + at + 16] == b"GNU\0":
+                yield desc, descsz
+            at = nxt
+    a = bytearray(a)
+    for old, nw in zip(p1, rest):
+        if old["type"] == "NOTE":
+            for k, n in list(build_ids(a, old["off"], old["filesz"], old["align"])):
+                was, now = a[old["off"] + k:old["off"] + k + n], b[nw["off"] + k:nw["off"] + k + n]
+                if was == now:
+                    errors.append("the build-id at %#x was kept, not derived" % (old["off"] + k))
+                a[old["off"] + k:old["off"] + k + n] = now
+    a = bytes(a)
     stub_bytes = b[stub["off"]:stub["off"] + stub["filesz"]]
     def in_stub(p):
         return stub["va"] <= p["va"] and p["va"] + p["memsz"] <= stub["va"] + stub["memsz"]

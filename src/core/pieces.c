@@ -76,6 +76,7 @@ patch_kind_name (enum patch_kind kind)
     case PATCH_STUB_SYMBOLS: return "the stub's symbols";
     case PATCH_STUB_NAMES: return "the names of the stub's symbols";
     case PATCH_INIT_ARRAY: return "the first DT_INIT_ARRAY entry's relocation";
+    case PATCH_BUILD_ID: return "the build-id";
     default: return "the moved objects' old place";
     }
 }

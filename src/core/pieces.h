@@ -36,6 +36,7 @@ enum patch_kind
   PATCH_CLEAR,			/* zeros over the old place of moved objects */
   PATCH_INIT_ARRAY,		/* the word deciding DT_INIT_ARRAY[0]: its relocation's
 				   r_addend, or the entry itself (DT_RELR) */
+  PATCH_BUILD_ID,		/* the desc of a GNU build-id note, a new build-id */
 };
 
 /* LEN literal bytes at output offset OFFSET, written after every copy.  */

@@ -1211,6 +1211,122 @@ check_stub_patch (const struct checker *c, const struct plan_patch *p, const str
   return FAIL (c, "the stub's parameters are missing");
 }
 
+/* --- The build-id.  */
+
+/* LEN bytes of the output at OFF into BUF: read back, or as the plan makes
+   them (the input's bytes the copies put there, then the patches over
+   them, zeros elsewhere).  */
+static int
+output_bytes (const struct checker *c, uint64_t off, size_t len, unsigned char *buf)
+{
+  if (!inside (off, len, c->out.size))
+    return FAIL (c, "output bytes [%#" PRIx64 ", +%#zx) are past the output's end", off, len);
+  if (c->out_fd >= 0)
+    {
+      if (c->out_map != NULL)
+	memcpy (buf, c->out_map + off, len);
+      else if (!read_full (c->out_fd, buf, len, off))
+	return diag_set (c->err, "cannot read back the output: %s",
+			 errno != 0 ? strerror (errno) : "short read");
+      return 0;
+    }
+  memset (buf, 0, len);
+  const struct plan_pieces *p = c->pieces;
+  for (size_t k = 0; k < p->ncopies; k++)
+    {
+      const struct plan_copy *cp = &p->copies[k];
+      if (!ranges_overlap (cp->to, cp->len, off, len))
+	continue;
+      uint64_t from = cp->to > off ? cp->to : off;
+      uint64_t to = cp->to + cp->len < off + len ? cp->to + cp->len : off + len;
+      if (!read_full (c->in->fd, buf + (from - off), to - from, cp->from + (from - cp->to)))
+	return diag_set (c->err, "cannot read the input: %s",
+			 errno != 0 ? strerror (errno) : "short read");
+    }
+  for (size_t k = 0; k < p->npatches; k++)
+    {
+      const struct plan_patch *pt = &p->patches[k];
+      if (!ranges_overlap (pt->offset, pt->len, off, len))
+	continue;
+      uint64_t from = pt->offset > off ? pt->offset : off;
+      uint64_t to = pt->offset + pt->len < off + len ? pt->offset + pt->len : off + len;
+      memcpy (buf + (from - off), pt->bytes + (from - pt->offset), to - from);
+    }
+  return 0;
+}
+
+/* Whether the output's notes in [START, START + SIZE), aligned to ALIGN (4
+   or 8) from START, have a GNU build-id note (type 3, name "GNU") whose
+   desc is exactly [OFF, OFF + LEN): into *FOUND.  The notes are walked
+   from their headers, as a reader of the file walks them.  */
+static int
+build_id_note_at (const struct checker *c, uint64_t start, uint64_t size, uint64_t align,
+		  uint64_t off, size_t len, bool *found)
+{
+  int data = c->in->data;
+  uint64_t at = 0;
+  *found = false;
+  while (at <= size && size - at >= 12 && start + at < off + len)
+    {
+      unsigned char h[16];
+      if (output_bytes (c, start + at, size - at >= 16 ? 16 : 12, h) != 0)
+	return -1;
+      uint64_t namesz = word_at (h, 4, data), descsz = word_at (h + 4, 4, data);
+      uint64_t type = word_at (h + 8, 4, data);
+      uint64_t desc = (at + 12 + namesz + align - 1) & ~(align - 1);
+      uint64_t next = (desc + descsz + align - 1) & ~(align - 1);
+      if (desc > size || descsz > size - desc)
+	return 0;		/* a note past the end: no more notes */
+      if (type == 3 && namesz == 4 && size - at >= 16 && memcmp (h + 12, "GNU", 4) == 0
+	  && start + desc == off && descsz == len)
+	{
+	  *found = true;
+	  return 0;
+	}
+      if (next <= at)
+	return 0;
+      at = next;
+    }
+  return 0;
+}
+
+/* The build-id patch P, a new build-id: exactly the desc of a GNU build-id
+   note of the output, in one of its SHT_NOTE sections or PT_NOTE segments,
+   clear of the ELF header and the header tables, and not patched twice.  */
+static int
+check_build_id_patch (const struct checker *c, const struct plan_patch *p)
+{
+  const struct view *o = &c->out;
+  uint64_t ph = (uint64_t) o->phnum * elf_phdr_size (c->in->elfclass);
+  uint64_t sh = (uint64_t) o->shnum * elf_shdr_size (c->in->elfclass);
+  if (p->len == 0 || ranges_overlap (p->offset, p->len, 0, elf_ehdr_size (c->in->elfclass))
+      || ranges_overlap (p->offset, p->len, o->eh->e_phoff, ph)
+      || ranges_overlap (p->offset, p->len, o->eh->e_shoff, sh))
+    return FAIL (c, "the build-id patch at %#" PRIx64 " is empty or overlaps the output's headers",
+		 p->offset);
+  for (size_t k = 0; k < c->pieces->npatches; k++)
+    {
+      const struct plan_patch *q = &c->pieces->patches[k];
+      if (q != p && q->kind == PATCH_BUILD_ID && ranges_overlap (p->offset, p->len, q->offset, q->len))
+	return FAIL (c, "two build-id patches at %#" PRIx64, p->offset);
+    }
+  bool found = false;
+  for (size_t i = 1; i < o->shnum && !found; i++)
+    if (o->sh[i].sh_type == SHT_NOTE && section_has_bytes (&o->sh[i])
+	&& build_id_note_at (c, o->sh[i].sh_offset, o->sh[i].sh_size,
+			     o->sh[i].sh_addralign == 8 ? 8 : 4, p->offset, p->len, &found) != 0)
+      return -1;
+  for (size_t i = 0; i < o->phnum && !found; i++)
+    if (o->ph[i].p_type == PT_NOTE && o->ph[i].p_filesz != 0
+	&& build_id_note_at (c, o->ph[i].p_offset, o->ph[i].p_filesz,
+			     o->ph[i].p_align == 8 ? 8 : 4, p->offset, p->len, &found) != 0)
+      return -1;
+  if (!found)
+    return FAIL (c, "the build-id patch at %#" PRIx64 " (%zu bytes) is not the desc of a GNU "
+		 "build-id note of the output", p->offset, p->len);
+  return 0;
+}
+
 static int
 check_patches (const struct checker *c)
 {
@@ -1271,6 +1387,9 @@ check_patches (const struct checker *c)
 	  break;
 	case PATCH_STUB_NAMES:
 	  ret = check_stub_names (c, p);
+	  break;
+	case PATCH_BUILD_ID:
+	  ret = check_build_id_patch (c, p);
 	  break;
 	case PATCH_CLEAR:
 	  for (size_t b = 0; b < p->len && ret == 0; b++)

@@ -29,6 +29,7 @@ manifest_option_allowed (const char *opt)
 {
   static const char *const plain[] = {
     "--rule=kernel", "--no-pad", "--madvise", "--madvise=copy", "--move-table", "-p", "--no-sync",
+    "--build-id=keep", "--build-id=derive",
   };
   static const char *const sized[] = {
     "--pmd-size=", "--page-size=", "--populate-max=", "--copy-max=",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later
    Copyright (C) 2026 The elfpmd authors  */
 /* The rewrite plan, composed: the layout's copies and mapped headers, then
-   the stub's changes, then the headers encoded once, here.  */
+   the stub's changes, then the headers encoded once, here, then the new
+   build-id over everything before it.  */
 #include <config.h>
 
 #include <stdlib.h>
@@ -137,7 +138,8 @@ rewrite_plan_build (struct rewrite_plan *plan, const struct elf_file *file,
       || layout_copies (&plan->layout, &plan->pieces, err) != 0
       || (plan->stub.enabled
 	  && stub_compose (&plan->stub, &plan->layout, file, &plan->tables, &plan->pieces, err) != 0)
-      || (file->skip_reason == NULL && encode_tables (plan, file, err) != 0))
+      || (file->skip_reason == NULL && encode_tables (plan, file, err) != 0)
+      || (file->skip_reason == NULL && build_id_compose (plan, file, opts->build_id, err) != 0))
     {
       rewrite_plan_free (plan);
       return -1;

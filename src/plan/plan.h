@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "build_id.h"
 #include "diag.h"
 #include "elf_file.h"
 #include "layout.h"
@@ -25,6 +26,7 @@ struct plan_options
 {
   struct layout_options layout;
   struct stub_request stub;	/* --madvise and its options */
+  enum build_id_policy build_id; /* --build-id */
 };
 
 struct rewrite_plan
@@ -37,6 +39,7 @@ struct rewrite_plan
   bool changed;			/* the output differs from the input */
   uint64_t pmd, page;
   size_t holes;			/* padding holes inserted */
+  struct plan_build_id build_id;	/* the build-id before and after */
 };
 
 /* Plan the rewrite of FILE under OPTS into *PLAN.  Return 0, or -1 with the

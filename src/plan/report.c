@@ -158,6 +158,46 @@ report_summary (FILE *out, const struct file_report *r)
   fputc ('\n', out);
 }
 
+/* LEN bytes at P in lowercase hexadecimal to OUT.  */
+static void
+put_hex (FILE *out, const unsigned char *p, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    fprintf (out, "%02x", p[i]);
+}
+
+/* The build-id line of the full report of R: before and after, and why
+   they differ or not.  Nothing for a file without one.  */
+static void
+report_build_id_text (FILE *out, const struct file_report *r)
+{
+  const struct plan_build_id *b = &r->plan->build_id;
+  if (b->notes == 0)
+    return;
+  fputs ("  build-id ", out);
+  if (b->len == 0)
+    fprintf (out, "of more than %d bytes", BUILD_ID_MAX);
+  else
+    put_hex (out, b->before, b->len);
+  if (b->derived)
+    {
+      fputs (" -> ", out);
+      put_hex (out, b->after, b->len);
+      fputs (" (derived from the old one and the changes", out);
+      if (b->notes > 1)
+	fprintf (out, "; each of its %zu notes its own", b->notes);
+      fputc (')', out);
+    }
+  else
+    {
+      fputs (r->plan->changed ? " kept (--build-id=keep: the original's debug files carry it too)"
+	     : " kept: the file does not change", out);
+      if (b->notes > 1)
+	fprintf (out, "; %zu build-id notes", b->notes);
+    }
+  fputc ('\n', out);
+}
+
 static void
 report_stub_text (FILE *out, const struct file_report *r)
 {
@@ -292,6 +332,7 @@ report_text (FILE *out, const struct file_report *r)
   if (report_ima (r, ima, sizeof ima) != NULL)
     fprintf (out, "  IMA hash (security.ima, %s, type 0x%02x): %s for the new contents\n",
 	     r->ima->alg, r->ima->type, r->has_written ? "renewed" : "would be renewed");
+  report_build_id_text (out, r);
   if (rp->stub.wanted)
     report_stub_text (out, r);
   fprintf (out, "  result: %s\n", report_status (r));
@@ -485,6 +526,14 @@ report_json (FILE *out, const struct file_report *r)
   const char *what = report_ima (r, ima, sizeof ima);
   if (what != NULL)
     json_key_string (out, "ima", what);
+  if (rp->build_id.len != 0)
+    {
+      fputs (",\"build_id_before\":\"", out);
+      put_hex (out, rp->build_id.before, rp->build_id.len);
+      fputs ("\",\"build_id_after\":\"", out);
+      put_hex (out, rp->build_id.after, rp->build_id.len);
+      fputc ('"', out);
+    }
   if (rp->stub.wanted)
     json_stub (out, r, &rp->stub);
   fputs ("}\n", out);

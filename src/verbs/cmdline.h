@@ -39,6 +39,7 @@ enum
   OPT_MAX_SIZE,
   OPT_NO_PROGRESS,
   OPT_KNOWN_LINKS,
+  OPT_BUILD_ID,
 };
 
 /* The children every verb's argp has: -h for --help.  */

@@ -54,7 +54,7 @@ absolute (const char *name)
 
 /* The most options a convert line records: one of each that
    recorded_options writes.  */
-enum { RECORDED_OPTIONS_MAX = 10 };
+enum { RECORDED_OPTIONS_MAX = 11 };
 
 /* The options of RO that decide what a rewrite makes, as the command line
    gives them, into OPTS (pointing into STORE), their number returned.  */
@@ -86,6 +86,9 @@ recorded_options (const struct run_options *ro, char *opts[RECORDED_OPTIONS_MAX]
     OPT ("-p");
   if (!ro->sync)
     OPT ("--no-sync");
+  /* (derive, the default, is what a line without it means)  */
+  if (ro->build_id == BUILD_ID_KEEP)
+    OPT ("--build-id=keep");
 #undef OPT
   return n;
 }

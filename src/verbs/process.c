@@ -162,7 +162,7 @@ plan_pass (struct job *j)
   const struct run_options *opts = j->opts;
   struct plan_options po = {
     .layout = { .rule = opts->rule, .pmd = j->r.pmd, .page = j->r.page, .pad = opts->pad },
-    .stub = opts->stub,
+    .stub = opts->stub, .build_id = opts->build_id,
   };
   if (rewrite_plan_build (&j->plan, &j->file, &po, &j->err) != 0)
     return -1;

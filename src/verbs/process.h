@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "build_id.h"
 #include "phdr_align.h"
 #include "stub.h"
 
@@ -37,6 +38,7 @@ struct run_options
   bool pad;			/* may move file contents (false: --no-pad) */
   struct stub_request stub;	/* --madvise, --populate-max, =copy, --copy-max */
   bool preserve_dates;		/* -p: the output keeps the input's atime and mtime */
+  enum build_id_policy build_id; /* --build-id */
   bool batch;			/* -r, --files-from: skipped files print no report */
   bool list_all;		/* a batch run's text report lists every file (-v), not
 				   only those changed, refused or failed */

@@ -36,6 +36,10 @@ static struct argp_option rewrite_options[] = {
 
   { "preserve-dates", 'p', NULL, 0,
     "The rewritten file keeps the input's access and modification times", 0 },
+  { "build-id", OPT_BUILD_ID, "POLICY", 0,
+    "'derive' (default): a file rewritten gets a new GNU build-id of the same length, "
+    "derived from the old one and the changes (the same input and options give the same "
+    "one); 'keep': it keeps the old one, which the original's debug files also carry", 0 },
 
   { "manifest", OPT_MANIFEST, "FILE", 0,
     "Append to FILE a line for each file rewritten: its path, the SHA-256 of its contents "
@@ -171,7 +175,7 @@ struct cmdline
   const char *keep_dir;		/* --keep-originals=DIR */
   const char *known_links;	/* --known-links=DIR */
   struct size_options sizes;
-  bool seen_rule, seen_populate, seen_jobs;
+  bool seen_rule, seen_populate, seen_jobs, seen_build_id;
   const char **excludes;
   size_t nexcludes;
   char **files;
@@ -347,8 +351,8 @@ check_rewrite_options (struct argp_state *state, const struct cmdline *c)
 }
 
 /* Where the result goes and what is kept of the original (-o, -n,
-   --no-sync, --manifest, --keep-originals, --expect-inode); ARGP_ERR_UNKNOWN
-   for any other KEY.  */
+   --no-sync, --manifest, --keep-originals, --expect-inode, --build-id);
+   ARGP_ERR_UNKNOWN for any other KEY.  */
 static error_t
 parse_output_opt (int key, char *arg, struct argp_state *state)
 {
@@ -393,6 +397,17 @@ parse_output_opt (int key, char *arg, struct argp_state *state)
 	c->run.expect_dev = (dev_t) dev;
 	c->run.expect_ino = (ino_t) ino;
       }
+      break;
+    case OPT_BUILD_ID:
+      if (c->seen_build_id)
+	argp_error (state, "--build-id given twice");
+      c->seen_build_id = true;
+      if (strcmp (arg, "derive") == 0)
+	c->run.build_id = BUILD_ID_DERIVE;
+      else if (strcmp (arg, "keep") == 0)
+	c->run.build_id = BUILD_ID_KEEP;
+      else
+	argp_error (state, "--build-id must be 'derive' or 'keep', not '%s'", arg);
       break;
     default:
       return ARGP_ERR_UNKNOWN;
