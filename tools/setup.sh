@@ -41,7 +41,7 @@ PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
 # it directly.  check also builds elfpmd against Debian 13's libdwarf 0.11,
 # the 0.x API, fetched into a cache: dwarf0 below.)
 # The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
-# perl), and tests/run-deb.sh's package builds (no fakeroot: its test
+# perl), and tests/run-deb-*.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
 PACKAGES="$PACKAGES debhelper dpkg-dev perl"
 # tests/run-deb-rules.sh builds a cdbs package with dist/cdbs/elfpmd.mk.
