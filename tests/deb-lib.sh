@@ -340,7 +340,7 @@ deb_report_build () {
 		return 1
 	fi
 	pass "$1: $(cat "$out/built")"
-	check "$1: the source's prebuilt testdata/old.so left alone" cmp -s "$out/old.before" "$out/old.after"
+	[ ! -s "$out/old.before" ] || check "$1: the source's prebuilt testdata/old.so left alone" cmp -s "$out/old.before" "$out/old.after"
 	[ ! -s "$out/tracked.before" ] || check "$1: the source's prebuilt testdata/tracked.so (new, tracked by git) left alone" \
 		cmp -s "$out/tracked.before" "$out/tracked.after"
 }
@@ -354,6 +354,25 @@ deb_need_switch () {
 	SB=$DEB_BUILT/switch-noelfpmd
 	lib=$(cd "$S/x" && ls usr/lib/*/lib$pkg.so.1 2>/dev/null | head -1)
 }
+
+# deb_rules_require: deb_require, and what the builds of the set "rules"
+# need besides: binutils (the plain debian/rules) and cdbs.
+deb_rules_require () {
+	deb_require "Debian packages built with cdbs and hand-written debian/rules"
+	have dh_strip || skip_all "dh_strip not found (Debian: package debhelper)"
+	have objcopy && have strip && have readelf || skip_all "objcopy, strip or readelf not found (Debian: package binutils)"
+	[ -r "$cdbs_rules/debhelper.mk" ] || skip_all "cdbs is not installed ($cdbs_rules/debhelper.mk missing; Debian: package cdbs)"
+}
+
+# rules_pair VARIANT: A and B, VARIANT's build with elfpmd and the one
+# without (divert has none of its own: cdbs-noelfpmd's) in $DEB_BUILT
+# (deb_built rules).
+rules_pair () {
+	A=$DEB_BUILT/$1
+	B=$DEB_BUILT/$1-noelfpmd
+	[ "$1" = divert ] && B=$DEB_BUILT/cdbs-noelfpmd
+}
+rules_variants="cdbs divert debhelper plain"
 
 # ---------------------------------------------------------------------------
 # dh_elfpmd by hand.

@@ -44,7 +44,7 @@ PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
 # perl), and tests/run-deb-*.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
 PACKAGES="$PACKAGES debhelper dpkg-dev perl"
-# tests/run-deb-rules.sh builds a cdbs package with dist/cdbs/elfpmd.mk.
+# tests/run-deb-rules-*.sh build a cdbs package with dist/cdbs/elfpmd.mk.
 PACKAGES="$PACKAGES cdbs"
 # The build systems whose recipes tests/run-buildsys.sh runs (doc/integration.md);
 # cargo brings rustc (about 60 MB to download, 9 s to install here).
