@@ -49,7 +49,7 @@ PACKAGES="$PACKAGES cdbs"
 # The build systems whose recipes tests/run-buildsys.sh runs (doc/integration.md);
 # cargo brings rustc (about 60 MB to download, 9 s to install here).
 PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
-# The RPM integration: tests/run-rpm.sh builds packages with rpmbuild (the
+# The RPM integration: tests/run-rpm-*.sh build packages with rpmbuild (the
 # rpm package; it pulls rpm2cpio and, from Debian 12 on, debugedit's
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
