@@ -46,7 +46,7 @@ PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
 PACKAGES="$PACKAGES debhelper dpkg-dev perl"
 # tests/run-deb-rules-*.sh build a cdbs package with dist/cdbs/elfpmd.mk.
 PACKAGES="$PACKAGES cdbs"
-# The build systems whose recipes tests/run-buildsys.sh runs (doc/integration.md);
+# The build systems whose recipes tests/run-buildsys-*.sh run (doc/integration.md);
 # cargo brings rustc (about 60 MB to download, 9 s to install here).
 PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # The RPM integration: tests/run-rpm-*.sh build packages with rpmbuild (the
