@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# deb-lib.sh: what the Debian packaging tests (tests/run-deb-*.sh) share,
-# sourced after lib.sh: the in-tree debhelper integration where a package
-# build finds it, a logging elfpmd, the environment of a package build, the
-# test package (tests/pkg/upstream with a debian/ directory), the package
-# builds made once and inspected by many scripts (deb_built), dh_elfpmd
-# by hand in a copy of a build's tree, a scratch root for dpkg --root, and
-# readings of the packages' files (text alignment by phdr-dump, build-id,
-# a run).
+# deb-lib.sh: what the Debian packaging tests (tests/run-deb-*.sh; also
+# run-packages-dh.sh and run-packages-rpm-install.sh) share, sourced after
+# lib.sh: the in-tree debhelper integration where a package build finds it,
+# a logging elfpmd, the environment of a package build, the test package
+# (tests/pkg/upstream with a debian/ directory), the package builds made
+# once and inspected by many scripts (deb_built), dh_elfpmd by hand in a
+# copy of a build's tree, a scratch root for dpkg --root, and readings of
+# the packages' files (text alignment by phdr-dump, build-id, a run).
 #
 # The shared builds, in $TESTS_BUILDDIR/deb-built/SET (deb_built SET):
 #   make   tests/pkg/upstream with debian/rules "dh $@ --with elfpmd" (and

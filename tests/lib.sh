@@ -449,7 +449,7 @@ page_cache_lock () {
 # host keeps the vCPU from running, and three programs started at once in
 # a guest (6.1, xfs, THP always) once ended with one chunk of seven in
 # small folios in a make check -j2 (100% run alone).  The tests that load
-# both CPUs for long (run-fuzz.sh, run-packages.sh, run-batch-output.sh)
+# both CPUs for long (run-fuzz.sh, run-packages-*.sh, run-batch-output.sh)
 # take it shared: they may run side by side, not beside that guest.  ELFPMD_CPU_LOCK names the lock file (default
 # /tmp/elfpmd-tests-cpu.lock); without flock(1) it says so and goes on.
 cpu_lock () {

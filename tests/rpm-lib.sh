@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Copyright (C) 2026 The elfpmd authors
-# rpm-lib.sh: what the RPM tests (tests/run-rpm-*.sh, run-packages.sh)
-# share, sourced after lib.sh: the spec of the test package
-# (tests/pkg/upstream), the macro paths that leave this machine's
-# /etc/rpm out, the package builds made once and inspected by many
+# rpm-lib.sh: what the RPM tests (tests/run-rpm-*.sh,
+# run-packages-rpm-install.sh) share, sourced after lib.sh: the spec of the
+# test package (tests/pkg/upstream), the macro paths that leave this
+# machine's /etc/rpm out, the package builds made once and inspected by many
 # scripts (rpm_built), and readings of the packages' files.
 #
 # The shared builds, in $RPM_BUILT=$TESTS_BUILDDIR/rpm-built (rpm_built),

@@ -53,7 +53,7 @@ PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
 # rpm package; it pulls rpm2cpio and, from Debian 12 on, debugedit's
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
-# tests/run-packages.sh builds elfpmd's own packages and checks them with
+# tests/run-packages-*.sh build elfpmd's own packages and check them with
 # lintian.
 PACKAGES="$PACKAGES lintian"
 # elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
@@ -262,7 +262,7 @@ C
 # inputs) and run-stub.sh (the stubs built from the tarball's stub/).  The
 # rest already ran in make check above; what else distcheck is for is done
 # there too: dist_complete checks that every file git tracks is in the
-# tarball, and tests/run-packages.sh builds the Debian and RPM packages from
+# tarball, and tests/run-packages-*.sh build the Debian and RPM packages from
 # make dist's tarball.
 DISTCHECK_EXTRA_TESTS="tests/run-stub.sh"
 
