@@ -32,6 +32,13 @@
 # the package's own tests ran), old.before/old.after and tracked.before/
 # tracked.after (signatures of the source's prebuilt ELF files), tree/ (the
 # source tree as the build left it).
+#
+# A new check is a script of its own: deb_require, then deb_need make (or
+# deb_need_switch, for the build with the startup stub, or deb_need rules)
+# to look at a build, deb_hand_tree to run dh_elfpmd by hand in a copy of
+# the noelfpmd build's tree, or deb_root_installed to install the aligned
+# package into a scratch root; its work in scratch_dir's $work, never in
+# the shared builds.
 
 pkg=elfpmd-pkgtest
 upstream=$TESTS_SRCDIR/pkg/upstream

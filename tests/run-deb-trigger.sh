@@ -14,9 +14,11 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 . "$TESTS_SRCDIR/deb-lib.sh"
 deb_require "Debian packages installed with dpkg --root"
-page_cache_lock
 scratch_dir
 deb_need make
+# The page-cache lock once the packages are built (a build needs none, and
+# would hold it long).
+page_cache_lock
 deb_want_prime
 deb_root
 

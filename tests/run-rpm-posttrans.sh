@@ -12,9 +12,11 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 . "$TESTS_SRCDIR/rpm-lib.sh"
 rpm_require
-page_cache_lock
 scratch_dir
 rpm_need
+# The page-cache lock once the packages are built (a build needs none, and
+# would hold it long).
+page_cache_lock
 prime_bin
 
 rpm -qp --scripts "$hook_rpm" > "$work/scripts" 2>&1

@@ -14,9 +14,11 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 . "$TESTS_SRCDIR/rpm-lib.sh"
 rpm_require
-page_cache_lock
 scratch_dir
 rpm_need
+# The page-cache lock once the packages are built (a build needs none, and
+# would hold it long).
+page_cache_lock
 mkdir -p "$work/tmp"
 rpm_macro_paths "$work"
 prime_bin
