@@ -49,11 +49,11 @@ clean_env () {
 source_key () {
 	local files
 	if files=$(git -C "$srcdir" ls-files --cached --others --exclude-standard 2>/dev/null) && [ -n "$files" ]; then
-		(cd "$srcdir" && printf '%s\n' "$files" | while read -r f; do [ -f "$f" ] && sha256sum -- "$f"; done)
+		(cd "$srcdir" && printf '%s\n' "$files" | tr '\n' '\0' | xargs -0 sha256sum -- 2>/dev/null)
 	else
 		(cd "$srcdir" && find . \( -name .git -o -name '_build*' -o -name autom4te.cache -o -name '*-work' \
 			-o -name '*-built' -o -name '*-build' \) -prune -o -type f ! -name '*.log' ! -name '*.trs' ! -name '*.o' \
-			-print | sort | while read -r f; do sha256sum -- "$f"; done)
+			-print0 | sort -z | xargs -0 sha256sum --)
 	fi | sha256sum | cut -d' ' -f1
 }
 
