@@ -616,8 +616,9 @@ content_key () { { sha256sum -- "$@"; cat; } | sha256sum | cut -d' ' -f1; }
 # puts all of them in) makes it again.  BUILDER runs in a subshell in an
 # empty DIR, its output in DIR.out; it exits 0 (made), 77 with the reason
 # in DIR/skip (cannot be made here) or anything else (failed: recorded
-# too, not tried again by the next script).  Returns BUILDER's status; on
-# 77 the script is skipped.
+# too, not tried again by the next script, nor by the next make check
+# while KEY stays the same: make clean, or removing DIR, tries again).
+# Returns BUILDER's status; on 77 the script is skipped.
 built_once () {
 	local dir=$1 key=$2 fd t0=$SECONDS rc
 	shift 2
