@@ -470,7 +470,7 @@ page_cache_lock () {
 # host keeps the vCPU from running, and three programs started at once in
 # a guest (6.1, xfs, THP always) once ended with one chunk of seven in
 # small folios in a make check -j2 (100% run alone).  The tests that load
-# both CPUs for long (run-fuzz.sh, run-packages.sh, run-batch-output.sh)
+# both CPUs for long (run-fuzz.sh, run-packages-*.sh, run-batch-output.sh)
 # take it shared: they may run side by side, not beside that guest.  ELFPMD_CPU_LOCK names the lock file (default
 # /tmp/elfpmd-tests-cpu.lock); without flock(1) it says so and goes on.
 cpu_lock () {
@@ -3281,4 +3281,60 @@ cross_fixture () {
 	else
 		fail "$name: elfpmd --madvise fails: $(head -1 "$w/mad.err")"
 	fi
+}
+
+# Shared builds and scratch directories, for tests split into many scripts
+# over one expensive setup (the packaging and build-system tests:
+# deb-lib.sh, rpm-lib.sh, packages-lib.sh, buildsys-lib.sh).
+
+# scratch_dir: the script's own work directory, $TESTS_BUILDDIR/NAME-work
+# (NAME: the script's name without .sh), made empty, into work.  On exit
+# the commands of CLEANUP run (run_cleanup), then the directory is
+# removed, or kept (and said so) when a check failed, for a look at it.
+scratch_dir () {
+	work=$TESTS_BUILDDIR/$(basename "$0" .sh)-work
+	rm -rf "$work"
+	mkdir -p "$work" || hard_error "cannot create $work"
+	trap 'run_cleanup; if [ "$n_fail" -eq 0 ]; then rm -rf "$work"; else echo "      (kept $work)"; fi' EXIT
+	trap 'exit 130' INT TERM HUP
+}
+
+# content_key FILE...: a key of the names and contents of FILE... and of
+# the text on standard input (tool versions, options), for built_once.
+content_key () { { sha256sum -- "$@"; cat; } | sha256sum | cut -d' ' -f1; }
+
+# built_once DIR KEY BUILDER [ARG...]: DIR as the shell function BUILDER
+# ARG... makes it, made once for KEY and then reused by every script that
+# asks for it (the first one builds, the others wait for it: flock on
+# DIR.lock), so that many small scripts inspect one build.  A KEY that
+# changed (a source edited, another elfpmd, a tool upgraded: the caller
+# puts all of them in) makes it again.  BUILDER runs in a subshell in an
+# empty DIR, its output in DIR.out; it exits 0 (made), 77 with the reason
+# in DIR/skip (cannot be made here) or anything else (failed: recorded
+# too, not tried again by the next script, nor by the next make check
+# while KEY stays the same: make clean, or removing DIR, tries again).
+# Returns BUILDER's status; on 77 the script is skipped.
+built_once () {
+	local dir=$1 key=$2 fd t0=$SECONDS rc
+	shift 2
+	mkdir -p "${dir%/*}" || hard_error "cannot create ${dir%/*}"
+	have flock || hard_error "flock(1) not found (Debian: package util-linux)"
+	exec {fd}>>"$dir.lock" || hard_error "cannot open $dir.lock"
+	flock -w 7200 "$fd" || hard_error "waited two hours for $dir.lock"
+	if [ "$(cat "$dir/.key" 2>/dev/null)" = "$key" ]; then
+		rc=$(cat "$dir/.status")
+		note "${dir##*/}: made before for these sources (status $rc, waited $((SECONDS - t0)) s)"
+	else
+		rm -rf "$dir" && mkdir -p "$dir" || hard_error "cannot create $dir"
+		( "$@" ) > "$dir.out" 2>&1 {fd}>&-
+		rc=$?
+		echo "$rc" > "$dir/.status" && echo "$key" > "$dir/.key"
+		note "${dir##*/}: made in $((SECONDS - t0)) s, status $rc (log: $dir.out)"
+	fi
+	exec {fd}>&-
+	case $rc in
+	0) return 0 ;;
+	77) skip_all "$(cat "$dir/skip" 2>/dev/null)" ;;
+	*) tail -5 "$dir.out" | sed 's/^/      /'; return "$rc" ;;
+	esac
 }

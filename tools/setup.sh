@@ -41,19 +41,19 @@ PACKAGES="$USER_PACKAGES $GIT_PACKAGES check elfutils
 # it directly.  check also builds elfpmd against Debian 13's libdwarf 0.11,
 # the 0.x API, fetched into a cache: dwarf0 below.)
 # The debhelper integration: dh_elfpmd(1) made from its POD (pod2man, in
-# perl), and tests/run-deb.sh's package builds (no fakeroot: its test
+# perl), and tests/run-deb-*.sh's package builds (no fakeroot: its test
 # package says Rules-Requires-Root: no).
 PACKAGES="$PACKAGES debhelper dpkg-dev perl"
-# tests/run-deb-rules.sh builds a cdbs package with dist/cdbs/elfpmd.mk.
+# tests/run-deb-rules-*.sh build a cdbs package with dist/cdbs/elfpmd.mk.
 PACKAGES="$PACKAGES cdbs"
-# The build systems whose recipes tests/run-buildsys.sh runs (doc/integration.md);
+# The build systems whose recipes tests/run-buildsys-*.sh run (doc/integration.md);
 # cargo brings rustc (about 60 MB to download, 9 s to install here).
 PACKAGES="$PACKAGES cmake meson libtool dwz cargo"
-# The RPM integration: tests/run-rpm.sh builds packages with rpmbuild (the
+# The RPM integration: tests/run-rpm-*.sh build packages with rpmbuild (the
 # rpm package; it pulls rpm2cpio and, from Debian 12 on, debugedit's
 # find-debuginfo) and unpacks them with cpio.
 PACKAGES="$PACKAGES rpm cpio"
-# tests/run-packages.sh builds elfpmd's own packages and checks them with
+# tests/run-packages-*.sh build elfpmd's own packages and check them with
 # lintian.
 PACKAGES="$PACKAGES lintian"
 # elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
@@ -278,7 +278,7 @@ C
 # inputs) and run-stub.sh (the stubs built from the tarball's stub/).  The
 # rest already ran in make check above; what else distcheck is for is done
 # there too: dist_complete checks that every file git tracks is in the
-# tarball, and tests/run-packages.sh builds the Debian and RPM packages from
+# tarball, and tests/run-packages-*.sh build the Debian and RPM packages from
 # make dist's tarball.
 DISTCHECK_EXTRA_TESTS="tests/run-stub.sh"
 
