@@ -7,111 +7,48 @@
    2. link (walk.h): names of one inode are grouped; the first is
       processed, the others follow it;
    3. process: each first name by process_job, in this process or in N
-      worker processes that take the next name from a shared counter and
-      send their report back through a pipe;
+      worker processes (workers.h);
    4. report: the reports in the order of the names, whatever finished
       first, then the summary.  */
 #include <config.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "batch.h"
 #include "manifest.h"
 #include "walk.h"
+#include "workers.h"
 #include "progress.h"
 
-/* The result of processing one name, as a worker sends it back.  */
+/* The result of processing one name, as a worker sends it back: the
+   outcome as its head, then the report, the JSON report (--json=FILE) and
+   the errors.  */
+enum { OUT_REPORT, OUT_JSON, OUT_ERRORS };
 struct result
 {
-  bool done;
-  int rc;
+  struct work_result w;
   struct file_outcome out;
-  char *report;
-  size_t report_len;
-  char *json;			/* --json=FILE: the JSON report too */
-  size_t json_len;
-  char *errors;
-  size_t errors_len;
 };
 
 
 unsigned
 batch_cpus (void)
 {
-  cpu_set_t set;
-  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
-    return (unsigned) CPU_COUNT (&set);
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (unsigned) n : 1;
+  return workers_cpus ();
 }
-
-static int
-write_all (int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-  while (len > 0)
-    {
-      ssize_t w = write (fd, p, len);
-      if (w < 0 && errno == EINTR)
-	continue;
-      if (w <= 0)
-	return -1;
-      p += w;
-      len -= (size_t) w;
-    }
-  return 0;
-}
-
-/* Read LEN bytes: 0, 1 at end of file before the first byte, -1 on error
-   or a short message.  */
-static int
-read_all (int fd, void *buf, size_t len)
-{
-  char *p = buf;
-  size_t got = 0;
-  while (got < len)
-    {
-      ssize_t r = read (fd, p + got, len - got);
-      if (r < 0 && errno == EINTR)
-	continue;
-      if (r < 0)
-	return -1;
-      if (r == 0)
-	return got == 0 ? 1 : -1;
-      got += (size_t) r;
-    }
-  return 0;
-}
-
-/* A worker's message: this header, then the report, the JSON report (with
-   --json=FILE) and the errors.  */
-struct message
-{
-  uint64_t unit;
-  int32_t rc;
-  struct file_outcome out;
-  uint64_t report_len, json_len, errors_len;
-};
 
 /* Process JOB into RES, the report and errors kept in memory.  */
 static void
 process_to_memory (const struct file_job *job, const struct run_options *ro, struct result *res)
 {
-  FILE *rep = open_memstream (&res->report, &res->report_len);
-  FILE *json = ro->json_too ? open_memstream (&res->json, &res->json_len) : NULL;
-  FILE *err = open_memstream (&res->errors, &res->errors_len);
+  char **out = res->w.out;
+  size_t *len = res->w.len;
+  FILE *rep = open_memstream (&out[OUT_REPORT], &len[OUT_REPORT]);
+  FILE *json = ro->json_too ? open_memstream (&out[OUT_JSON], &len[OUT_JSON]) : NULL;
+  FILE *err = open_memstream (&out[OUT_ERRORS], &len[OUT_ERRORS]);
   if (rep == NULL || err == NULL || (ro->json_too && json == NULL))
     {
       if (rep != NULL)
@@ -120,79 +57,32 @@ process_to_memory (const struct file_job *job, const struct run_options *ro, str
 	fclose (json);
       if (err != NULL)
 	fclose (err);
-      free (res->report);
-      free (res->json);
-      free (res->errors);
-      res->report = res->json = res->errors = NULL;
-      res->report_len = res->json_len = res->errors_len = 0;
-      res->rc = 1;
+      work_result_clear (&res->w);
+      res->w.rc = 1;
       res->out.status = STATUS_ERROR;
       return;
     }
-  res->rc = process_job (job, ro, rep, json, err, &res->out);
+  res->w.rc = process_job (job, ro, rep, json, err, &res->out);
   fclose (rep);
   if (json != NULL)
     fclose (json);
   fclose (err);
 }
 
-/* A worker: take the next unit from *NEXT until none is left, send each
-   result to FD.  */
-static void __attribute__ ((noreturn))
-worker (const struct file_job *jobs, size_t njobs, uint64_t *next, const struct run_options *ro,
-	int fd)
+/* What the workers of a run use: its jobs, options and progress line.  */
+struct run
 {
-  for (;;)
-    {
-      uint64_t u = __atomic_fetch_add (next, 1, __ATOMIC_RELAXED);
-      if (u >= njobs)
-	break;
-      struct result res = { 0 };
-      process_to_memory (&jobs[u], ro, &res);
-      struct message m = { .unit = u, .rc = res.rc, .out = res.out,
-			   .report_len = res.report_len, .json_len = res.json_len,
-			   .errors_len = res.errors_len };
-      if (write_all (fd, &m, sizeof m) != 0
-	  || write_all (fd, res.report, res.report_len) != 0
-	  || write_all (fd, res.json, res.json_len) != 0
-	  || write_all (fd, res.errors, res.errors_len) != 0)
-	_exit (2);
-      free (res.report);
-      free (res.json);
-      free (res.errors);
-    }
-  _exit (0);
-}
+  const struct file_job *jobs;
+  const struct run_options *ro;
+  struct progress *pr;
+};
 
-/* Read one message from FD into RESULTS, saying in *UNIT which it filled.
-   Return 0, 1 at end of file, -1 on a broken message.  */
-static int
-receive (int fd, struct result *results, size_t njobs, size_t *unit)
+/* work_fn: process job UNIT of the run ARG into the result whose part RES is.  */
+static void
+work_job (size_t unit, struct work_result *res, void *arg)
 {
-  struct message m;
-  int r = read_all (fd, &m, sizeof m);
-  if (r != 0)
-    return r;
-  if (m.unit >= njobs || results[m.unit].done || m.report_len > SIZE_MAX / 4
-      || m.json_len > SIZE_MAX / 4 || m.errors_len > SIZE_MAX / 4)
-    return -1;
-  struct result *res = &results[m.unit];
-  res->report = malloc (m.report_len + 1);
-  res->json = malloc (m.json_len + 1);
-  res->errors = malloc (m.errors_len + 1);
-  if (res->report == NULL || res->json == NULL || res->errors == NULL
-      || read_all (fd, res->report, m.report_len) != 0
-      || read_all (fd, res->json, m.json_len) != 0
-      || read_all (fd, res->errors, m.errors_len) != 0)
-    return -1;
-  res->report_len = m.report_len;
-  res->json_len = m.json_len;
-  res->errors_len = m.errors_len;
-  res->rc = m.rc;
-  res->out = m.out;
-  res->done = true;
-  *unit = m.unit;
-  return 0;
+  const struct run *run = arg;
+  process_to_memory (&run->jobs[unit], run->ro, (struct result *) res);
 }
 
 /* Count where the stub went, and why not (OUT of one file).  */
@@ -229,6 +119,15 @@ status_changed (int status)
   return status == STATUS_CHANGED || status == STATUS_WOULD_CHANGE;
 }
 
+/* work_arrived_fn: the progress line steps past job UNIT of the run ARG.  */
+static void
+job_arrived (size_t unit, const struct work_result *res, void *arg)
+{
+  const struct run *run = arg;
+  progress_step (run->pr, run->jobs[unit].name,
+		 status_changed (((const struct result *) res)->out.status));
+}
+
 /* Process the NJOBS jobs in NWORKERS worker processes, filling RESULTS.
    Results that never arrived (a worker died) stay not done.  */
 static void
@@ -236,87 +135,20 @@ run_workers (const struct file_job *jobs, size_t njobs, unsigned nworkers,
 	     const struct run_options *ro, struct result *results, FILE *errors,
 	     struct progress *pr)
 {
-  uint64_t *next = mmap (NULL, sizeof *next, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  struct pollfd *fds = calloc (nworkers, sizeof *fds);
-  pid_t *pids = calloc (nworkers, sizeof *pids);
-  if (next == MAP_FAILED || fds == NULL || pids == NULL)
+  struct work_result **w = malloc ((njobs != 0 ? njobs : 1) * sizeof *w);
+  if (w == NULL)
     {
       fprintf (errors, "%s: cannot start worker processes: out of memory\n", diag_program);
-      goto out;
+      return;
     }
-  *next = 0;
-  fflush (NULL);
-  unsigned started = 0;
-  for (; started < nworkers; started++)
+  for (size_t u = 0; u < njobs; u++)
     {
-      int p[2];
-      if (pipe2 (p, O_CLOEXEC) != 0)
-	break;
-      pid_t pid = fork ();
-      if (pid < 0)
-	{
-	  close (p[0]);
-	  close (p[1]);
-	  break;
-	}
-      if (pid == 0)
-	{
-	  close (p[0]);
-	  for (unsigned k = 0; k < started; k++)
-	    close (fds[k].fd);
-	  worker (jobs, njobs, next, ro, p[1]);
-	}
-      close (p[1]);
-      fds[started] = (struct pollfd) { .fd = p[0], .events = POLLIN };
-      pids[started] = pid;
+      w[u] = &results[u].w;
+      w[u]->head = &results[u].out;
     }
-  if (started == 0)
-    {
-      /* No worker could start: do the work here.  */
-      for (size_t u = 0; u < njobs; u++)
-	{
-	  process_to_memory (&jobs[u], ro, &results[u]);
-	  results[u].done = true;
-	  progress_step (pr, jobs[u].name, status_changed (results[u].out.status));
-	}
-      goto out;
-    }
-  for (unsigned open_fds = started; open_fds > 0;)
-    {
-      if (poll (fds, started, -1) < 0)
-	{
-	  if (errno == EINTR)
-	    continue;
-	  break;
-	}
-      for (unsigned k = 0; k < started; k++)
-	if (fds[k].fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
-	  {
-	    size_t u;
-	    if (receive (fds[k].fd, results, njobs, &u) != 0)
-	      {
-		close (fds[k].fd);
-		fds[k].fd = -1;
-		open_fds--;
-	      }
-	    else
-	      progress_step (pr, jobs[u].name, status_changed (results[u].out.status));
-	  }
-    }
-  for (unsigned k = 0; k < started; k++)
-    {
-      if (fds[k].fd >= 0)
-	close (fds[k].fd);
-      int st;
-      while (waitpid (pids[k], &st, 0) < 0 && errno == EINTR)
-	;
-    }
-out:
-  if (next != MAP_FAILED)
-    munmap (next, sizeof *next);
-  free (fds);
-  free (pids);
+  struct run run = { jobs, ro, pr };
+  workers_run (njobs, nworkers, w, sizeof results->out, work_job, job_arrived, &run, errors);
+  free (w);
 }
 
 /* The line of a further name of a file processed before, to OUT, as JSON
@@ -374,7 +206,7 @@ count_and_print (const struct walk_entry *e, size_t i, const struct result *resu
       const struct result *lr = &results[lead->unit];
       if (!e[i].via_link)
 	c->hard_links++;
-      if (!lr->done || lr->out.status == STATUS_SKIPPED || lr->out.status == STATUS_ERROR)
+      if (!lr->w.done || lr->out.status == STATUS_SKIPPED || lr->out.status == STATUS_ERROR)
 	return;
       /* (counted in the summary; listed with -v, and always in JSON) */
       if (ro->format != REPORT_NONE && (ro->list_all || ro->format == REPORT_JSON))
@@ -390,9 +222,10 @@ count_and_print (const struct walk_entry *e, size_t i, const struct result *resu
       return;
     }
   const struct result *r = &results[e[i].unit];
-  if (!r->done || r->errors_len != 0 || (r->report_len != 0 && listed (ro, r->out.status)))
+  if (!r->w.done || r->w.len[OUT_ERRORS] != 0
+      || (r->w.len[OUT_REPORT] != 0 && listed (ro, r->out.status)))
     progress_clear (pr);
-  if (!r->done)
+  if (!r->w.done)
     {
       fprintf (errors, "%s: %s: internal error: the worker process processing it died\n", diag_program,
 	       e[i].name);
@@ -401,16 +234,16 @@ count_and_print (const struct walk_entry *e, size_t i, const struct result *resu
       return;
     }
   if (listed (ro, r->out.status))
-    fwrite (r->report, 1, r->report_len, report);
-  if (json != NULL && r->json != NULL)
-    fwrite (r->json, 1, r->json_len, json);
+    fwrite (r->w.out[OUT_REPORT], 1, r->w.len[OUT_REPORT], report);
+  if (json != NULL && r->w.out[OUT_JSON] != NULL)
+    fwrite (r->w.out[OUT_JSON], 1, r->w.len[OUT_JSON], json);
   if (ro->manifest_out != NULL && r->out.written)
     manifest_entry (ro->manifest_out, e[i].name, &r->out, ro, ro->keep_dir);
-  fwrite (r->errors, 1, r->errors_len, errors);
+  fwrite (r->w.out[OUT_ERRORS], 1, r->w.len[OUT_ERRORS], errors);
   /* (unsupported: 2 unless something failed: 1 wins) */
-  if (r->rc != 0 && r->out.unsupported)
+  if (r->w.rc != 0 && r->out.unsupported)
     *status = *status == 0 ? 2 : *status;
-  else if (r->rc != 0)
+  else if (r->w.rc != 0)
     *status = 1;
   int st = r->out.status >= 0 && r->out.status < STATUS_KINDS ? r->out.status : STATUS_ERROR;
   c->status[st]++;
@@ -573,20 +406,17 @@ run_in_order (struct walk_names *g, struct file_job *jobs, struct result *result
 	 given before its target) has that one processed first.  */
       size_t lead = g->e[i].leader;
       size_t u = g->e[i].unit != SIZE_MAX ? g->e[i].unit : lead != i ? g->e[lead].unit : SIZE_MAX;
-      if (u != SIZE_MAX && !results[u].done)
+      if (u != SIZE_MAX && !results[u].w.done)
 	{
 	  process_to_memory (&jobs[u], ro, &results[u]);
-	  results[u].done = true;
+	  results[u].w.done = true;
 	  progress_step (pr, jobs[u].name, status_changed (results[u].out.status));
 	}
       count_and_print (g->e, i, results, ro, report, json, errors, counts, status, pr);
       if (g->e[i].unit != SIZE_MAX)
 	{
 	  struct result *r = &results[g->e[i].unit];
-	  free (r->report);
-	  free (r->json);
-	  free (r->errors);
-	  r->report = r->json = r->errors = NULL;
+	  work_result_clear (&r->w);
 	}
     }
 }
@@ -659,9 +489,7 @@ oom:
 out:
   for (size_t u = 0; results != NULL && u < njobs; u++)
     {
-      free (results[u].report);
-      free (results[u].json);
-      free (results[u].errors);
+      work_result_clear (&results[u].w);
     }
   walk_names_free (&g);
   free (jobs);
