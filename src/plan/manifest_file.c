@@ -17,12 +17,16 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "manifest_file.h"
+#include "sha256.h"
+#include "safe_open.h"
+#include "place.h"
 #include "report.h"
 #include "trust.h"
 
@@ -197,4 +201,53 @@ manifest_read (const char *path, struct manifest_record **records, size_t *linen
     }
   *records = v;
   return (long) n;
+}
+
+int
+manifest_file_state (const char *path, struct place *pl, struct stat *st, char hex[65], bool *gone,
+	 bool *elf, int *keep, uint64_t size_want, uint64_t max_size, struct diag *err)
+{
+  hex[0] = '\0';
+  if (keep != NULL)
+    *keep = -1;
+  *gone = false;
+  *elf = false;
+  place_init (pl);
+  if (place_resolve (pl, path, false, err) != 0)
+    {
+      *gone = errno == ENOENT;
+      return -1;
+    }
+  int fd = open_regular (pl->dirfd, pl->base, false, st, err);
+  if (fd < 0)
+    {
+      *gone = errno == ENOENT;
+      return -1;
+    }
+  unsigned char d[32], magic[4];
+  *elf = pread (fd, magic, 4, 0) == 4 && memcmp (magic, "\177ELF", 4) == 0;
+  if (max_size != 0 && (uint64_t) st->st_size > max_size)
+    {
+      close (fd);
+      return diag_set (err, "larger than --max-size (%jd bytes, %" PRIu64 " at most)",
+		       (intmax_t) st->st_size, max_size);
+    }
+  if (size_want != 0 && (uint64_t) st->st_size != size_want)
+    {
+      if (keep != NULL)
+	*keep = fd;
+      else
+	close (fd);
+      return 0;
+    }
+  int r = sha256_fd (fd, d);
+  int e = errno;
+  if (r == 0 && keep != NULL)
+    *keep = fd;
+  else
+    close (fd);
+  if (r != 0)
+    return diag_set (err, "cannot read it: %s", strerror (e));
+  sha256_hex (d, hex);
+  return 0;
 }

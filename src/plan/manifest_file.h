@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "diag.h"
+#include "place.h"
 
 /* One line of the manifest.  */
 struct manifest_record
@@ -67,5 +69,16 @@ void manifest_record_free (struct manifest_record *r);
 
 /* Free the N records of V and V.  */
 void manifest_records_free (struct manifest_record *v, long n);
+
+/* The file PATH a record names, as it is now: opened through a held directory without
+   following a symbolic link in its last component (PL keeps the place),
+   a regular file, its SHA-256 into HEX and its status into *ST.  Return
+   0, or -1 with the reason in *ERR (ENOENT in *GONE when it is not
+   there).  Not hashed (HEX empty) when its size is not SIZE_WANT (not 0):
+   it cannot have the contents wanted.  A file larger than MAX_SIZE (not
+   0) is refused: -1.  */
+int manifest_file_state (const char *path, struct place *pl, struct stat *st, char hex[65],
+			 bool *gone, bool *elf, int *keep, uint64_t size_want, uint64_t max_size,
+			 struct diag *err);
 
 #endif

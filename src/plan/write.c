@@ -800,3 +800,67 @@ cleanup:
     close (o.fd);
   return ret;
 }
+
+int
+write_restore (struct place *pl, int cur, const struct stat *st, int orig, const struct stat *ost,
+	       const char *want, struct diag *err)
+{
+  struct elf_file cf;
+  memset (&cf, 0, sizeof cf);
+  cf.name = pl->base;
+  cf.fd = cur;
+  cf.st = *st;
+  struct ima_plan ima;
+  if (ima_plan_build (&cf, &ima, err) != 0)
+    return -1;
+  /* A name nobody can foresee: another user who can write the directory
+     could otherwise make it first and fail the revert.  */
+  char tmp[64];
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 16; tries++)
+    {
+      uint64_t r = 0;
+      if (getrandom (&r, sizeof r, 0) != (ssize_t) sizeof r)
+	r ^= (uint64_t) getpid () << 32 ^ (uint64_t) tries;
+      snprintf (tmp, sizeof tmp, ".elfpmd-revert.%016" PRIx64, r);
+      fd = openat (pl->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST)
+	break;
+    }
+  if (fd < 0)
+    return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
+  struct diag cerr = { "" };
+  int ret = 0;
+  struct sha256_ctx h;
+  unsigned char d[SHA256_DIGEST_SIZE];
+  char got[65];
+  sha256_init (&h);
+  if (copy_sparse (orig, fd, &h, &cerr) != 0)
+    ret = diag_set (err, "the kept original: %s", cerr.msg);
+  else
+    {
+      sha256_digest (&h, SHA256_DIGEST_SIZE, d);
+      sha256_hex (d, got);
+      if (strcmp (got, want) != 0)
+	ret = diag_set (err, "the kept original is not what elfpmd kept (SHA-256 %s)", got);
+    }
+  const struct timespec times[2] = { ost->st_atim, ost->st_mtim };
+  if (ret == 0 && keep_metadata (&cf, fd, &ima, err) != 0)
+    ret = -1;
+  if (ret == 0 && (futimens (fd, times) != 0 || fsync (fd) != 0))
+    ret = diag_set (err, "cannot write: %s", strerror (errno));
+  if (close (fd) != 0 && ret == 0)
+    ret = diag_set (err, "cannot write: %s", strerror (errno));
+  /* The name must still be the file that was checked.  */
+  struct stat now;
+  if (ret == 0 && (fstatat (pl->dirfd, pl->base, &now, AT_SYMLINK_NOFOLLOW) != 0
+		   || now.st_dev != st->st_dev || now.st_ino != st->st_ino))
+    ret = diag_set (err, "it was replaced while being put back");
+  if (ret == 0 && renameat (pl->dirfd, tmp, pl->dirfd, pl->base) != 0)
+    ret = diag_set (err, "cannot replace it: %s", strerror (errno));
+  if (ret != 0)
+    unlinkat (pl->dirfd, tmp, 0);
+  else
+    fsync (pl->dirfd);
+  return ret;
+}

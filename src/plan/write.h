@@ -64,4 +64,13 @@ int write_plan (const struct elf_file *file, const struct rewrite_plan *plan,
 int keep_metadata (const struct elf_file *file, int out, const struct ima_plan *ima,
 		   struct diag *err);
 
+/* Put the kept original ORIG (its status OST) at PL, in the place of the
+   file there now, CUR (its status ST), hashing ORIG as it is copied: what
+   is put back is what was hashed, and it must be WANT.  The new file gets
+   CUR's owner, mode and extended attributes (IMA's hash renewed, a
+   signature or EVM refused, as for a rewrite) and ORIG's times (the
+   original's, kept with it).  Return 0, or -1 with the reason in *ERR.  */
+int write_restore (struct place *pl, int cur, const struct stat *st, int orig, const struct stat *ost,
+		   const char *want, struct diag *err);
+
 #endif

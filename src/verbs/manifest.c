@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,13 +23,10 @@
 #include "manifest.h"
 #include "manifest_file.h"
 #include "place.h"
-#include "safe_open.h"
 #include "sha256.h"
 #include "stub_params.h"
 #include "trust.h"
 #include "write.h"
-#include "ima.h"
-#include "elf_file.h"
 
 extern char **environ;
 
@@ -146,62 +142,6 @@ read_manifest (const char *path, struct manifest_record **v)
   else if (n < 0)
     fprintf (stderr, "%s: %s: %s\n", diag_program, path, err.msg);
   return n;
-}
-
-/* The file PATH as it is now: opened through a held directory without
-   following a symbolic link in its last component (PL keeps the place),
-   a regular file, its SHA-256 into HEX and its status into *ST.  Return
-   0, or -1 with the reason in *ERR (ENOENT in *GONE when it is not
-   there).  Not hashed (HEX empty) when its size is not SIZE_WANT (not 0):
-   it cannot have the contents wanted.  A file larger than MAX_SIZE (not
-   0) is refused: -1.  */
-static int
-current (const char *path, struct place *pl, struct stat *st, char hex[65], bool *gone,
-	 bool *elf, int *keep, uint64_t size_want, uint64_t max_size, struct diag *err)
-{
-  hex[0] = '\0';
-  if (keep != NULL)
-    *keep = -1;
-  *gone = false;
-  *elf = false;
-  place_init (pl);
-  if (place_resolve (pl, path, false, err) != 0)
-    {
-      *gone = errno == ENOENT;
-      return -1;
-    }
-  int fd = open_regular (pl->dirfd, pl->base, false, st, err);
-  if (fd < 0)
-    {
-      *gone = errno == ENOENT;
-      return -1;
-    }
-  unsigned char d[32], magic[4];
-  *elf = pread (fd, magic, 4, 0) == 4 && memcmp (magic, "\177ELF", 4) == 0;
-  if (max_size != 0 && (uint64_t) st->st_size > max_size)
-    {
-      close (fd);
-      return diag_set (err, "larger than --max-size (%jd bytes, %" PRIu64 " at most)",
-		       (intmax_t) st->st_size, max_size);
-    }
-  if (size_want != 0 && (uint64_t) st->st_size != size_want)
-    {
-      if (keep != NULL)
-	*keep = fd;
-      else
-	close (fd);
-      return 0;
-    }
-  int r = sha256_fd (fd, d);
-  int e = errno;
-  if (r == 0 && keep != NULL)
-    *keep = fd;
-  else
-    close (fd);
-  if (r != 0)
-    return diag_set (err, "cannot read it: %s", strerror (e));
-  sha256_hex (d, hex);
-  return 0;
 }
 
 /* --- The verbs.  */
@@ -456,7 +396,7 @@ reapply_command (int argc, char **argv)
       char hex[65];
       bool gone, elf;
       struct diag err = { "" };
-      if (current (e->file, &pl, &st, hex, &gone, &elf, NULL, e->size_after, c.max_size, &err)
+      if (manifest_file_state (e->file, &pl, &st, hex, &gone, &elf, NULL, e->size_after, c.max_size, &err)
 	  != 0)
 	{
 	  place_close (&pl);
@@ -501,76 +441,6 @@ reapply_command (int argc, char **argv)
   return status;
 }
 
-/* Put the kept original ORIG (its status OST) at PL, in the place of the
-   file there now, CUR (its status ST), hashing ORIG as it is copied: what
-   is put back is what was hashed, and it must be WANT.  The new file gets
-   CUR's owner, mode and extended attributes (IMA's hash renewed, a
-   signature or EVM refused, as for a rewrite) and ORIG's times (the
-   original's, kept with it).  Return 0, or -1 with the reason in *ERR.  */
-static int
-restore (struct place *pl, int cur, const struct stat *st, int orig, const struct stat *ost,
-	 const char *want, struct diag *err)
-{
-  struct elf_file cf;
-  memset (&cf, 0, sizeof cf);
-  cf.name = pl->base;
-  cf.fd = cur;
-  cf.st = *st;
-  struct ima_plan ima;
-  if (ima_plan_build (&cf, &ima, err) != 0)
-    return -1;
-  /* A name nobody can foresee: another user who can write the directory
-     could otherwise make it first and fail the revert.  */
-  char tmp[64];
-  int fd = -1;
-  for (int tries = 0; fd < 0 && tries < 16; tries++)
-    {
-      uint64_t r = 0;
-      if (getrandom (&r, sizeof r, 0) != (ssize_t) sizeof r)
-	r ^= (uint64_t) getpid () << 32 ^ (uint64_t) tries;
-      snprintf (tmp, sizeof tmp, ".elfpmd-revert.%016" PRIx64, r);
-      fd = openat (pl->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0 && errno != EEXIST)
-	break;
-    }
-  if (fd < 0)
-    return diag_set (err, "cannot create a temporary file beside it: %s", strerror (errno));
-  struct diag cerr = { "" };
-  int ret = 0;
-  struct sha256_ctx h;
-  unsigned char d[SHA256_DIGEST_SIZE];
-  char got[65];
-  sha256_init (&h);
-  if (copy_sparse (orig, fd, &h, &cerr) != 0)
-    ret = diag_set (err, "the kept original: %s", cerr.msg);
-  else
-    {
-      sha256_digest (&h, SHA256_DIGEST_SIZE, d);
-      sha256_hex (d, got);
-      if (strcmp (got, want) != 0)
-	ret = diag_set (err, "the kept original is not what elfpmd kept (SHA-256 %s)", got);
-    }
-  const struct timespec times[2] = { ost->st_atim, ost->st_mtim };
-  if (ret == 0 && keep_metadata (&cf, fd, &ima, err) != 0)
-    ret = -1;
-  if (ret == 0 && (futimens (fd, times) != 0 || fsync (fd) != 0))
-    ret = diag_set (err, "cannot write: %s", strerror (errno));
-  if (close (fd) != 0 && ret == 0)
-    ret = diag_set (err, "cannot write: %s", strerror (errno));
-  /* The name must still be the file that was checked.  */
-  struct stat now;
-  if (ret == 0 && (fstatat (pl->dirfd, pl->base, &now, AT_SYMLINK_NOFOLLOW) != 0
-		   || now.st_dev != st->st_dev || now.st_ino != st->st_ino))
-    ret = diag_set (err, "it was replaced while being put back");
-  if (ret == 0 && renameat (pl->dirfd, tmp, pl->dirfd, pl->base) != 0)
-    ret = diag_set (err, "cannot replace it: %s", strerror (errno));
-  if (ret != 0)
-    unlinkat (pl->dirfd, tmp, 0);
-  else
-    fsync (pl->dirfd);
-  return ret;
-}
-
 /* What revert did with a file, for its summary.  */
 enum revert_outcome { REVERT_PUT_BACK, REVERT_ORIGINAL, REVERT_LEFT, REVERT_FAILED, REVERT_KINDS };
 
@@ -586,7 +456,7 @@ revert_one (const struct manifest_record *e, FILE *m, const struct manifest_cmdl
   bool gone, elf;
   struct diag err = { "" };
   int cur = -1;
-  if (current (e->file, &pl, &st, hex, &gone, &elf, &cur, 0, 0, &err) != 0)
+  if (manifest_file_state (e->file, &pl, &st, hex, &gone, &elf, &cur, 0, 0, &err) != 0)
     {
       out = REVERT_LEFT;
       if (!c->quiet)
@@ -627,7 +497,7 @@ revert_one (const struct manifest_record *e, FILE *m, const struct manifest_cmdl
 	}
       else if (c->dry_run)
 	printf ("%s: would be put back\n", e->file);
-      else if (restore (&pl, cur, &st, kfd, &kst, e->before, &kerr) != 0)
+      else if (write_restore (&pl, cur, &st, kfd, &kst, e->before, &kerr) != 0)
 	{
 	  fprintf (stderr, "%s: %s: %s\n", diag_program, e->file, kerr.msg);
 	  out = REVERT_FAILED;
