@@ -3282,3 +3282,101 @@ cross_fixture () {
 		fail "$name: elfpmd --madvise fails: $(head -1 "$w/mad.err")"
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# The command line (run-cli-*.sh): a PIE with 4 MiB of text that the relaxed
+# rule aligns (sample, which calls into its big text and prints "ok") and a
+# small program it does not (small), built once (shared_build cli).
+
+# cli_build: those, in the current directory.
+cli_build () {
+	printf '.text\n.globl big\nbig: .fill 0x400000,1,0xc3\n' >big.S
+	printf '#include <stdio.h>\nextern char big[];\nint main(void){((void(*)(void))(big+0x300000))();puts("ok");return 0;}\n' >m.c
+	printf 'int main(void){return 0;}\n' >small.c
+	cc -O1 -fPIE -pie -Wa,--noexecstack -o sample m.c big.S && cc -O1 -o small small.c
+}
+
+# cli_fixture: the script's work directory (work_dir), and CLI, the directory
+# of sample and small (never written to), built unless they are; skips the
+# script where they cannot be.
+cli_fixture () {
+	require_elfpmd
+	work_dir
+	have cc || skip_all "no C compiler to build a sample"
+	shared_build cli cli_build || skip_all "cannot build sample programs: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	CLI=$SHARED
+}
+
+# expect_status WANT DESCRIPTION COMMAND...: COMMAND exits WANT; its stdout
+# is in $WORK/out, its stderr in $WORK/err (shown when it does not).
+expect_status () {
+	local want=$1 what=$2 got
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else fail "$what: exit $got, expected $want"; sed 's/^/      /' "$WORK/err"; fi
+}
+
+# expect_skip FILE REASON: FILE is skipped, its skip_reason starts with
+# REASON: exit 0, status "skipped", the file left alone in place, an -o copy
+# identical to it.
+expect_skip () {
+	local f=$1 want=$2 what sig
+	what=$(basename "$f")
+	sig=$(file_signature "$f")
+	expect_status 0 "$what: dry run" "$ELFPMD" -n --json "$f"
+	grep -q '"status":"skipped"' "$WORK/out" && grep -qF "\"skip_reason\":\"$want" "$WORK/out" \
+		&& pass "$what: skipped ($want)" || fail "$what: not skipped for '$want': $(cat "$WORK/out")"
+	expect_status 0 "$what: in place" "$ELFPMD" -q "$f"
+	check "$what: left alone" test "$sig" = "$(file_signature "$f")"
+	rm -f "$WORK/skip.out"
+	expect_status 0 "$what: -o" "$ELFPMD" -q -o "$WORK/skip.out" "$f"
+	check "$what: -o copy identical" cmp -s "$f" "$WORK/skip.out"
+}
+
+# man_bold SECTION: the bold tokens of the man page's section SECTION (.B,
+# the bold arguments of .BR/.BI/.RB/.IB, or \fB...\fR), one a line, with \-
+# read as -, and an option's "=ARG" dropped.
+man_bold () {
+	awk -v want="$1" '
+	function args(line, a,   n, i, c, cur, inarg, q) {
+		n = 0; cur = ""; inarg = 0; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) {
+				if (c == "\"") q = 0; else cur = cur c
+				continue
+			}
+			if (c == "\"" && !inarg) { q = 1; inarg = 1; continue }
+			if (c == " " || c == "\t") {
+				if (inarg) { a[++n] = cur; cur = ""; inarg = 0 }
+				continue
+			}
+			cur = cur c; inarg = 1
+		}
+		if (inarg) a[++n] = cur
+		return n
+	}
+	function emit(t) {
+		gsub(/\\-/, "-", t); gsub(/\\&/, "", t); gsub(/\\f[BIRP]/, "", t)
+		if (t ~ /^--/) sub(/=.*/, "", t)
+		if (t != "") print t
+	}
+	/^\.SH / { sec = $0; sub(/^\.SH +/, "", sec); gsub(/"/, "", sec); next }
+	sec != want { next }
+	{
+		line = $0
+		# inline bold: \fBtoken\fR (or \fP, \fI)
+		rest = line
+		while (match(rest, /\\fB[^\\]*(\\-[^\\]*)*\\f[RPI]/)) {
+			emit(substr(rest, RSTART + 3, RLENGTH - 6))
+			rest = substr(rest, RSTART + RLENGTH)
+		}
+		if (line !~ /^\.(B|BR|BI|RB|IB)( |$)/) next
+		m = line; sub(/ .*/, "", m); sub(/^\./, "", m)
+		n = args(substr(line, length(m) + 3), a)
+		for (i = 1; i <= n; i++)
+			if (m == "B" || ((m == "BR" || m == "BI") && i % 2 == 1) || ((m == "RB" || m == "IB") && i % 2 == 0))
+				emit(a[i])
+	}' "$TESTS_SRCDIR/../man/elfpmd.1"
+}
