@@ -3380,3 +3380,104 @@ man_bold () {
 				emit(a[i])
 	}' "$TESTS_SRCDIR/../man/elfpmd.1"
 }
+
+# ---------------------------------------------------------------------------
+# elfpmd status (run-status-*.sh): programs with 17 MiB of text (tests/fixtures
+# madbig.S, madmain.c with FIXTURE_PAUSE: they stay, text mapped, until
+# killed) run paused, each under a label:
+#   orig   mad-pie as linked (not aligned)
+#   align  elfpmd's rewrite without the stub
+#   mad    elfpmd --madvise's rewrite
+#   lib    usemadbig with libmadbig.so rewritten by --madvise
+#   gone   a copy of mad deleted while it runs
+#   moved  a copy of mad renamed while it runs (to old), and another file
+#          given its name
+
+# status_require: what every script of elfpmd status needs (elfpmd, the
+# page-cache lock, python3, THP with a 2 MiB PMD), its work directory, and
+# the paused programs stopped by PID when it exits, whatever happens.
+status_require () {
+	PMD=$((0x200000))
+	pids=()
+	require_elfpmd
+	page_cache_lock
+	have python3 || skip_all "python3 not found (reads smaps and the JSON report)"
+	[ -r /sys/kernel/mm/transparent_hugepage/hpage_pmd_size ] \
+		|| skip_all "kernel without transparent huge pages (elfpmd status has nothing to report)"
+	[ "$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)" = "$PMD" ] \
+		|| skip_all "this test's fixtures are made for a 2 MiB PMD"
+	work_dir
+	trap status_stop EXIT
+}
+status_stop () {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
+
+# status_fixtures: the fixtures built (mad-pie, mad-lib, mad-tools, into $O).
+status_fixtures () {
+	local t
+	built_any=false
+	for t in mad-pie mad-lib mad-tools; do
+		build_or_skip "$t" "$t" && built_any=true
+	done
+	stop_unless_built
+	[ -x "$O/mad-pie" ] || skip_all "mad-pie could not be built"
+}
+
+# status_build: in the current directory, orig/mad-pie (a copy), and
+# elfpmd's rewrites align/mad-pie, mad/mad-pie and, where usemadbig was
+# built, lib/libmadbig.so.
+status_build () {
+	mkdir -p orig align mad lib || return 1
+	cp "$O/mad-pie" orig/mad-pie || return 1
+	"$ELFPMD" -q -o align/mad-pie "$O/mad-pie" || return 1
+	"$ELFPMD" -q --madvise -o mad/mad-pie "$O/mad-pie" || return 1
+	[ ! -x "$O/usemadbig" ] || "$ELFPMD" -q --madvise -o lib/libmadbig.so "$O/libmadbig.so"
+}
+
+# status_files: status_fixtures, and the files of the labels: those of
+# status_build, built once (shared_build status) in FILES, and copies of
+# mad in $WORK/gone and $WORK/moved; have_lib says whether lib can run,
+# ideal is the whole chunks of align's file (phdr-dump; what aligning adds
+# to orig).
+status_files () {
+	local lib=()
+	status_fixtures
+	[ -x "$O/usemadbig" ] && lib=("$O/libmadbig.so")
+	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${lib[@]}" \
+		|| hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
+	FILES=$SHARED
+	mkdir -p "$WORK/gone" "$WORK/moved"
+	cp "$FILES/mad/mad-pie" "$WORK/gone/mad-pie"
+	cp "$FILES/mad/mad-pie" "$WORK/moved/mad-pie"
+	have_lib=false
+	[ -s "$FILES/lib/libmadbig.so" ] && have_lib=true
+	ideal=$(ideal_chunks "$FILES/align/mad-pie")
+}
+
+# status_start LABEL...: start the programs of those labels paused (lib only
+# when have_lib), their PIDs in pid_LABEL and, in order, in pid_list;
+# labels lists the labels started.
+status_start () {
+	local l p
+	labels= pid_list=()
+	for l in "$@"; do
+		case $l in
+		lib) $have_lib || continue
+		     start_paused lib "$O/usemadbig" "$FILES/lib" ;;
+		gone) start_paused gone "$WORK/gone/mad-pie"
+		      rm -f "$WORK/gone/mad-pie" ;;
+		moved) start_paused moved "$WORK/moved/mad-pie"
+		       mv "$WORK/moved/mad-pie" "$WORK/moved/old"
+		       cp "$O/mad-pie" "$WORK/moved/mad-pie" ;;
+		*) start_paused "$l" "$FILES/$l/mad-pie" ;;
+		esac
+		labels="${labels:+$labels }$l"
+	done
+	for l in $labels; do
+		p=pid_$l
+		pid_list+=("${!p}")
+	done
+}
