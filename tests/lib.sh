@@ -3481,3 +3481,96 @@ status_start () {
 		pid_list+=("${!p}")
 	done
 }
+
+# ---------------------------------------------------------------------------
+# Runs over many files (run-batch-*.sh): two programs and a library with
+# 4.5 MiB of text each, built once (shared_build batch) into BATCH: prog
+# (which calls into its text and the library's and prints "batch ok 42"),
+# libbatch.so.1, obj.o (relocatable) and prog.debug (objcopy
+# --only-keep-debug); batch_tree lays them out as a staging tree.
+
+# batch_build: those, in the current directory, with CC (default cc).
+batch_build () {
+	local cc=${CC:-cc}
+	printf '\t.text\n\t.globl big\nbig:\n\t.fill 0x480000,1,0xc3\n\t.section .note.GNU-stack,"",@progbits\n' >big.S
+	cat >main.c <<'EOF_C'
+#include <stdio.h>
+extern char big[];
+int lib_answer (void);
+int main (void)
+{
+  for (long off = 0; off < 0x480000; off += 0x100000)
+    ((void (*) (void)) (big + off)) ();
+  printf ("batch ok %d\n", lib_answer ());
+  return 0;
+}
+EOF_C
+	printf 'extern char big[];\nint lib_answer (void) { ((void (*) (void)) big) (); return 42; }\n' >lib.c
+	"$cc" -O2 -g -fPIC -shared -Wl,-soname,libbatch.so.1 -o libbatch.so.1 lib.c big.S \
+		&& "$cc" -O2 -g -fPIE -pie -o prog main.c big.S -L. -l:libbatch.so.1 \
+		&& "$cc" -O2 -c -o obj.o lib.c \
+		&& objcopy --only-keep-debug prog prog.debug
+}
+
+# batch_fixture: the script's work directory (work_dir) and BATCH, the
+# directory of the fixture (never written to), built unless it is; skips
+# the script where it cannot be.
+batch_fixture () {
+	require_elfpmd
+	work_dir
+	have "${CC:-cc}" || skip_all "no C compiler (${CC:-cc})"
+	shared_build batch batch_build || hard_error "cannot build the fixtures: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	BATCH=$SHARED
+}
+
+# batch_tree DIR: the staging tree in DIR: prog with hard links in two
+# directories and a symbolic link, a set-user-ID helper, the library and its
+# link, a script, the object, separate debug files inside and outside
+# usr/lib/debug, a README, copies of prog in a directory to prune
+# (opt/skipme) and under a name to exclude (usr/bin/excluded-prog) and
+# under a name with a newline, a FIFO, a MIPS copy (e_machine 8: a machine
+# without a PMD size).
+batch_tree () {
+	local t=$1
+	mkdir -p "$t/usr/bin" "$t/usr/lib" "$t/usr/libexec/batch" "$t/usr/lib/debug/.build-id/aa" \
+		"$t/usr/share/doc" "$t/opt/skipme"
+	cp "$BATCH/prog" "$t/usr/bin/prog"
+	ln "$t/usr/bin/prog" "$t/usr/bin/prog-link"
+	ln "$t/usr/bin/prog" "$t/usr/libexec/batch/prog-other-dir"
+	ln -s prog "$t/usr/bin/prog-alias"
+	cp "$BATCH/prog" "$t/usr/libexec/batch/helper"
+	cp "$BATCH/libbatch.so.1" "$t/usr/lib/libbatch.so.1"
+	ln -s libbatch.so.1 "$t/usr/lib/libbatch.so"
+	printf '#!/bin/sh\necho script\n' > "$t/usr/bin/script"
+	chmod 755 "$t/usr/bin/script"
+	cp "$BATCH/obj.o" "$t/usr/lib/obj.o"
+	cp "$BATCH/prog.debug" "$t/usr/lib/debug/.build-id/aa/bbcc.debug"
+	cp "$BATCH/prog.debug" "$t/usr/lib/debug/prog.debug"
+	cp "$BATCH/prog.debug" "$t/usr/share/doc/prog.debug"
+	printf 'text\n' > "$t/usr/share/doc/README"
+	cp "$BATCH/prog" "$t/opt/skipme/prog"
+	cp "$BATCH/prog" "$t/usr/bin/excluded-prog"
+	cp "$BATCH/prog" "$t/usr/bin/name with
+newline"
+	mkfifo "$t/usr/bin/fifo"
+	cp "$BATCH/prog" "$t/usr/lib/firmware-mips"
+	printf '\010\000' | dd of="$t/usr/lib/firmware-mips" bs=1 seek=18 conv=notrunc 2> /dev/null
+	chmod 4755 "$t/usr/libexec/batch/helper"
+}
+
+# batch_walk: the staging tree in $WORK/orig, and a copy of it in
+# $WORK/tree with another name of prog outside it ($WORK/outside-link)
+# rewritten by one run (-r -j2 -p, skipme pruned, excluded-prog excluded;
+# the library's date set first): its stdout in $WORK/out, its stderr in
+# $WORK/err; PASS when it exits 0.
+batch_walk () {
+	local status
+	batch_tree "$WORK/orig"
+	cp -a "$WORK/orig" "$WORK/tree"
+	ln "$WORK/tree/usr/bin/prog" "$WORK/outside-link"
+	touch -d '2001-02-03 04:05:06' "$WORK/tree/usr/lib/libbatch.so.1"
+	"$ELFPMD" -r -j2 -p --exclude='skipme' --exclude='*/usr/bin/excluded-*' "$WORK/tree" >"$WORK/out" 2>"$WORK/err"
+	status=$?
+	check "-r exits 0" test "$status" -eq 0
+	note "$(tail -1 "$WORK/out")"
+}
