@@ -512,7 +512,7 @@ poke () {
 # ---------------------------------------------------------------------------
 # An ext4 file system on a loop device of the test's own: mounted
 # data=journal, no large page cache folios there on any kernel, so no PMD
-# folios (the stub's tests, run-prime.sh); or with the default options and a
+# folios (the stub's tests, run-prime-*.sh); or with the default options and a
 # read-ahead of the test's choosing (run-madvise-inflight.sh).  The caller
 # keeps an array CLEANUP of commands run on exit.
 
@@ -3574,3 +3574,134 @@ batch_walk () {
 	check "-r exits 0" test "$status" -eq 0
 	note "$(tail -1 "$WORK/out")"
 }
+
+# ---------------------------------------------------------------------------
+# elfpmd prime (run-prime-*.sh), which puts a file's aligned text into the
+# page cache as PMD-sized folios without running it, over the 17 MiB-text
+# PIE mad-pie (tests/fixtures madbig.S, madmain.c) in the rewrites that
+# status_build makes (shared_build status): align (elfpmd, no stub) and mad
+# (elfpmd --madvise), copied into $WORK/align and $WORK/mad (new files,
+# their own page cache), and orig, as linked.
+
+# prime_require: what every script of elfpmd prime needs (root and THP for
+# drop_caches, the page-cache lock, python3, file THP on the file system of
+# the work directory), its work directory, the paused programs (pids) and
+# the CLEANUP functions run when it exits; the helpers PAGECACHE and
+# THP_OFF; ARGS, the arguments of every run; and the files of the labels
+# LABEL... (orig, align, mad) in $WORK/LABEL/mad-pie.
+prime_require () {
+	local l
+	ARGS=(alpha "beta gamma")
+	pids=()
+	CLEANUP=()
+	require_elfpmd
+	require_root_thp "drop_caches for the cold and order-0 states"
+	page_cache_lock
+	have python3 || skip_all "python3 not found (reads the JSON report)"
+	work_dir
+	trap prime_stop EXIT
+	build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c, thp-off.c): $(tail -1 "$O/mad-tools.log")"
+	PAGECACHE=$O/pagecache
+	THP_OFF=$O/thp-off
+	build_or_skip mad-pie mad-pie || skip_all "mad-pie cannot be built here"
+	require_file_thp "$WORK"
+	local lib=()
+	[ -x "$O/usemadbig" ] && lib=("$O/libmadbig.so")
+	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${lib[@]}" || hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
+	for l in "$@"; do
+		mkdir -p "$WORK/$l" && cp "$SHARED/$l/mad-pie" "$WORK/$l/mad-pie" || hard_error "cannot copy $l"
+	done
+}
+prime_stop () {
+	local p c
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for c in "${CLEANUP[@]}"; do "$c"; done
+}
+
+# json FILE KEY: KEY of the JSON object in FILE (one line).
+json () { python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))[sys.argv[2]]; print("null" if v is None else v)' "$1" "$2" 2>/dev/null; }
+
+# prime_states LABEL: for the rewrite LABEL (align or mad), in three page
+# cache states: cold (caches dropped), order0 (caches dropped, then the
+# whole file cached in 4 KiB folios: fixtures/pagecache order0), fresh (a
+# copy just written with dd bs=4k: dirty small folios, as a package manager
+# leaves it), prime_then_run.
+prime_states () {
+	local label=$1 exe=$WORK/$1/mad-pie
+	have_strace=false
+	if have strace; then have_strace=true; else skip "strace not found: the no-repair checks are skipped"; fi
+	"$WORK/orig/mad-pie" "${ARGS[@]}" >"$WORK/orig.out" 2>&1
+	echo "exit status $?" >>"$WORK/orig.out"
+	[ "$(tail -1 "$WORK/orig.out")" = "exit status 42" ] || skip_all "mad-pie does not run here: $(tail -1 "$WORK/orig.out")"
+	drop_caches
+	prime_then_run "$label" cold "$exe"
+	drop_caches
+	"$PAGECACHE" order0 "$exe" >/dev/null || hard_error "pagecache order0 failed"
+	prime_then_run "$label" order0 "$exe"
+	mkdir -p "$WORK/fresh-$label"
+	dd if="$exe" of="$WORK/fresh-$label/mad-pie" bs=4k 2>/dev/null
+	chmod 755 "$WORK/fresh-$label/mad-pie"
+	prime_then_run "$label" fresh "$WORK/fresh-$label/mad-pie"
+}
+
+# prime_then_run LABEL STATE EXE: prime EXE: elfpmd prime --json must report
+# every whole chunk (counted by tests/phdr-dump, which shares no code with
+# elfpmd) in PMD-sized folios and exit 0; then one start of the program must
+# print what the original prints, exit 42 and have its text PMD-mapped, all
+# of it (FilePmdMapped from its own smaps copy: an independent measure of
+# what prime did; align has no stub, so only the page cache can give it PMD
+# pages in THP mode madvise), and mad's stub must have nothing to repair
+# (strace: no fadvise64).  Reads have_strace.
+prime_then_run () {
+	local label=$1 state=$2 exe=$3 ideal w=$WORK/$1.$2 rc
+	ideal=$(ideal_chunks "$exe")
+	"$ELFPMD" prime --json "$exe" >"$w.json" 2>"$w.err"
+	rc=$?
+	if [ $rc = 0 ] && [ "$(json "$w.json" chunks)" = "$ideal" ] && [ "$(json "$w.json" pmd_folios)" = "$ideal" ] \
+		&& [ "$(json "$w.json" reason)" = null ] && [ "$ideal" -gt 0 ]; then
+		pass "$label $state: prime: $ideal of $ideal chunks in PMD-sized folios ($(json "$w.json" primed) primed)"
+	else
+		fail "$label $state: prime exit $rc, expected $ideal chunks: $(cat "$w.json" "$w.err") (free blocks of 2 MiB or more: $(free_pmd_blocks))"
+	fi
+	rm -f "$w.smaps"
+	if [ "$label" = mad ] && $have_strace; then
+		FIXTURE_SMAPS=$w.smaps strace -f -o "$w.strace" -e trace=fadvise64,madvise "$exe" "${ARGS[@]}" >"$w.out" 2>"$w.out.err"
+	else
+		FIXTURE_SMAPS=$w.smaps "$exe" "${ARGS[@]}" >"$w.out" 2>"$w.out.err"
+	fi
+	echo "exit status $?" >>"$w.out"
+	if cmp -s "$WORK/orig.out" "$w.out"; then
+		pass "$label $state: the first start after prime prints the same and exits 42"
+	else
+		fail "$label $state: the first start after prime prints something else"
+		diff "$WORK/orig.out" "$w.out" | head -5 | sed 's/^/      /'
+	fi
+	local kb
+	kb=$(pmd_kb "$w.smaps" "$exe")
+	if [ "$kb" -lt $((ideal * 2048)) ] && [ "$label" = align ]; then
+		# This machine's DAMON pageout scheme reclaims cold memory: a PMD
+		# folio can go between the prime and the start, and the start (no
+		# stub) then reads that chunk in small folios.  A second prime that
+		# has to prime a chunk again says so; the pair then runs once more.
+		"$ELFPMD" prime --json "$exe" >"$w.again.json" 2>&1
+		if [ "$(json "$w.again.json" primed)" -gt 0 ] 2>/dev/null; then
+			note "$label $state: the first start had $kb kB PMD-mapped; prime found $(json "$w.again.json" primed) chunk(s) to prime again (reclaimed or split since): started once more"
+			FIXTURE_SMAPS=$w.smaps "$exe" "${ARGS[@]}" >/dev/null 2>&1
+			kb=$(pmd_kb "$w.smaps" "$exe")
+		fi
+	fi
+	if [ "$kb" -eq $((ideal * 2048)) ]; then
+		pass "$label $state: the first start after prime has its text PMD-mapped: $kb kB, all $ideal chunks"
+	else
+		fail "$label $state: the first start after prime has $kb kB PMD-mapped of $((ideal * 2048)) (free blocks of 2 MiB or more: $(free_pmd_blocks))"
+	fi
+	if [ "$label" = mad ] && $have_strace; then
+		if grep -q fadvise64 "$w.strace"; then
+			fail "$label $state: the stub repaired chunks after prime: $(grep -c fadvise64 "$w.strace") fadvise64"
+		else
+			pass "$label $state: the stub had nothing to repair (no fadvise64)"
+		fi
+	fi
+}
+

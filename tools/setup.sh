@@ -56,7 +56,7 @@ PACKAGES="$PACKAGES rpm cpio"
 # tests/run-packages.sh builds elfpmd's own packages and checks them with
 # lintian.
 PACKAGES="$PACKAGES lintian"
-# elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
+# elfpmd-prime.service: systemd-analyze verify in tests/run-prime-unit.sh, and
 # configure's default unit directory (systemd.pc).
 PACKAGES="$PACKAGES systemd"
 # tests/run-real-programs.sh: the distribution's Java runtime, whose
