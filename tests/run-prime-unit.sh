@@ -22,8 +22,8 @@ if [ "${ELFPMD##*/}" != elfpmd ]; then
 elif have systemd-analyze; then
 	systemd-analyze verify --man=no "$unit" >"$WORK/verify.out" 2>&1
 	rc=$?
-	ok=false; [ $rc = 0 ] && [ ! -s "$WORK/verify.out" ] && ok=true
-	check "systemd-analyze verify --man=no elfpmd-prime.service: exit 0 (got $rc), no complaint ($(cat "$WORK/verify.out"))" $ok
+	good=false; [ $rc = 0 ] && [ ! -s "$WORK/verify.out" ] && good=true
+	check "systemd-analyze verify --man=no elfpmd-prime.service: exit 0 (got $rc), no complaint ($(cat "$WORK/verify.out"))" $good
 else
 	skip "systemd-analyze not found (Debian: package systemd): the unit is not verified"
 fi
@@ -39,9 +39,9 @@ printf '%s\n' '# files to prime at boot' "$WORK/list/mad-pie" "$WORK/list/gone" 
 # shellcheck disable=SC2086
 out=$($exec_start 2>&1)
 rc=$?
-ok=false; [ $rc = 0 ] && [ -z "$out" ] && ok=true
-check "the unit's ExecStart ($exec_start): exit 0 (got $rc), nothing printed ($out)" $ok
+good=false; [ $rc = 0 ] && [ -z "$out" ] && good=true
+check "the unit's ExecStart ($exec_start): exit 0 (got $rc), nothing printed ($out)" $good
 "$ELFPMD" prime --json "$WORK/list/mad-pie" >"$WORK/unit.json"
-ok=false; [ "$(json "$WORK/unit.json" already)" = "$ideal" ] && [ "$(json "$WORK/unit.json" primed)" = 0 ] && ok=true
-check "... the listed file's $ideal chunks were primed ($(cat "$WORK/unit.json"))" $ok
+good=false; [ "$(json "$WORK/unit.json" already)" = "$ideal" ] && [ "$(json "$WORK/unit.json" primed)" = 0 ] && good=true
+check "... the listed file's $ideal chunks were primed ($(cat "$WORK/unit.json"))" $good
 test_finish
