@@ -3705,3 +3705,136 @@ prime_then_run () {
 	fi
 }
 
+
+# ---------------------------------------------------------------------------
+# Real programs and libraries with more than 4 MiB of text
+# (run-fixtures-*.sh, tests/fixtures), rewritten by raising p_align alone:
+# moving file contents is run-padding-*.sh's part, so every run there is
+# elfpmd --no-pad.  Each script checks one behaviour over every fixture of
+# ALIGN_FIXTURES that builds (for_each_align_fixture).
+
+# The fixtures, one per line:
+#   NAME  FILE  PROGRAM  TYPE  RELAXED  KERNEL
+# NAME is the make target; FILE is the file rewritten; PROGRAM is what runs
+# (the file itself, or a program that needs the library FILE from
+# LD_LIBRARY_PATH); TYPE is the "type" the JSON report must give; RELAXED and
+# KERNEL say whether that rule must change an alignment ("yes"), or whether
+# only agreement with phdr-dump's prediction is checked ("-").  lld places the
+# text at an offset not congruent with its address, so nothing is asserted for
+# the lld fixtures yet.
+ALIGN_FIXTURES='
+pie            pie             pie             pie            yes  -
+nopie          nopie           nopie           executable     yes  -
+static         static          static          executable     yes  -
+static-pie     static-pie      static-pie      pie            yes  -
+libbig         libbig.so       usebig          shared_object  yes  -
+pie-noseparate pie-noseparate  pie-noseparate  pie            yes  yes
+lld-pie        lld-pie         lld-pie         pie            -    -
+libbiglld      libbiglld.so    usebig-lld      shared_object  -    -
+'
+
+# for_each_align_fixture FUNCTION: require elfpmd, set up the script's work
+# directory (work_dir) and ELFPMD to elfpmd --no-pad; then for each fixture
+# of ALIGN_FIXTURES that builds, set name file prog type must_relaxed
+# must_kernel, the fixture's work directory w with the original in
+# $w/orig/FILE (pristine, its file_signature), run FUNCTION, and remove w
+# unless something failed.  Exits 77 when none builds.  Sets have_elflint
+# and lint_before (the original's elflint_count), have_python and am_root.
+for_each_align_fixture () {
+	local fn=$1 fails_before
+	require_elfpmd
+	work_dir
+	printf '#!/bin/sh\nexec "%s" --no-pad "$@"\n' "$ELFPMD" >"$WORK/elfpmd-no-pad"
+	chmod +x "$WORK/elfpmd-no-pad"
+	ELFPMD=$WORK/elfpmd-no-pad
+	PMD=0x200000
+	have_elflint=false
+	if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi
+	have_python=false
+	if have python3 && python3 -c 'import json' 2>/dev/null; then have_python=true
+	else skip "python3 not found: JSON parse checks skipped"; fi
+	am_root=false
+	[ "$(id -u)" = 0 ] && am_root=true
+	built_any=false
+	while read -r name file prog type must_relaxed must_kernel <&3; do
+		[ -n "$name" ] || continue
+		echo "# fixture $name"
+		build_or_skip "$name" "$name" || continue
+		built_any=true
+		w=$WORK/$name
+		mkdir -p "$w/orig"
+		cp -p "$O/$file" "$w/orig/$file"
+		pristine=$(file_signature "$w/orig/$file")
+		fails_before=$n_fail
+		$have_elflint && lint_before=$(elflint_count "$w/orig/$file")
+		"$fn"
+		# Keep the work files of a failed fixture for a look, drop the
+		# others (they are several MiB each).
+		if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
+	done 3<<<"$ALIGN_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# check_phdrs RESULT RULE: everything but p_align is as in the original and
+# every PT_LOAD's p_align is what phdr-dump predicts for RULE.
+check_phdrs () {
+	local result=$1 rule=$2
+	if diff <(phdr_without_align "$w/orig/$file") <(phdr_without_align "$result") >"$w/diff" 2>&1
+	then pass "$name: $rule: ELF header and program headers unchanged but for p_align"
+	else fail "$name: $rule: ELF or program headers changed beyond p_align"; sed 's/^/      /' "$w/diff" | head -20
+	fi
+	if diff <(expected_aligns "$rule" "$PMD" "$w/orig/$file") <(load_aligns "$result") >"$w/diff" 2>&1
+	then pass "$name: $rule: PT_LOAD alignments are the predicted ones ($(load_aligns "$result" | tr '\n' ' ' | sed 's/ $//'))"
+	else fail "$name: $rule: PT_LOAD alignments differ from phdr-dump --expect-$rule (< predicted, > written)"
+	     sed 's/^/      /' "$w/diff" | head -20
+	fi
+}
+
+# check_changed RULE MUST RESULT: when MUST is yes, RULE has to change some
+# PT_LOAD's p_align: the prediction says so and RESULT shows it.
+check_changed () {
+	[ "$2" = yes ] || return 0
+	local predicted
+	predicted=$("$PHDR_DUMP" "--expect-$1" "$PMD" "$w/orig/$file" | grep -c ' eligible$')
+	if [ "$predicted" -gt 0 ] && ! cmp -s "$w/orig/$file" "$3"; then
+		pass "$name: $1: $predicted segment(s) eligible and the file changed"
+	else
+		fail "$name: $1: expected an aligned segment: $predicted predicted eligible, file $(cmp -s "$w/orig/$file" "$3" && echo unchanged || echo changed)"
+	fi
+}
+
+# unchanged_since COPY FILE SIGNATURE: FILE has COPY's bytes and still the
+# file_signature SIGNATURE.
+unchanged_since () { cmp -s "$1" "$2" && test "$3" = "$(file_signature "$2")"; }
+
+has_cap_net_raw () { getcap "$1" | grep -q 'cap_net_raw[+=]ep'; }
+
+# relaxed_rewrite: the original rewritten in place with the default
+# (relaxed) rule, in r ($w/relaxed/FILE); PASS or FAIL as rewrite, whose
+# status it returns.
+relaxed_rewrite () {
+	r=$w/relaxed/$file
+	mkdir -p "$w/relaxed"
+	cp -p "$w/orig/$file" "$r"
+	rewrite relaxed "$r"
+}
+
+# rewrite WHAT FILE ARGS...: run elfpmd -q ARGS... FILE in place, expect exit 0
+# and no output on stdout.
+rewrite () {
+	local what=$1 target=$2 status
+	shift 2
+	"$ELFPMD" -q "$@" "$target" >"$target.stdout" 2>"$target.stderr"
+	status=$?
+	if [ $status -eq 0 ] && [ ! -s "$target.stdout" ]; then
+		pass "$name: $what: elfpmd -q${*:+ $*} exits 0, silently"
+		rm -f "$target.stdout" "$target.stderr"
+		return 0
+	fi
+	fail "$name: $what: elfpmd -q${*:+ $*} exited $status"
+	sed 's/^/      stdout: /' "$target.stdout" | head -5
+	sed 's/^/      stderr: /' "$target.stderr" | head -5
+	rm -f "$target.stdout" "$target.stderr"
+	return 1
+}
+
