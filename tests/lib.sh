@@ -3443,10 +3443,10 @@ status_build () {
 # ideal is the whole chunks of align's file (phdr-dump; what aligning adds
 # to orig).
 status_files () {
-	local lib=()
+	local libs=()
 	status_fixtures
-	[ -x "$O/usemadbig" ] && lib=("$O/libmadbig.so")
-	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${lib[@]}" \
+	[ -x "$O/usemadbig" ] && libs=("$O/libmadbig.so")
+	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${libs[@]}" \
 		|| hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
 	FILES=$SHARED
 	mkdir -p "$WORK/gone" "$WORK/moved"
@@ -3605,9 +3605,9 @@ prime_require () {
 	THP_OFF=$O/thp-off
 	build_or_skip mad-pie mad-pie || skip_all "mad-pie cannot be built here"
 	require_file_thp "$WORK"
-	local lib=()
-	[ -x "$O/usemadbig" ] && lib=("$O/libmadbig.so")
-	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${lib[@]}" || hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
+	local libs=()
+	[ -x "$O/usemadbig" ] && libs=("$O/libmadbig.so")
+	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${libs[@]}" || hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
 	for l in "$@"; do
 		mkdir -p "$WORK/$l" && cp "$SHARED/$l/mad-pie" "$WORK/$l/mad-pie" || hard_error "cannot copy $l"
 	done
@@ -3838,3 +3838,132 @@ rewrite () {
 	return 1
 }
 
+
+# ---------------------------------------------------------------------------
+# Hostile numbers (run-hostile-*.sh): files that are valid ELF but made to
+# break the planner's arithmetic or its assumptions, one crafted case per
+# defect found by review and fuzzing, made from the lld-pie, mad-pie and
+# mad-lib fixtures (into $O, shared).  Every number read from a file is
+# untrusted: a hostile value must become a refusal with a reason (exit 1,
+# the file untouched, one line on stderr) or a plan that leaves the hostile
+# part alone (a report saying why), never an "internal error", never a plan
+# larger than one PMD per hole plus the stub, never a hang.  For each case,
+# with its options (--madvise where the stub is what the case is about), a
+# dry run (`-n --json`) and an in-place rewrite of a copy (check_case):
+#   - exit status 0 or 1 within 5 s, reported when slower than 1 s;
+#   - no "internal error", no sanitizer report;
+#   - on 1: one stderr line naming the file, the file byte for byte as it was;
+#   - on 0: the output at most 2 MiB per PT_LOAD plus 1 MiB larger than the
+#     input; a second dry run of the output does not want to change it;
+#   - what the case expects in the JSON report (a refusal's reason, a size).
+
+# hostile_setup FIXTURE: elfpmd, python3 and the script's work directory;
+# the fixture FIXTURE built into $O, or the script skipped.
+hostile_setup () {
+	require_elfpmd
+	have python3 || skip_all "python3 is needed to read the JSON reports"
+	work_dir
+	build_fixture "$1" || skip_all "$1: cannot build it here: $(why_unbuildable "$1") (log: $O/$1.log)"
+}
+
+# json_get FILE EXPR: a Python expression over the report R of FILE.
+json_get () {
+	python3 -c 'import json, sys; R = json.loads(open(sys.argv[1]).read()); print(eval(sys.argv[2]))' "$@"
+}
+
+# field FILE TYPE COLUMN [NTH]: column COLUMN of the NTH (default 1) program
+# header of TYPE, as phdr-dump prints it.
+field () {
+	"$PHDR_DUMP" "$1" | awk -v t="$2" -v c="$3" -v n="${4:-1}" '$2 == t && ++k == n { print $c; exit }'
+}
+
+# u64 N: N (bash arithmetic is signed) as an unsigned 0x-hex number.
+u64 () { printf '0x%x' "$1"; }
+
+# run_timed COMMAND...: run COMMAND, print its exit status and milliseconds.
+run_timed () {
+	local t0 t1 status
+	t0=$(date +%s%N)
+	timeout 5 "$@"
+	status=$?
+	t1=$(date +%s%N)
+	elapsed=$(((t1 - t0) / 1000000))
+	return $status
+}
+
+# check_case NAME FILE EXPECT [OPTION...]: run elfpmd on copies of FILE as
+# described at the top; EXPECT is a Python expression over the dry run's
+# JSON report R that must be true ("" for none).
+check_case () {
+	local name=$1 file=$2 expect=$3
+	shift 3
+	local d=$WORK/$name
+	mkdir -p "$d"
+	local size nloads bound status
+	size=$(stat -c %s "$file")
+	nloads=$("$PHDR_DUMP" "$file" | awk '$2 == "LOAD"' | wc -l)
+	bound=$((size + nloads * 2097152 + 1048576))
+	run_timed "$ELFPMD" -n --json "$@" "$file" >"$d/dry.json" 2>"$d/dry.err"
+	status=$?
+	check_run "$name: -n --json $*" "$file" "$file" "$status" "$d/dry.err" "$bound" || return
+	if [ "$status" -eq 0 ] && [ -n "$expect" ]; then
+		if [ "$(json_get "$d/dry.json" "$expect" 2>&1)" = True ]; then
+			pass "$name: the report says what it must ($expect)"
+		else
+			fail "$name: the report does not satisfy: $expect"
+			head -c 600 "$d/dry.json" | sed 's/^/      /'
+		fi
+	fi
+	cp "$file" "$d/in"
+	cp "$file" "$d/orig"
+	run_timed "$ELFPMD" -q "$@" "$d/in" 2>"$d/run.err"
+	status=$?
+	check_run "$name: in place $*" "$d/orig" "$d/in" "$status" "$d/run.err" "$bound" || return
+	if [ "$status" -eq 0 ]; then
+		run_timed "$ELFPMD" -n --json "$@" "$d/in" >"$d/again.json" 2>"$d/again.err"
+		local again
+		again=$(json_get "$d/again.json" 'R["status"]' 2>/dev/null)
+		if [ "$again" = "would change" ]; then
+			fail "$name: a second run would change the output again"
+		else
+			pass "$name: a second run leaves the output alone (${again:-error: $(head -1 "$d/again.err")})"
+		fi
+	fi
+}
+
+# check_run WHAT ORIG FILE STATUS ERRFILE BOUND: the common assertions.
+check_run () {
+	local what=$1 orig=$2 file=$3 status=$4 err=$5 bound=$6
+	if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
+		fail "$what: exit status $status$([ "$status" -eq 124 ] && echo ' (timed out)'): $(head -2 "$err")"
+		return 1
+	fi
+	if grep -qE 'internal error|Sanitizer|runtime error' "$err"; then
+		fail "$what: $(head -1 "$err")"
+		return 1
+	fi
+	[ "$elapsed" -gt 1000 ] && note "$what took $elapsed ms (more than 1 s)"
+	if [ "$elapsed" -gt 1000 ]; then
+		fail "$what: took $elapsed ms"
+		return 1
+	fi
+	if [ "$status" -eq 1 ]; then
+		if [ "$(wc -l <"$err")" -ne 1 ] || ! grep -q "^elfpmd: .*$(basename "$file"): " "$err"; then
+			fail "$what: exit 1 without one line naming the file: $(head -2 "$err")"
+			return 1
+		fi
+		if ! cmp -s "$orig" "$file"; then
+			fail "$what: exit 1, but the file changed"
+			return 1
+		fi
+		pass "$what: refused in $elapsed ms, file untouched: $(sed 's/^elfpmd: [^:]*: //' "$err")"
+		return 0
+	fi
+	local out_size
+	out_size=$(stat -c %s "$file")
+	if [ "$out_size" -gt "$bound" ]; then
+		fail "$what: the output has $out_size bytes, more than $bound"
+		return 1
+	fi
+	pass "$what: exit 0 in $elapsed ms, $out_size bytes"
+}
