@@ -532,12 +532,12 @@ elflint_no_worse () {
 	fi
 }
 
-# deb_source SRC TEST: the test package $pkg in SRC, as TEST builds it: the
+# deb_switch_source SRC TEST: the test package $pkg in SRC, as TEST builds it: the
 # upstream Makefile build (tests/pkg/upstream but its CMakeLists.txt) with a
 # debian/rules that runs a plain "dh $@" (the add-on comes from
 # DH_EXTRA_ADDONS, as a distribution turns it on for every package) and
 # installs with the upstream Makefile.
-deb_source () {
+deb_switch_source () {
 	mkdir -p "$1/debian/source" && cp "$TESTS_SRCDIR"/pkg/upstream/* "$1/" && chmod -R u+w "$1" \
 		&& rm "$1/CMakeLists.txt" || return 1
 	echo '3.0 (native)' > "$1/debian/source/format"

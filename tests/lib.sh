@@ -512,7 +512,7 @@ poke () {
 # ---------------------------------------------------------------------------
 # An ext4 file system on a loop device of the test's own: mounted
 # data=journal, no large page cache folios there on any kernel, so no PMD
-# folios (the stub's tests, run-prime.sh); or with the default options and a
+# folios (the stub's tests, run-prime-*.sh); or with the default options and a
 # read-ahead of the test's choosing (run-madvise-inflight.sh).  The caller
 # keeps an array CLEANUP of commands run on exit.
 
@@ -3337,4 +3337,903 @@ built_once () {
 	77) skip_all "$(cat "$dir/skip" 2>/dev/null)" ;;
 	*) tail -5 "$dir.out" | sed 's/^/      /'; return "$rc" ;;
 	esac
+}
+
+# ---------------------------------------------------------------------------
+# The command line (run-cli-*.sh): a PIE with 4 MiB of text that the relaxed
+# rule aligns (sample, which calls into its big text and prints "ok") and a
+# small program it does not (small), built once (shared_build cli).
+
+# cli_build: those, in the current directory.
+cli_build () {
+	printf '.text\n.globl big\nbig: .fill 0x400000,1,0xc3\n' >big.S
+	printf '#include <stdio.h>\nextern char big[];\nint main(void){((void(*)(void))(big+0x300000))();puts("ok");return 0;}\n' >m.c
+	printf 'int main(void){return 0;}\n' >small.c
+	cc -O1 -fPIE -pie -Wa,--noexecstack -o sample m.c big.S && cc -O1 -o small small.c
+}
+
+# cli_fixture: the script's work directory (work_dir), and CLI, the directory
+# of sample and small (never written to), built unless they are; skips the
+# script where they cannot be.
+cli_fixture () {
+	require_elfpmd
+	work_dir
+	have cc || skip_all "no C compiler to build a sample"
+	shared_build cli cli_build || skip_all "cannot build sample programs: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	CLI=$SHARED
+}
+
+# expect_status WANT DESCRIPTION COMMAND...: COMMAND exits WANT; its stdout
+# is in $WORK/out, its stderr in $WORK/err (shown when it does not).
+expect_status () {
+	local want=$1 what=$2 got
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else fail "$what: exit $got, expected $want"; sed 's/^/      /' "$WORK/err"; fi
+}
+
+# expect_skip FILE REASON: FILE is skipped, its skip_reason starts with
+# REASON: exit 0, status "skipped", the file left alone in place, an -o copy
+# identical to it.
+expect_skip () {
+	local f=$1 want=$2 what sig
+	what=$(basename "$f")
+	sig=$(file_signature "$f")
+	expect_status 0 "$what: dry run" "$ELFPMD" -n --json "$f"
+	grep -q '"status":"skipped"' "$WORK/out" && grep -qF "\"skip_reason\":\"$want" "$WORK/out" \
+		&& pass "$what: skipped ($want)" || fail "$what: not skipped for '$want': $(cat "$WORK/out")"
+	expect_status 0 "$what: in place" "$ELFPMD" -q "$f"
+	check "$what: left alone" test "$sig" = "$(file_signature "$f")"
+	rm -f "$WORK/skip.out"
+	expect_status 0 "$what: -o" "$ELFPMD" -q -o "$WORK/skip.out" "$f"
+	check "$what: -o copy identical" cmp -s "$f" "$WORK/skip.out"
+}
+
+# man_bold SECTION: the bold tokens of the man page's section SECTION (.B,
+# the bold arguments of .BR/.BI/.RB/.IB, or \fB...\fR), one a line, with \-
+# read as -, and an option's "=ARG" dropped.
+man_bold () {
+	awk -v want="$1" '
+	function args(line, a,   n, i, c, cur, inarg, q) {
+		n = 0; cur = ""; inarg = 0; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) {
+				if (c == "\"") q = 0; else cur = cur c
+				continue
+			}
+			if (c == "\"" && !inarg) { q = 1; inarg = 1; continue }
+			if (c == " " || c == "\t") {
+				if (inarg) { a[++n] = cur; cur = ""; inarg = 0 }
+				continue
+			}
+			cur = cur c; inarg = 1
+		}
+		if (inarg) a[++n] = cur
+		return n
+	}
+	function emit(t) {
+		gsub(/\\-/, "-", t); gsub(/\\&/, "", t); gsub(/\\f[BIRP]/, "", t)
+		if (t ~ /^--/) sub(/=.*/, "", t)
+		if (t != "") print t
+	}
+	/^\.SH / { sec = $0; sub(/^\.SH +/, "", sec); gsub(/"/, "", sec); next }
+	sec != want { next }
+	{
+		line = $0
+		# inline bold: \fBtoken\fR (or \fP, \fI)
+		rest = line
+		while (match(rest, /\\fB[^\\]*(\\-[^\\]*)*\\f[RPI]/)) {
+			emit(substr(rest, RSTART + 3, RLENGTH - 6))
+			rest = substr(rest, RSTART + RLENGTH)
+		}
+		if (line !~ /^\.(B|BR|BI|RB|IB)( |$)/) next
+		m = line; sub(/ .*/, "", m); sub(/^\./, "", m)
+		n = args(substr(line, length(m) + 3), a)
+		for (i = 1; i <= n; i++)
+			if (m == "B" || ((m == "BR" || m == "BI") && i % 2 == 1) || ((m == "RB" || m == "IB") && i % 2 == 0))
+				emit(a[i])
+	}' "$TESTS_SRCDIR/../man/elfpmd.1"
+}
+
+# ---------------------------------------------------------------------------
+# elfpmd status (run-status-*.sh): programs with 17 MiB of text (tests/fixtures
+# madbig.S, madmain.c with FIXTURE_PAUSE: they stay, text mapped, until
+# killed) run paused, each under a label:
+#   orig   mad-pie as linked (not aligned)
+#   align  elfpmd's rewrite without the stub
+#   mad    elfpmd --madvise's rewrite
+#   lib    usemadbig with libmadbig.so rewritten by --madvise
+#   gone   a copy of mad deleted while it runs
+#   moved  a copy of mad renamed while it runs (to old), and another file
+#          given its name
+
+# status_require: what every script of elfpmd status needs (elfpmd, the
+# page-cache lock, python3, THP with a 2 MiB PMD), its work directory, and
+# the paused programs stopped by PID when it exits, whatever happens.
+status_require () {
+	PMD=$((0x200000))
+	pids=()
+	require_elfpmd
+	page_cache_lock
+	have python3 || skip_all "python3 not found (reads smaps and the JSON report)"
+	[ -r /sys/kernel/mm/transparent_hugepage/hpage_pmd_size ] \
+		|| skip_all "kernel without transparent huge pages (elfpmd status has nothing to report)"
+	[ "$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)" = "$PMD" ] \
+		|| skip_all "this test's fixtures are made for a 2 MiB PMD"
+	work_dir
+	trap status_stop EXIT
+}
+status_stop () {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
+
+# status_fixtures: the fixtures built (mad-pie, mad-lib, mad-tools, into $O).
+status_fixtures () {
+	local t
+	built_any=false
+	for t in mad-pie mad-lib mad-tools; do
+		build_or_skip "$t" "$t" && built_any=true
+	done
+	stop_unless_built
+	[ -x "$O/mad-pie" ] || skip_all "mad-pie could not be built"
+}
+
+# status_build: in the current directory, orig/mad-pie (a copy), and
+# elfpmd's rewrites align/mad-pie, mad/mad-pie and, where usemadbig was
+# built, lib/libmadbig.so.
+status_build () {
+	mkdir -p orig align mad lib || return 1
+	cp "$O/mad-pie" orig/mad-pie || return 1
+	"$ELFPMD" -q -o align/mad-pie "$O/mad-pie" || return 1
+	"$ELFPMD" -q --madvise -o mad/mad-pie "$O/mad-pie" || return 1
+	[ ! -x "$O/usemadbig" ] || "$ELFPMD" -q --madvise -o lib/libmadbig.so "$O/libmadbig.so"
+}
+
+# status_files: status_fixtures, and the files of the labels: those of
+# status_build, built once (shared_build status) in FILES, and copies of
+# mad in $WORK/gone and $WORK/moved; have_lib says whether lib can run,
+# ideal is the whole chunks of align's file (phdr-dump; what aligning adds
+# to orig).
+status_files () {
+	local libs=()
+	status_fixtures
+	[ -x "$O/usemadbig" ] && libs=("$O/libmadbig.so")
+	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${libs[@]}" \
+		|| hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
+	FILES=$SHARED
+	mkdir -p "$WORK/gone" "$WORK/moved"
+	cp "$FILES/mad/mad-pie" "$WORK/gone/mad-pie"
+	cp "$FILES/mad/mad-pie" "$WORK/moved/mad-pie"
+	have_lib=false
+	[ -s "$FILES/lib/libmadbig.so" ] && have_lib=true
+	ideal=$(ideal_chunks "$FILES/align/mad-pie")
+}
+
+# status_start LABEL...: start the programs of those labels paused (lib only
+# when have_lib), their PIDs in pid_LABEL and, in order, in pid_list;
+# labels lists the labels started.
+status_start () {
+	local l p
+	labels= pid_list=()
+	for l in "$@"; do
+		case $l in
+		lib) $have_lib || continue
+		     start_paused lib "$O/usemadbig" "$FILES/lib" ;;
+		gone) start_paused gone "$WORK/gone/mad-pie"
+		      rm -f "$WORK/gone/mad-pie" ;;
+		moved) start_paused moved "$WORK/moved/mad-pie"
+		       mv "$WORK/moved/mad-pie" "$WORK/moved/old"
+		       cp "$O/mad-pie" "$WORK/moved/mad-pie" ;;
+		*) start_paused "$l" "$FILES/$l/mad-pie" ;;
+		esac
+		labels="${labels:+$labels }$l"
+	done
+	for l in $labels; do
+		p=pid_$l
+		pid_list+=("${!p}")
+	done
+}
+
+# ---------------------------------------------------------------------------
+# Runs over many files (run-batch-*.sh): two programs and a library with
+# 4.5 MiB of text each, built once (shared_build batch) into BATCH: prog
+# (which calls into its text and the library's and prints "batch ok 42"),
+# libbatch.so.1, obj.o (relocatable) and prog.debug (objcopy
+# --only-keep-debug); batch_tree lays them out as a staging tree.
+
+# batch_build: those, in the current directory, with CC (default cc).
+batch_build () {
+	local cc=${CC:-cc}
+	printf '\t.text\n\t.globl big\nbig:\n\t.fill 0x480000,1,0xc3\n\t.section .note.GNU-stack,"",@progbits\n' >big.S
+	cat >main.c <<'EOF_C'
+#include <stdio.h>
+extern char big[];
+int lib_answer (void);
+int main (void)
+{
+  for (long off = 0; off < 0x480000; off += 0x100000)
+    ((void (*) (void)) (big + off)) ();
+  printf ("batch ok %d\n", lib_answer ());
+  return 0;
+}
+EOF_C
+	printf 'extern char big[];\nint lib_answer (void) { ((void (*) (void)) big) (); return 42; }\n' >lib.c
+	"$cc" -O2 -g -fPIC -shared -Wl,-soname,libbatch.so.1 -o libbatch.so.1 lib.c big.S \
+		&& "$cc" -O2 -g -fPIE -pie -o prog main.c big.S -L. -l:libbatch.so.1 \
+		&& "$cc" -O2 -c -o obj.o lib.c \
+		&& objcopy --only-keep-debug prog prog.debug
+}
+
+# batch_fixture: the script's work directory (work_dir) and BATCH, the
+# directory of the fixture (never written to), built unless it is; skips
+# the script where it cannot be.
+batch_fixture () {
+	require_elfpmd
+	work_dir
+	have "${CC:-cc}" || skip_all "no C compiler (${CC:-cc})"
+	shared_build batch batch_build || hard_error "cannot build the fixtures: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	BATCH=$SHARED
+}
+
+# batch_tree DIR: the staging tree in DIR: prog with hard links in two
+# directories and a symbolic link, a set-user-ID helper, the library and its
+# link, a script, the object, separate debug files inside and outside
+# usr/lib/debug, a README, copies of prog in a directory to prune
+# (opt/skipme) and under a name to exclude (usr/bin/excluded-prog) and
+# under a name with a newline, a FIFO, a MIPS copy (e_machine 8: a machine
+# without a PMD size).
+batch_tree () {
+	local t=$1
+	mkdir -p "$t/usr/bin" "$t/usr/lib" "$t/usr/libexec/batch" "$t/usr/lib/debug/.build-id/aa" \
+		"$t/usr/share/doc" "$t/opt/skipme"
+	cp "$BATCH/prog" "$t/usr/bin/prog"
+	ln "$t/usr/bin/prog" "$t/usr/bin/prog-link"
+	ln "$t/usr/bin/prog" "$t/usr/libexec/batch/prog-other-dir"
+	ln -s prog "$t/usr/bin/prog-alias"
+	cp "$BATCH/prog" "$t/usr/libexec/batch/helper"
+	cp "$BATCH/libbatch.so.1" "$t/usr/lib/libbatch.so.1"
+	ln -s libbatch.so.1 "$t/usr/lib/libbatch.so"
+	printf '#!/bin/sh\necho script\n' > "$t/usr/bin/script"
+	chmod 755 "$t/usr/bin/script"
+	cp "$BATCH/obj.o" "$t/usr/lib/obj.o"
+	cp "$BATCH/prog.debug" "$t/usr/lib/debug/.build-id/aa/bbcc.debug"
+	cp "$BATCH/prog.debug" "$t/usr/lib/debug/prog.debug"
+	cp "$BATCH/prog.debug" "$t/usr/share/doc/prog.debug"
+	printf 'text\n' > "$t/usr/share/doc/README"
+	cp "$BATCH/prog" "$t/opt/skipme/prog"
+	cp "$BATCH/prog" "$t/usr/bin/excluded-prog"
+	cp "$BATCH/prog" "$t/usr/bin/name with
+newline"
+	mkfifo "$t/usr/bin/fifo"
+	cp "$BATCH/prog" "$t/usr/lib/firmware-mips"
+	printf '\010\000' | dd of="$t/usr/lib/firmware-mips" bs=1 seek=18 conv=notrunc 2> /dev/null
+	chmod 4755 "$t/usr/libexec/batch/helper"
+}
+
+# batch_walk: the staging tree in $WORK/orig, and a copy of it in
+# $WORK/tree with another name of prog outside it ($WORK/outside-link)
+# rewritten by one run (-r -j2 -p, skipme pruned, excluded-prog excluded;
+# the library's date set first): its stdout in $WORK/out, its stderr in
+# $WORK/err; PASS when it exits 0.
+batch_walk () {
+	local status
+	batch_tree "$WORK/orig"
+	cp -a "$WORK/orig" "$WORK/tree"
+	ln "$WORK/tree/usr/bin/prog" "$WORK/outside-link"
+	touch -d '2001-02-03 04:05:06' "$WORK/tree/usr/lib/libbatch.so.1"
+	"$ELFPMD" -r -j2 -p --exclude='skipme' --exclude='*/usr/bin/excluded-*' "$WORK/tree" >"$WORK/out" 2>"$WORK/err"
+	status=$?
+	check "-r exits 0" test "$status" -eq 0
+	note "$(tail -1 "$WORK/out")"
+}
+
+# ---------------------------------------------------------------------------
+# elfpmd prime (run-prime-*.sh), which puts a file's aligned text into the
+# page cache as PMD-sized folios without running it, over the 17 MiB-text
+# PIE mad-pie (tests/fixtures madbig.S, madmain.c) in the rewrites that
+# status_build makes (shared_build status): align (elfpmd, no stub) and mad
+# (elfpmd --madvise), copied into $WORK/align and $WORK/mad (new files,
+# their own page cache), and orig, as linked.
+
+# prime_require: what every script of elfpmd prime needs (root and THP for
+# drop_caches, the page-cache lock, python3, file THP on the file system of
+# the work directory), its work directory, the paused programs (pids) and
+# the CLEANUP functions run when it exits; the helpers PAGECACHE and
+# THP_OFF; ARGS, the arguments of every run; and the files of the labels
+# LABEL... (orig, align, mad) in $WORK/LABEL/mad-pie.
+prime_require () {
+	local l
+	ARGS=(alpha "beta gamma")
+	pids=()
+	CLEANUP=()
+	require_elfpmd
+	require_root_thp "drop_caches for the cold and order-0 states"
+	page_cache_lock
+	have python3 || skip_all "python3 not found (reads the JSON report)"
+	work_dir
+	trap prime_stop EXIT
+	build_fixture mad-tools || skip_all "cannot build the helpers (fixtures/pagecache.c, thp-off.c): $(tail -1 "$O/mad-tools.log")"
+	PAGECACHE=$O/pagecache
+	THP_OFF=$O/thp-off
+	build_or_skip mad-pie mad-pie || skip_all "mad-pie cannot be built here"
+	require_file_thp "$WORK"
+	local libs=()
+	[ -x "$O/usemadbig" ] && libs=("$O/libmadbig.so")
+	shared_build status status_build "$ELFPMD" "$O/mad-pie" "${libs[@]}" || hard_error "elfpmd fails on mad-pie: $(tail -1 "$SHARED/.log")"
+	for l in "$@"; do
+		mkdir -p "$WORK/$l" && cp "$SHARED/$l/mad-pie" "$WORK/$l/mad-pie" || hard_error "cannot copy $l"
+	done
+}
+prime_stop () {
+	local p c
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for c in "${CLEANUP[@]}"; do "$c"; done
+}
+
+# json FILE KEY: KEY of the JSON object in FILE (one line).
+json () { python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))[sys.argv[2]]; print("null" if v is None else v)' "$1" "$2" 2>/dev/null; }
+
+# prime_states LABEL: for the rewrite LABEL (align or mad), in three page
+# cache states: cold (caches dropped), order0 (caches dropped, then the
+# whole file cached in 4 KiB folios: fixtures/pagecache order0), fresh (a
+# copy just written with dd bs=4k: dirty small folios, as a package manager
+# leaves it), prime_then_run.
+prime_states () {
+	local label=$1 exe=$WORK/$1/mad-pie
+	have_strace=false
+	if have strace; then have_strace=true; else skip "strace not found: the no-repair checks are skipped"; fi
+	"$WORK/orig/mad-pie" "${ARGS[@]}" >"$WORK/orig.out" 2>&1
+	echo "exit status $?" >>"$WORK/orig.out"
+	[ "$(tail -1 "$WORK/orig.out")" = "exit status 42" ] || skip_all "mad-pie does not run here: $(tail -1 "$WORK/orig.out")"
+	drop_caches
+	prime_then_run "$label" cold "$exe"
+	drop_caches
+	"$PAGECACHE" order0 "$exe" >/dev/null || hard_error "pagecache order0 failed"
+	prime_then_run "$label" order0 "$exe"
+	mkdir -p "$WORK/fresh-$label"
+	dd if="$exe" of="$WORK/fresh-$label/mad-pie" bs=4k 2>/dev/null
+	chmod 755 "$WORK/fresh-$label/mad-pie"
+	prime_then_run "$label" fresh "$WORK/fresh-$label/mad-pie"
+}
+
+# prime_then_run LABEL STATE EXE: prime EXE: elfpmd prime --json must report
+# every whole chunk (counted by tests/phdr-dump, which shares no code with
+# elfpmd) in PMD-sized folios and exit 0; then one start of the program must
+# print what the original prints, exit 42 and have its text PMD-mapped, all
+# of it (FilePmdMapped from its own smaps copy: an independent measure of
+# what prime did; align has no stub, so only the page cache can give it PMD
+# pages in THP mode madvise), and mad's stub must have nothing to repair
+# (strace: no fadvise64).  Reads have_strace.
+prime_then_run () {
+	local label=$1 state=$2 exe=$3 ideal w=$WORK/$1.$2 rc
+	ideal=$(ideal_chunks "$exe")
+	"$ELFPMD" prime --json "$exe" >"$w.json" 2>"$w.err"
+	rc=$?
+	if [ $rc = 0 ] && [ "$(json "$w.json" chunks)" = "$ideal" ] && [ "$(json "$w.json" pmd_folios)" = "$ideal" ] \
+		&& [ "$(json "$w.json" reason)" = null ] && [ "$ideal" -gt 0 ]; then
+		pass "$label $state: prime: $ideal of $ideal chunks in PMD-sized folios ($(json "$w.json" primed) primed)"
+	else
+		fail "$label $state: prime exit $rc, expected $ideal chunks: $(cat "$w.json" "$w.err") (free blocks of 2 MiB or more: $(free_pmd_blocks))"
+	fi
+	rm -f "$w.smaps"
+	if [ "$label" = mad ] && $have_strace; then
+		FIXTURE_SMAPS=$w.smaps strace -f -o "$w.strace" -e trace=fadvise64,madvise "$exe" "${ARGS[@]}" >"$w.out" 2>"$w.out.err"
+	else
+		FIXTURE_SMAPS=$w.smaps "$exe" "${ARGS[@]}" >"$w.out" 2>"$w.out.err"
+	fi
+	echo "exit status $?" >>"$w.out"
+	if cmp -s "$WORK/orig.out" "$w.out"; then
+		pass "$label $state: the first start after prime prints the same and exits 42"
+	else
+		fail "$label $state: the first start after prime prints something else"
+		diff "$WORK/orig.out" "$w.out" | head -5 | sed 's/^/      /'
+	fi
+	local kb
+	kb=$(pmd_kb "$w.smaps" "$exe")
+	if [ "$kb" -lt $((ideal * 2048)) ] && [ "$label" = align ]; then
+		# This machine's DAMON pageout scheme reclaims cold memory: a PMD
+		# folio can go between the prime and the start, and the start (no
+		# stub) then reads that chunk in small folios.  A second prime that
+		# has to prime a chunk again says so; the pair then runs once more.
+		"$ELFPMD" prime --json "$exe" >"$w.again.json" 2>&1
+		if [ "$(json "$w.again.json" primed)" -gt 0 ] 2>/dev/null; then
+			note "$label $state: the first start had $kb kB PMD-mapped; prime found $(json "$w.again.json" primed) chunk(s) to prime again (reclaimed or split since): started once more"
+			FIXTURE_SMAPS=$w.smaps "$exe" "${ARGS[@]}" >/dev/null 2>&1
+			kb=$(pmd_kb "$w.smaps" "$exe")
+		fi
+	fi
+	if [ "$kb" -eq $((ideal * 2048)) ]; then
+		pass "$label $state: the first start after prime has its text PMD-mapped: $kb kB, all $ideal chunks"
+	else
+		fail "$label $state: the first start after prime has $kb kB PMD-mapped of $((ideal * 2048)) (free blocks of 2 MiB or more: $(free_pmd_blocks))"
+	fi
+	if [ "$label" = mad ] && $have_strace; then
+		if grep -q fadvise64 "$w.strace"; then
+			fail "$label $state: the stub repaired chunks after prime: $(grep -c fadvise64 "$w.strace") fadvise64"
+		else
+			pass "$label $state: the stub had nothing to repair (no fadvise64)"
+		fi
+	fi
+}
+
+
+# ---------------------------------------------------------------------------
+# Real programs and libraries with more than 4 MiB of text
+# (run-fixtures-*.sh, tests/fixtures), rewritten by raising p_align alone:
+# moving file contents is run-padding-*.sh's part, so every run there is
+# elfpmd --no-pad.  Each script checks one behaviour over every fixture of
+# ALIGN_FIXTURES that builds (for_each_align_fixture).
+
+# The fixtures, one per line:
+#   NAME  FILE  PROGRAM  TYPE  RELAXED  KERNEL
+# NAME is the make target; FILE is the file rewritten; PROGRAM is what runs
+# (the file itself, or a program that needs the library FILE from
+# LD_LIBRARY_PATH); TYPE is the "type" the JSON report must give; RELAXED and
+# KERNEL say whether that rule must change an alignment ("yes"), or whether
+# only agreement with phdr-dump's prediction is checked ("-").  lld places the
+# text at an offset not congruent with its address, so nothing is asserted for
+# the lld fixtures yet.
+ALIGN_FIXTURES='
+pie            pie             pie             pie            yes  -
+nopie          nopie           nopie           executable     yes  -
+static         static          static          executable     yes  -
+static-pie     static-pie      static-pie      pie            yes  -
+libbig         libbig.so       usebig          shared_object  yes  -
+pie-noseparate pie-noseparate  pie-noseparate  pie            yes  yes
+lld-pie        lld-pie         lld-pie         pie            -    -
+libbiglld      libbiglld.so    usebig-lld      shared_object  -    -
+'
+
+# for_each_align_fixture FUNCTION: require elfpmd, set up the script's work
+# directory (work_dir) and ELFPMD to elfpmd --no-pad; then for each fixture
+# of ALIGN_FIXTURES that builds, set name file prog type must_relaxed
+# must_kernel, the fixture's work directory w with the original in
+# $w/orig/FILE (pristine, its file_signature), run FUNCTION, and remove w
+# unless something failed.  Exits 77 when none builds.  Sets have_elflint
+# and lint_before (the original's elflint_count), have_python and am_root.
+for_each_align_fixture () {
+	local fn=$1 fails_before
+	require_elfpmd
+	work_dir
+	printf '#!/bin/sh\nexec "%s" --no-pad "$@"\n' "$ELFPMD" >"$WORK/elfpmd-no-pad"
+	chmod +x "$WORK/elfpmd-no-pad"
+	ELFPMD=$WORK/elfpmd-no-pad
+	PMD=0x200000
+	have_elflint=false
+	if have eu-elflint; then have_elflint=true; else skip "eu-elflint not found: elflint checks skipped"; fi
+	have_python=false
+	if have python3 && python3 -c 'import json' 2>/dev/null; then have_python=true
+	else skip "python3 not found: JSON parse checks skipped"; fi
+	am_root=false
+	[ "$(id -u)" = 0 ] && am_root=true
+	built_any=false
+	while read -r name file prog type must_relaxed must_kernel <&3; do
+		[ -n "$name" ] || continue
+		echo "# fixture $name"
+		build_or_skip "$name" "$name" || continue
+		built_any=true
+		w=$WORK/$name
+		mkdir -p "$w/orig"
+		cp -p "$O/$file" "$w/orig/$file"
+		pristine=$(file_signature "$w/orig/$file")
+		fails_before=$n_fail
+		$have_elflint && lint_before=$(elflint_count "$w/orig/$file")
+		"$fn"
+		# Keep the work files of a failed fixture for a look, drop the
+		# others (they are several MiB each).
+		if [ "$n_fail" -eq "$fails_before" ]; then rm -rf "$w"; fi
+	done 3<<<"$ALIGN_FIXTURES" </dev/null
+	stop_unless_built
+}
+
+# check_phdrs RESULT RULE: everything but p_align is as in the original and
+# every PT_LOAD's p_align is what phdr-dump predicts for RULE.
+check_phdrs () {
+	local result=$1 rule=$2
+	if diff <(phdr_without_align "$w/orig/$file") <(phdr_without_align "$result") >"$w/diff" 2>&1
+	then pass "$name: $rule: ELF header and program headers unchanged but for p_align"
+	else fail "$name: $rule: ELF or program headers changed beyond p_align"; sed 's/^/      /' "$w/diff" | head -20
+	fi
+	if diff <(expected_aligns "$rule" "$PMD" "$w/orig/$file") <(load_aligns "$result") >"$w/diff" 2>&1
+	then pass "$name: $rule: PT_LOAD alignments are the predicted ones ($(load_aligns "$result" | tr '\n' ' ' | sed 's/ $//'))"
+	else fail "$name: $rule: PT_LOAD alignments differ from phdr-dump --expect-$rule (< predicted, > written)"
+	     sed 's/^/      /' "$w/diff" | head -20
+	fi
+}
+
+# check_changed RULE MUST RESULT: when MUST is yes, RULE has to change some
+# PT_LOAD's p_align: the prediction says so and RESULT shows it.
+check_changed () {
+	[ "$2" = yes ] || return 0
+	local predicted
+	predicted=$("$PHDR_DUMP" "--expect-$1" "$PMD" "$w/orig/$file" | grep -c ' eligible$')
+	if [ "$predicted" -gt 0 ] && ! cmp -s "$w/orig/$file" "$3"; then
+		pass "$name: $1: $predicted segment(s) eligible and the file changed"
+	else
+		fail "$name: $1: expected an aligned segment: $predicted predicted eligible, file $(cmp -s "$w/orig/$file" "$3" && echo unchanged || echo changed)"
+	fi
+}
+
+# unchanged_since COPY FILE SIGNATURE: FILE has COPY's bytes and still the
+# file_signature SIGNATURE.
+unchanged_since () { cmp -s "$1" "$2" && test "$3" = "$(file_signature "$2")"; }
+
+has_cap_net_raw () { getcap "$1" | grep -q 'cap_net_raw[+=]ep'; }
+
+# relaxed_rewrite: the original rewritten in place with the default
+# (relaxed) rule, in r ($w/relaxed/FILE); PASS or FAIL as rewrite, whose
+# status it returns.
+relaxed_rewrite () {
+	r=$w/relaxed/$file
+	mkdir -p "$w/relaxed"
+	cp -p "$w/orig/$file" "$r"
+	rewrite relaxed "$r"
+}
+
+# rewrite WHAT FILE ARGS...: run elfpmd -q ARGS... FILE in place, expect exit 0
+# and no output on stdout.
+rewrite () {
+	local what=$1 target=$2 status
+	shift 2
+	"$ELFPMD" -q "$@" "$target" >"$target.stdout" 2>"$target.stderr"
+	status=$?
+	if [ $status -eq 0 ] && [ ! -s "$target.stdout" ]; then
+		pass "$name: $what: elfpmd -q${*:+ $*} exits 0, silently"
+		rm -f "$target.stdout" "$target.stderr"
+		return 0
+	fi
+	fail "$name: $what: elfpmd -q${*:+ $*} exited $status"
+	sed 's/^/      stdout: /' "$target.stdout" | head -5
+	sed 's/^/      stderr: /' "$target.stderr" | head -5
+	rm -f "$target.stdout" "$target.stderr"
+	return 1
+}
+
+
+# ---------------------------------------------------------------------------
+# Hostile numbers (run-hostile-*.sh): files that are valid ELF but made to
+# break the planner's arithmetic or its assumptions, one crafted case per
+# defect found by review and fuzzing, made from the lld-pie, mad-pie and
+# mad-lib fixtures (into $O, shared).  Every number read from a file is
+# untrusted: a hostile value must become a refusal with a reason (exit 1,
+# the file untouched, one line on stderr) or a plan that leaves the hostile
+# part alone (a report saying why), never an "internal error", never a plan
+# larger than one PMD per hole plus the stub, never a hang.  For each case,
+# with its options (--madvise where the stub is what the case is about), a
+# dry run (`-n --json`) and an in-place rewrite of a copy (check_case):
+#   - exit status 0 or 1 within 5 s, reported when slower than 1 s;
+#   - no "internal error", no sanitizer report;
+#   - on 1: one stderr line naming the file, the file byte for byte as it was;
+#   - on 0: the output at most 2 MiB per PT_LOAD plus 1 MiB larger than the
+#     input; a second dry run of the output does not want to change it;
+#   - what the case expects in the JSON report (a refusal's reason, a size).
+
+# hostile_setup FIXTURE: elfpmd, python3 and the script's work directory;
+# the fixture FIXTURE built into $O, or the script skipped.
+hostile_setup () {
+	require_elfpmd
+	have python3 || skip_all "python3 is needed to read the JSON reports"
+	work_dir
+	build_fixture "$1" || skip_all "$1: cannot build it here: $(why_unbuildable "$1") (log: $O/$1.log)"
+}
+
+# json_get FILE EXPR: a Python expression over the report R of FILE.
+json_get () {
+	python3 -c 'import json, sys; R = json.loads(open(sys.argv[1]).read()); print(eval(sys.argv[2]))' "$@"
+}
+
+# field FILE TYPE COLUMN [NTH]: column COLUMN of the NTH (default 1) program
+# header of TYPE, as phdr-dump prints it.
+field () {
+	"$PHDR_DUMP" "$1" | awk -v t="$2" -v c="$3" -v n="${4:-1}" '$2 == t && ++k == n { print $c; exit }'
+}
+
+# u64 N: N (bash arithmetic is signed) as an unsigned 0x-hex number.
+u64 () { printf '0x%x' "$1"; }
+
+# run_timed COMMAND...: run COMMAND, print its exit status and milliseconds.
+run_timed () {
+	local t0 t1 status
+	t0=$(date +%s%N)
+	timeout 5 "$@"
+	status=$?
+	t1=$(date +%s%N)
+	elapsed=$(((t1 - t0) / 1000000))
+	return $status
+}
+
+# check_case NAME FILE EXPECT [OPTION...]: run elfpmd on copies of FILE as
+# described at the top; EXPECT is a Python expression over the dry run's
+# JSON report R that must be true ("" for none).
+check_case () {
+	local name=$1 file=$2 expect=$3
+	shift 3
+	local d=$WORK/$name
+	mkdir -p "$d"
+	local size nloads bound status
+	size=$(stat -c %s "$file")
+	nloads=$("$PHDR_DUMP" "$file" | awk '$2 == "LOAD"' | wc -l)
+	bound=$((size + nloads * 2097152 + 1048576))
+	run_timed "$ELFPMD" -n --json "$@" "$file" >"$d/dry.json" 2>"$d/dry.err"
+	status=$?
+	check_run "$name: -n --json $*" "$file" "$file" "$status" "$d/dry.err" "$bound" || return
+	if [ "$status" -eq 0 ] && [ -n "$expect" ]; then
+		if [ "$(json_get "$d/dry.json" "$expect" 2>&1)" = True ]; then
+			pass "$name: the report says what it must ($expect)"
+		else
+			fail "$name: the report does not satisfy: $expect"
+			head -c 600 "$d/dry.json" | sed 's/^/      /'
+		fi
+	fi
+	cp "$file" "$d/in"
+	cp "$file" "$d/orig"
+	run_timed "$ELFPMD" -q "$@" "$d/in" 2>"$d/run.err"
+	status=$?
+	check_run "$name: in place $*" "$d/orig" "$d/in" "$status" "$d/run.err" "$bound" || return
+	if [ "$status" -eq 0 ]; then
+		run_timed "$ELFPMD" -n --json "$@" "$d/in" >"$d/again.json" 2>"$d/again.err"
+		local again
+		again=$(json_get "$d/again.json" 'R["status"]' 2>/dev/null)
+		if [ "$again" = "would change" ]; then
+			fail "$name: a second run would change the output again"
+		else
+			pass "$name: a second run leaves the output alone (${again:-error: $(head -1 "$d/again.err")})"
+		fi
+	fi
+}
+
+# check_run WHAT ORIG FILE STATUS ERRFILE BOUND: the common assertions.
+check_run () {
+	local what=$1 orig=$2 file=$3 status=$4 err=$5 bound=$6
+	if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
+		fail "$what: exit status $status$([ "$status" -eq 124 ] && echo ' (timed out)'): $(head -2 "$err")"
+		return 1
+	fi
+	if grep -qE 'internal error|Sanitizer|runtime error' "$err"; then
+		fail "$what: $(head -1 "$err")"
+		return 1
+	fi
+	[ "$elapsed" -gt 1000 ] && note "$what took $elapsed ms (more than 1 s)"
+	if [ "$elapsed" -gt 1000 ]; then
+		fail "$what: took $elapsed ms"
+		return 1
+	fi
+	if [ "$status" -eq 1 ]; then
+		if [ "$(wc -l <"$err")" -ne 1 ] || ! grep -q "^elfpmd: .*$(basename "$file"): " "$err"; then
+			fail "$what: exit 1 without one line naming the file: $(head -2 "$err")"
+			return 1
+		fi
+		if ! cmp -s "$orig" "$file"; then
+			fail "$what: exit 1, but the file changed"
+			return 1
+		fi
+		pass "$what: refused in $elapsed ms, file untouched: $(sed 's/^elfpmd: [^:]*: //' "$err")"
+		return 0
+	fi
+	local out_size
+	out_size=$(stat -c %s "$file")
+	if [ "$out_size" -gt "$bound" ]; then
+		fail "$what: the output has $out_size bytes, more than $bound"
+		return 1
+	fi
+	pass "$what: exit 0 in $elapsed ms, $out_size bytes"
+}
+
+# ---------------------------------------------------------------------------
+# GNU strip, eu-strip and objcopy after elfpmd --madvise (run-strip-*.sh),
+# for the shapes whose program header table had no free slot (the table
+# grows in place; it no longer moves into the stub's segment, which GNU
+# strip breaks).  Built once (shared_build strip), x86-64 assembly:
+#   dl         a helper that dlopens each library it is given (RTLD_NOW)
+#              and calls the function named after it, if any, printing
+#              what it returns;
+#   libhash.so 4 MiB of text (whole chunks for the stub) and 12,000
+#              exported functions, each returning its number: a .gnu.hash
+#              of about 100 KiB right after the build-id note, which
+#              follows the table (libgrpc, librustc_driver);
+#   go         a static program whose section header table follows the
+#              program header table inside the first PT_LOAD (the Go
+#              linker's layout: terraform), moved there by hand;
+#   go-noshdr  go without section headers, and 8 bytes after the table
+#              that nothing accounts for: nothing can make room.
+
+# strip_build: those, in the current directory.
+strip_build () {
+	cat >dl.c <<'EOF_C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int
+main (int argc, char **argv)
+{
+  unsetenv ("LD_PRELOAD");
+  for (int i = 1; i + 1 < argc; i += 2)
+    {
+      void *h = dlopen (argv[i], RTLD_NOW | RTLD_LOCAL);
+      if (h == NULL)
+	{
+	  printf ("dlopen: %s\n", dlerror ());
+	  return 1;
+	}
+      if (argv[i + 1][0] != '-')
+	{
+	  int (*f) (void) = (int (*) (void)) dlsym (h, argv[i + 1]);
+	  if (f == NULL)
+	    {
+	      printf ("dlsym %s: not found\n", argv[i + 1]);
+	      return 1;
+	    }
+	  printf ("%s() = %d\n", argv[i + 1], f ());
+	}
+      else
+	printf ("loaded\n");
+    }
+  return 0;
+}
+EOF_C
+	cc -O2 -o dl dl.c -ldl || return 1
+	{
+		echo '	.text'
+		for ((i = 0; i < 12000; i++)); do
+			echo "	.globl f$i; .type f$i, @function; f$i: mov \$$i, %eax; ret"
+		done
+		echo '	.section .text.big, "ax", @progbits'
+		echo '	.p2align 12'
+		echo '	.fill 4 << 20, 1, 0xc3'
+		echo '	.section .note.GNU-stack, "", @progbits'
+	} >lib.S
+	cc -shared -nostdlib -Wl,--build-id -Wl,--hash-style=gnu -o libhash.so lib.S || return 1
+	cat >go.S <<'EOF_S'
+	.text
+	.globl _start
+_start:
+	mov	$1, %edi
+	lea	msg(%rip), %rsi
+	mov	$len, %edx
+	mov	$1, %eax
+	syscall
+	mov	$60, %eax
+	xor	%edi, %edi
+	syscall
+	.section .rodata
+msg:	.ascii "go-shaped program ran\n"
+	len = . - msg
+	.section .text.big, "ax", @progbits
+	.p2align 12
+	.fill 4 << 20, 1, 0xc3
+	.section .note.GNU-stack, "", @progbits
+EOF_S
+	cc -c -o go.o go.S && ld -static -z noseparate-code -o go go.o || return 1
+	# Move the section header table to right after the program header
+	# table (ELF64 little-endian: e_phoff 32, e_shoff 40, e_phnum 56,
+	# e_shnum 60).
+	python3 - go <<'EOF_PY' || return 1
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+phoff, shoff = struct.unpack_from("<QQ", b, 32)
+phnum, shnum = struct.unpack_from("<H", b, 56)[0], struct.unpack_from("<H", b, 60)[0]
+at = phoff + phnum * 56
+size = shnum * 64
+# the bytes there must be free: before the first section with contents
+first = min(struct.unpack_from("<Q", b, shoff + i * 64 + 24)[0]
+            for i in range(1, shnum)
+            if struct.unpack_from("<I", b, shoff + i * 64 + 4)[0] != 8)
+if at + size > first or any(b[at:at + size]):
+    sys.exit("no room after the program header table")
+b[at:at + size] = b[shoff:shoff + size]
+struct.pack_into("<Q", b, 40, at)
+del b[shoff:shoff + size]
+open(p, "wb").write(b)
+EOF_PY
+	cp go go-noshdr
+	python3 - go-noshdr <<'EOF_PY'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+phoff = struct.unpack_from("<Q", b, 32)[0]
+phnum = struct.unpack_from("<H", b, 56)[0]
+at = phoff + phnum * 56
+b[at:at + 8] = b"\x01" * 8           # bytes nothing accounts for
+struct.pack_into("<Q", b, 40, 0)     # e_shoff
+struct.pack_into("<HHH", b, 58, 64, 0, 0)  # e_shentsize, e_shnum, e_shstrndx
+open(p, "wb").write(b)
+EOF_PY
+}
+
+# strip_fixture: the script's work directory (work_dir) and W, the
+# directory of the fixture (never written to), built unless it is; skips
+# the script where it cannot be.
+strip_fixture () {
+	local t
+	require_elfpmd
+	[ "$(uname -m)" = x86_64 ] || skip_all "the fixtures are x86-64 assembly"
+	for t in cc ld strip objcopy readelf python3; do
+		have $t || skip_all "needs $t"
+	done
+	work_dir
+	shared_build strip strip_build || hard_error "cannot build the fixtures: $(tail -1 "$SHARED/.log") (log: $SHARED/.log)"
+	W=$SHARED
+}
+
+# run_case KIND FILE FUNCTION OUT: run the program (its output, then the
+# exit status) or dlopen the library.
+run_case () {
+	local kind=$1 file=$2 fn=$3 out=$4 dir=${2%/*}
+	if [ "$kind" = lib ]; then
+		(cd "$dir" && HOME=$WORK timeout -k 5 60 "$W/dl" "$file" "$fn") >"$out" 2>&1
+	else
+		(cd "$dir" && HOME=$WORK timeout -k 5 60 "$file" version) >"$out" 2>&1
+	fi
+	echo "exit status $?" >>"$out"
+}
+
+
+# strip_case NAME KIND FILE [FUNCTION]: KIND lib (run through dl, calling
+# FUNCTION) or prog.  elfpmd --madvise's rewrite, then each of strip,
+# strip -g, eu-strip and objcopy run over it, runs as the original (same
+# output), still carries the stub (a second elfpmd run finds it) and passes
+# eu-elflint where the original does; the stub is injected and the table
+# grew in place (not moved); for libhash, the PT_NOTE and the .gnu.hash
+# moved into the stub's segment.  Work in $WORK/NAME.d.
+strip_case () {
+	local name=$1 kind=$2 file=$3 fn=${4:-} d=$WORK/$1.d moved tool t f
+	mkdir -p "$d"
+	run_case "$kind" "$file" "$fn" "$d/orig.out"
+	if ! grep -q '^exit status 0$' "$d/orig.out"; then
+		skip "$name: the original does not run here ($(head -1 "$d/orig.out"))"
+		return
+	fi
+	if ! "$ELFPMD" --json --madvise -o "$d/rw" "$file" >"$d/report.json" 2>"$d/err"; then
+		fail "$name: elfpmd --madvise failed: $(head -1 "$d/err")"
+		return
+	fi
+	check "$name: the stub is injected and the table grew in place (not moved)" \
+		grep -q '"stub":{"injected":true,.*"table_moved":false,"table_grown":true' "$d/report.json"
+	if [ "$name" = libhash ]; then
+		moved=$(grep -o '"moved_bytes":[0-9]*' "$d/report.json" | cut -d: -f2)
+		holds "$name: the PT_NOTE and the .gnu.hash moved ($moved bytes, more than 64 KiB)" \
+			'grep -q "\"moved\":\[\"PT_NOTE\",\".gnu.hash\"\]" "$d/report.json" && [ "${moved:-0}" -gt 65536 ]'
+	fi
+	if [ -x "$PHDR_DUMP" ]; then
+		check "$name: phdr-dump --bytemap accepts the rewrite" "$PHDR_DUMP" --bytemap "$file" "$d/rw"
+	fi
+	for tool in none strip strip-g eu-strip objcopy; do
+		t=$d/$tool
+		mkdir -p "$t"
+		cp "$d/rw" "$t/${file##*/}"
+		f=$t/${file##*/}
+		case $tool in
+		none) ;;
+		strip) strip "$f" 2>"$t/err" ;;
+		strip-g) strip -g "$f" 2>"$t/err" ;;
+		eu-strip) if ! have eu-strip; then skip "$name: eu-strip not found"; continue; fi
+			eu-strip "$f" 2>"$t/err" ;;
+		objcopy) objcopy "$f" "$f.new" 2>"$t/err" && mv "$f.new" "$f" ;;
+		esac
+		if [ $? -ne 0 ]; then
+			fail "$name: $tool fails on the rewrite: $(head -1 "$t/err")"
+			continue
+		fi
+		if [ -s "$t/err" ]; then
+			fail "$name: $tool warns: $(head -1 "$t/err")"
+		fi
+		run_case "$kind" "$f" "$fn" "$t/out"
+		if cmp -s "$d/orig.out" "$t/out"; then
+			pass "$name: after ${tool/none/elfpmd alone}, runs as the original ($(head -1 "$t/out"))"
+		else
+			fail "$name: after ${tool/none/elfpmd alone}, the output differs: $(head -2 "$t/out" | tr '\n' ' ')"
+		fi
+		"$ELFPMD" -n --json --madvise "$f" >"$t/again.json" 2>&1
+		check "$name: after ${tool/none/elfpmd alone}, a second run finds the stub" \
+			grep -q '"stub":{"injected":false,"present":true' "$t/again.json"
+	done
+	if have eu-elflint && eu-elflint --gnu-ld -q "$file" >/dev/null 2>&1; then
+		check "$name: eu-elflint accepts the rewrite" eu-elflint --gnu-ld -q "$d/rw"
+	fi
 }

@@ -27,7 +27,7 @@ require_phdr_dump "$work/tools"
 deb_tools
 pkg=elfpmd-pkgtest
 src=$work/build/$pkg-1.0
-deb_source "$src" run-deb-nostub.sh || hard_error "cannot create the source package in $src"
+deb_switch_source "$src" run-deb-nostub.sh || hard_error "cannot create the source package in $src"
 
 # Tests where i386 programs run here (the cross C library's loader).
 echo 'int main (void) { return 0; }' > "$work/run.c"

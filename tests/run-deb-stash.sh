@@ -27,7 +27,7 @@ require_phdr_dump "$work/tools"
 deb_tools
 pkg=elfpmd-pkgtest
 src=$work/build/$pkg-1.0
-deb_source "$src" run-deb-stash.sh || hard_error "cannot create the source package in $src"
+deb_switch_source "$src" run-deb-stash.sh || hard_error "cannot create the source package in $src"
 warning_re='other hard link.* not in this run'
 
 log=$work/build.log

@@ -56,7 +56,7 @@ PACKAGES="$PACKAGES rpm cpio"
 # tests/run-packages-*.sh build elfpmd's own packages and check them with
 # lintian.
 PACKAGES="$PACKAGES lintian"
-# elfpmd-prime.service: systemd-analyze verify in tests/run-prime.sh, and
+# elfpmd-prime.service: systemd-analyze verify in tests/run-prime-unit.sh, and
 # configure's default unit directory (systemd.pc).
 PACKAGES="$PACKAGES systemd"
 # tests/run-real-programs.sh: the distribution's Java runtime, whose
@@ -173,6 +173,12 @@ configure_make () {
 	(cd "$dir" && "$top/configure" -q "$@" && make -s -j"$jobs") || return 1
 	api=$(sed -n 's/^#define LIBDWARF_API "\(.*\)"$/\1/p' "$dir/config.h")
 	echo "== $dir: elfpmd map reads DWARF with libdwarf: ${api:-no, built without it}"
+}
+
+# cli_tests: the tests of the command line (tests/run-cli-*.sh, one
+# behaviour each), for make check's TESTS.
+cli_tests () {
+	(cd "$top" && printf '%s ' tests/run-cli-*.sh)
 }
 
 # map_tests: the tests of elfpmd map over its fixture of three compilation
@@ -318,7 +324,7 @@ check () {
 	# A quarter of the malformed inputs (other flip seeds than make check's
 	# full set draws): all 3,850 under ASan took more than 16 minutes here.
 	(cd "$top/_build-asan" && make -s -j"$jobs" check MALFORMED_PERCENT=25 \
-		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file tests/run-cli.sh tests/run-malformed-mutations.sh tests/run-malformed-batch.sh tests/run-malformed-not-elf.sh tests/run-malformed-not-regular.sh tests/run-malformed-permissions.sh tests/run-malformed-full-fs.sh tests/run-malformed-keep-attributes.sh $(map_tests)") \
+		TESTS="tests/check_phdr_align tests/check_sizes tests/check_report tests/check_layout tests/check_text_chunks tests/check_smaps tests/check_manifest_file $(cli_tests) tests/run-malformed-mutations.sh tests/run-malformed-batch.sh tests/run-malformed-not-elf.sh tests/run-malformed-not-regular.sh tests/run-malformed-permissions.sh tests/run-malformed-full-fs.sh tests/run-malformed-keep-attributes.sh $(map_tests)") \
 		|| { cat "$top"/_build-asan/tests/*.log; exit 1; }
 	# Asked of _build-asan, configured last: the autoreconf of its build made
 	# _build's Makefile older than configure, and make there would first rerun
