@@ -22,30 +22,14 @@ for t in dpkg-buildpackage dpkg-checkbuilddeps dpkg-deb dh make cc readelf eu-un
 	have $t || skip_all "$t not found (Debian: dpkg-dev, debhelper, make, gcc, binutils, elfutils)"
 done
 
-upstream=$TESTS_SRCDIR/pkg/upstream
-work=$TESTS_BUILDDIR/deb-build-id-work
-rm -rf "$work"
-mkdir -p "$work" || hard_error "cannot create $work"
-trap '[ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
+scratch_dir
 # shellcheck source=tests/deb-lib.sh
 . "$TESTS_SRCDIR/deb-lib.sh"
 deb_tools
 
 pkg=elfpmd-pkgtest
 src=$work/build/$pkg-1.0
-mkdir -p "$src/debian/source" && cp "$upstream"/* "$src/" && chmod -R u+w "$src" \
-	&& rm "$src/CMakeLists.txt" && echo '3.0 (native)' > "$src/debian/source/format" \
-	|| hard_error "cannot create the source package in $src"
-deb_control "$src" "debhelper-compat (= 13)" run-deb-build-id.sh
-cat > "$src/debian/rules" <<'EOF'
-#!/usr/bin/make -f
-%:
-	dh $@
-
-override_dh_auto_install:
-	$(MAKE) install DESTDIR=$(CURDIR)/debian/elfpmd-pkgtest prefix=/usr
-EOF
-chmod 755 "$src/debian/rules"
+deb_switch_source "$src" run-deb-build-id.sh || hard_error "cannot create the source package in $src"
 (cd "$src" && dpkg-checkbuilddeps) > "$work/builddeps.out" 2>&1 \
 	|| skip_all "build dependencies missing: $(tr '\n' ' ' < "$work/builddeps.out")"
 

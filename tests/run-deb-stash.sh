@@ -18,9 +18,7 @@ have dpkg-buildpackage || skip_all "dpkg-buildpackage not found (Debian: package
 have dh || skip_all "dh not found (Debian: package debhelper)"
 have cc || skip_all "no C compiler (cc)"
 
-work=$TESTS_BUILDDIR/deb-stash-work
-rm -rf "$work" && mkdir -p "$work" || hard_error "cannot create $work"
-trap '[ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
+scratch_dir
 require_phdr_dump "$work/tools"
 # shellcheck source=tests/deb-lib.sh
 . "$TESTS_SRCDIR/deb-lib.sh"

@@ -35,12 +35,8 @@ for t in dpkg-buildpackage dpkg-checkbuilddeps dpkg-deb dh make cc readelf objco
 	have "$t" || skip_all "$t not found"
 done
 
-upstream=$TESTS_SRCDIR/pkg/upstream
-work=$TESTS_BUILDDIR/deb-stub-symbols-work
-rm -rf "$work"
-mkdir -p "$work" || hard_error "cannot create $work"
 # The work directory is kept when something failed, for a look at the logs.
-trap '[ "$n_fail" -eq 0 ] && rm -rf "$work" || echo "      (kept $work)"' EXIT
+scratch_dir
 
 # shellcheck source=tests/deb-lib.sh
 . "$TESTS_SRCDIR/deb-lib.sh"
@@ -48,24 +44,11 @@ deb_tools
 
 pkg=elfpmd-pkgtest
 src=$work/build/$pkg-1.0
-# make_source: the upstream tree and a debian/ directory whose rules are a
-# plain "dh $@": the add-on comes from DH_EXTRA_ADDONS, as a distribution's
-# switch brings it.
+# make_source: a fresh source package whose rules are a plain "dh $@": the
+# add-on comes from DH_EXTRA_ADDONS, as a distribution's switch brings it.
 make_source () {
 	rm -rf "$work/build"
-	mkdir -p "$src/debian/source" && cp "$upstream"/* "$src/" && chmod -R u+w "$src" \
-		&& rm "$src/CMakeLists.txt" || return 1
-	echo '3.0 (native)' >"$src/debian/source/format"
-	deb_control "$src" "debhelper-compat (= 13)" run-deb-stub-symbols.sh
-	cat >"$src/debian/rules" <<'EOF'
-#!/usr/bin/make -f
-%:
-	dh $@
-
-override_dh_auto_install:
-	$(MAKE) install DESTDIR=$(CURDIR)/debian/elfpmd-pkgtest prefix=/usr
-EOF
-	chmod 755 "$src/debian/rules"
+	deb_switch_source "$src" run-deb-stub-symbols.sh
 }
 make_source || hard_error "cannot create the source package in $src"
 (cd "$src" && dpkg-checkbuilddeps) >"$work/builddeps.out" 2>&1 \
@@ -78,8 +61,7 @@ build () {
 	make_source || return 1
 	mkdir -p "$out"
 	rm -f "$work/elfpmd.args" "$work/elfpmd.list"
-	if ! (cd "$src" && pkg_env DEB_BUILD_OPTIONS="$2" DH_EXTRA_ADDONS=elfpmd DH_VERBOSE=1 \
-		dpkg-buildpackage -b -uc -us) >"$out.log" 2>&1; then
+	if ! deb_switch_build "$src" "$out.log" "$2"; then
 		fail "$1: dpkg-buildpackage failed (DEB_BUILD_OPTIONS=$2)"
 		tail -15 "$out.log" | sed 's/^/      /'
 		return 1
