@@ -22,14 +22,7 @@ bid_start () {
 bid_prog () {
 	local out=$1
 	shift
-	cat > "$W/big.S" <<'EOF'
-	.section .text.big, "ax", @progbits
-	.p2align 12
-	.globl big_text
-big_text:
-	.fill	4 << 20, 1, 0xc3
-	.section .note.GNU-stack, "", @progbits
-EOF
+	bigtext_asm "$W/big.S"
 	echo 'int main (void) { return 7; }' > "$W/main.c"
 	cc -O2 -g -fPIE -pie -Wl,--build-id "$@" -o "$out" "$W/main.c" "$W/big.S" \
 		|| hard_error "cannot build the program fixture"
@@ -40,16 +33,7 @@ EOF
 # (12,000 exported functions): with --madvise both move into the stub's
 # segment.
 bid_lib () {
-	{
-		echo '	.text'
-		for ((i = 0; i < 12000; i++)); do
-			echo "	.globl f$i; .type f$i, @function; f$i: mov \$$i, %eax; ret"
-		done
-		echo '	.section .text.big, "ax", @progbits'
-		echo '	.p2align 12'
-		echo '	.fill 4 << 20, 1, 0xc3'
-		echo '	.section .note.GNU-stack, "", @progbits'
-	} > "$W/lib.S"
+	hashlib_asm "$W/lib.S"
 	cc -g -shared -nostdlib -Wl,--build-id -Wl,--hash-style=gnu -o "$1" "$W/lib.S" \
 		|| hard_error "cannot build the library fixture"
 }

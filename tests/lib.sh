@@ -2261,7 +2261,8 @@ SHARED_BUILD=$TESTS_BUILDDIR/shared-build
 # shared_build NAME FUNCTION [FILE...]: make SHARED (SHARED_BUILD/NAME) hold
 # what FUNCTION (shell code of the caller, run in SHARED, its output into
 # SHARED/.log) builds there, unless it already does: the key of a build is
-# the text of FUNCTION and the contents of FILE... (the sources it reads);
+# the text of FUNCTION, of this file (the helpers FUNCTION calls, as
+# bigtext_asm) and the contents of FILE... (the sources it reads);
 # while one script builds, the others wait for it (flock).  A failed build
 # leaves no key, so that the next script tries again; returns FUNCTION's
 # status.  (Without flock(1) the scripts build one after the other only
@@ -2270,7 +2271,7 @@ shared_build () {
 	local name=$1 fn=$2 key st=0 fd
 	shift 2
 	SHARED=$SHARED_BUILD/$name
-	key=$({ declare -f "$fn"; cat -- "$@"; } | sha256sum | cut -c1-64)
+	key=$({ declare -f "$fn"; cat -- "${BASH_SOURCE[0]}" "$@"; } | sha256sum | cut -c1-64)
 	mkdir -p "$SHARED" || hard_error "cannot create $SHARED"
 	exec {fd}>>"$SHARED.lock" || hard_error "cannot open $SHARED.lock"
 	have flock && flock "$fd"
@@ -2432,6 +2433,35 @@ map_err_check () {
 }
 
 # ---------------------------------------------------------------------------
+# bigtext_asm FILE: x86-64 assembly of 4 MiB of ret instructions, page
+# aligned, under the global big_text: whole 2 MiB chunks of text wherever
+# the linker puts it.
+bigtext_asm () {
+	cat >"$1" <<'EOF_S'
+	.section .text.big, "ax", @progbits
+	.p2align 12
+	.globl big_text
+big_text:
+	.fill	4 << 20, 1, 0xc3
+	.section .note.GNU-stack, "", @progbits
+EOF_S
+}
+
+# hashlib_asm FILE: x86-64 assembly of a shared library's 12,000 exported
+# functions (a .gnu.hash of about 100 KiB) and 4 MiB of text.
+hashlib_asm () {
+	{
+		echo '	.text'
+		for ((i = 0; i < 12000; i++)); do
+			echo "	.globl f$i; .type f$i, @function; f$i: mov \$$i, %eax; ret"
+		done
+		echo '	.section .text.big, "ax", @progbits'
+		echo '	.p2align 12'
+		echo '	.fill 4 << 20, 1, 0xc3'
+		echo '	.section .note.GNU-stack, "", @progbits'
+	} >"$1"
+}
+
 # A PIE with 4 MiB of text beside main (whole chunks for the stub), built
 # once (shared_build bigtext), for run-stub-symbols-*.sh and
 # run-manifest-*.sh: prog7 and prog8 (main returns 7, 8), prog7-stripped
@@ -2439,14 +2469,7 @@ map_err_check () {
 
 # bigtext_build: those, in the current directory.
 bigtext_build () {
-	cat >big.S <<'S'
-	.section .text.big, "ax", @progbits
-	.p2align 12
-	.globl big_text
-big_text:
-	.fill	4 << 20, 1, 0xc3
-	.section .note.GNU-stack, "", @progbits
-S
+	bigtext_asm big.S
 	local v
 	for v in 7 8; do
 		echo "int main (void) { return $v; }" >"main$v.c"
@@ -4077,16 +4100,7 @@ main (int argc, char **argv)
 }
 EOF_C
 	cc -O2 -o dl dl.c -ldl || return 1
-	{
-		echo '	.text'
-		for ((i = 0; i < 12000; i++)); do
-			echo "	.globl f$i; .type f$i, @function; f$i: mov \$$i, %eax; ret"
-		done
-		echo '	.section .text.big, "ax", @progbits'
-		echo '	.p2align 12'
-		echo '	.fill 4 << 20, 1, 0xc3'
-		echo '	.section .note.GNU-stack, "", @progbits'
-	} >lib.S
+	hashlib_asm lib.S
 	cc -shared -nostdlib -Wl,--build-id -Wl,--hash-style=gnu -o libhash.so lib.S || return 1
 	cat >go.S <<'EOF_S'
 	.text

@@ -26,14 +26,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # A PIE with 4 MiB of text beside main: whole chunks for the stub.
-cat >"$work/big.S" <<'EOF'
-	.section .text.big, "ax", @progbits
-	.p2align 12
-	.globl big_text
-big_text:
-	.fill	4 << 20, 1, 0xc3
-	.section .note.GNU-stack, "", @progbits
-EOF
+bigtext_asm "$work/big.S"
 cat >"$work/main.c" <<'EOF'
 static int helper (int x) { return x + 6; }
 int main (void) { return helper (1); }
