@@ -40,3 +40,15 @@ stub_arch_list (void)
       }
   return list;
 }
+
+GElf_Sym
+stub_symbol_elf (const struct stub_arch *stub, size_t j, uint64_t code_vaddr, size_t section,
+		 unsigned char bind, unsigned char other, GElf_Word name)
+{
+  const struct stub_symbol *y = &stub->symbols[j];
+  return (GElf_Sym) {
+    .st_name = name, .st_info = GELF_ST_INFO (bind, y->function ? STT_FUNC : STT_OBJECT),
+    .st_other = other, .st_shndx = (GElf_Section) section, .st_value = code_vaddr + y->value,
+    .st_size = y->size,
+  };
+}

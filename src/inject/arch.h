@@ -7,6 +7,7 @@
 #ifndef ELFPMD_STUB_ARCH_H
 #define ELFPMD_STUB_ARCH_H
 
+#include <gelf.h>
 #include <stddef.h>
 
 /* How the stub is hooked into a shared object of a machine: the C
@@ -48,5 +49,11 @@ const struct stub_arch *stub_arch_for (unsigned e_machine, int elfclass);
 /* The machines that have a stub, for messages: "x86-64, aarch64 and
    riscv64".  */
 const char *stub_arch_list (void);
+
+/* Symbol J of STUB as an ELF symbol of section SECTION (the stub's code at
+   CODE_VADDR), bound BIND with visibility OTHER, its name at NAME in its
+   string table: what the MiniDebugInfo and the symbol table both say.  */
+GElf_Sym stub_symbol_elf (const struct stub_arch *stub, size_t j, uint64_t code_vaddr,
+			  size_t section, unsigned char bind, unsigned char other, GElf_Word name);
 
 #endif

@@ -158,15 +158,10 @@ minidebug_symbols (const struct minidebug_in *m, size_t stub_index, GElf_Sym *sy
   put_byte (strs, 0);
   for (size_t j = 0; j < stub->nsymbols; j++)
     {
-      const struct stub_symbol *y = &stub->symbols[j];
-      syms[j + 1] = (GElf_Sym) {
-	.st_name = (GElf_Word) strs->len,
-	.st_info = GELF_ST_INFO (STB_LOCAL, y->function ? STT_FUNC : STT_OBJECT),
-	.st_shndx = (GElf_Section) stub_index, .st_value = m->code_vaddr + y->value,
-	.st_size = y->size,
-      };
+      syms[j + 1] = stub_symbol_elf (stub, j, m->code_vaddr, stub_index, STB_LOCAL, STV_DEFAULT,
+				     (GElf_Word) strs->len);
       put (strs, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
-      put (strs, y->name, strlen (y->name) + 1);
+      put (strs, stub->symbols[j].name, strlen (stub->symbols[j].name) + 1);
     }
 }
 

@@ -100,12 +100,8 @@ stub_symtab_encode (const struct stub_symtab *st, const struct elf_file *file,
   for (size_t j = 0; j < stub->nsymbols; j++)
     {
       const struct stub_symbol *y = &stub->symbols[j];
-      s[j] = (GElf_Sym) {
-	.st_name = (GElf_Word) (st->old_strtab_size + at),
-	.st_info = GELF_ST_INFO (STUB_SYMTAB_BIND, y->function ? STT_FUNC : STT_OBJECT),
-	.st_other = STUB_SYMTAB_VISIBILITY, .st_shndx = (GElf_Section) section,
-	.st_value = code_vaddr + y->value, .st_size = y->size,
-      };
+      s[j] = stub_symbol_elf (stub, j, code_vaddr, section, STUB_SYMTAB_BIND,
+			      STUB_SYMTAB_VISIBILITY, (GElf_Word) (st->old_strtab_size + at));
       memcpy (n + at, STUB_SYMBOL_PREFIX, sizeof STUB_SYMBOL_PREFIX - 1);
       at += sizeof STUB_SYMBOL_PREFIX - 1;
       memcpy (n + at, y->name, strlen (y->name) + 1);
