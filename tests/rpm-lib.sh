@@ -179,7 +179,9 @@ rpm_build_set () {
 	write_spec "$work/optout.spec" true
 	rpm_build_kept hook "with the hook" "$work/hook.spec" --define '_smp_build_ncpus 3' \
 		&& rpm_build_kept optout "with %global __brp_elfpmd %{nil}" "$work/optout.spec" \
-		&& rpm_build_kept madvise "with %_elfpmd_options --madvise" "$work/hook.spec" --define '_elfpmd_options --madvise'
+		&& rpm_build_kept madvise "with %_elfpmd_options --madvise" "$work/hook.spec" --define '_elfpmd_options --madvise' \
+		&& rpm_build_kept minidebug "with --madvise and find-debuginfo -m" "$work/hook.spec" \
+			--define '_elfpmd_options --madvise' --define '_include_minidebuginfo 1'
 }
 
 # rpm_built: the shared builds made (once, see built_once) in RPM_BUILT,

@@ -42,15 +42,28 @@ check "RPM_BUILD_ROOT /: exit 0, elfpmd not run ($(cat "$work/brp.out"))" test "
 brp RPM_BUILD_ROOT="$fakeroot" RPM_BUILD_NCPUS=3 -- --madvise -p -- /usr/bin /usr/sbin usr/lib64/ /lib64 //opt
 check "the command line: $(echo "$log" | tail -1)" \
 	test "$status.$log" = "0.$fakeroot
-[-r][-j][3][-q][--build-id=keep][--madvise][-p][--][usr/bin][usr/lib64][opt]"
+[-r][-j][3][-q][--madvise][-p][--][usr/bin][usr/lib64][opt]"
 brp RPM_BUILD_ROOT="$fakeroot" --
 check "no arguments: the default places that exist, -j 1: $(echo "$log" | tail -1)" \
 	test "$status.$log" = "0.$fakeroot
-[-r][-j][1][-q][--build-id=keep][--][usr/bin][usr/lib64][opt]"
+[-r][-j][1][-q][--][usr/bin][usr/lib64][opt]"
 brp RPM_BUILD_ROOT="$fakeroot" -- --rule=kernel --
 check "options and -- without paths: the default places: $(echo "$log" | tail -1)" \
 	test "$status.$log" = "0.$fakeroot
-[-r][-j][1][-q][--build-id=keep][--rule=kernel][--][usr/bin][usr/lib64][opt]"
+[-r][-j][1][-q][--rule=kernel][--][usr/bin][usr/lib64][opt]"
+# find-debuginfo ran first (a spec that redefines %__debug_install_post):
+# the buildroot holds debug files by build-id, which must keep naming
+# the files
+mkdir -p "$fakeroot/usr/lib/debug/.build-id/ab"
+brp RPM_BUILD_ROOT="$fakeroot" -- --rule=kernel --
+check "debug files already split off: --build-id=keep first: $(echo "$log" | tail -1)" \
+	test "$status.$log" = "0.$fakeroot
+[-r][-j][1][-q][--build-id=keep][--rule=kernel][--][usr/bin][usr/lib][usr/lib64][opt]"
+brp RPM_BUILD_ROOT="$fakeroot" -- --build-id=derive --
+check "... unless --build-id is in the options: $(echo "$log" | tail -1)" \
+	test "$status.$log" = "0.$fakeroot
+[-r][-j][1][-q][--build-id=derive][--][usr/bin][usr/lib][usr/lib64][opt]"
+rm -r "$fakeroot/usr/lib"
 brp RPM_BUILD_ROOT="$fakeroot" -- --build-id=derive --
 check "--build-id in the options: no --build-id=keep: $(echo "$log" | tail -1)" \
 	test "$status.$log" = "0.$fakeroot

@@ -5,8 +5,10 @@
 # dist/rpm/macros.elfpmd (rpm --eval; rpm-lib.sh, rpm_macros_setup): the
 # opt-out %__brp_elfpmd %{nil} leaves the platform's %__os_install_post
 # alone; %_elfpmd_options and %_elfpmd_paths reach brp-elfpmd's command
-# line; and in %__spec_install_post the debuginfo extraction comes first,
-# then the platform's brp scripts (strip), then elfpmd.
+# line; and in %__spec_install_post elfpmd comes first, then the debuginfo
+# extraction, then the platform's brp scripts (strip), where a debuginfo
+# package is made; without one, elfpmd after the brp scripts; and the
+# file in %{_rpmmacrodir} (base_path) alone runs elfpmd nowhere.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 . "$TESTS_SRCDIR/rpm-lib.sh"
 rpm_require
@@ -20,5 +22,18 @@ check "%_elfpmd_options and %_elfpmd_paths reach the script's command line ($got
 rpm --macros "$etc_path" --define '__debug_package 1' --eval '%__spec_install_post' > "$work/spec_install_post" 2>&1
 order=$(grep -n -e '__find_debuginfo\|find-debuginfo' -e 'brp-strip ' -e 'brp-elfpmd' "$work/spec_install_post" \
 	| sed 's/^\([0-9]*\):.*\(find-debuginfo\|brp-strip\|brp-elfpmd\).*/\2/' | tr '\n' ' ')
-check "%__spec_install_post order: $order" test "$order" = "find-debuginfo brp-strip brp-elfpmd "
+check "%__spec_install_post order: $order" test "$order" = "brp-elfpmd find-debuginfo brp-strip "
+rpm --macros "$etc_path" --undefine '__debug_package' --eval '%__spec_install_post' > "$work/spec_install_post" 2>&1
+order=$(grep -e 'find-debuginfo' -e 'brp-strip ' -e 'brp-elfpmd' "$work/spec_install_post" \
+	| sed 's/.*\(find-debuginfo\|brp-strip\|brp-elfpmd\).*/\1/' | tr '\n' ' ')
+check "without a debuginfo package: $order" test "$order" = "brp-strip brp-elfpmd "
+rpm --macros "$dotd_path" --define '__debug_package 1' --eval '%__spec_install_post' > "$work/spec_install_post" 2>&1
+check "the file in %{_rpmmacrodir} alone: no brp-elfpmd in %__spec_install_post" \
+	sh -c '! grep -q brp-elfpmd "$1"' - "$work/spec_install_post"
+rpm --macros "$dotd_path" --define '__debug_package 1' --define '__os_install_post %{__elfpmd_os_install_post}' \
+	--eval '%__spec_install_post' > "$work/spec_install_post" 2>&1
+order=$(grep -e 'find-debuginfo' -e 'brp-strip ' -e 'brp-elfpmd' "$work/spec_install_post" \
+	| sed 's/.*\(find-debuginfo\|brp-strip\|brp-elfpmd\).*/\1/' | tr '\n' ' ')
+check "... and a spec's %define __os_install_post %{__elfpmd_os_install_post}: $order" \
+	test "$order" = "brp-elfpmd find-debuginfo brp-strip "
 finish
