@@ -5,7 +5,7 @@
 # copy of the noelfpmd build's tree (run-deb-build.sh; deb-lib.sh,
 # deb_hand_tree): elfpmd=WORD,... in DEB_BUILD_OPTIONS, each passed on as
 # --WORD after dh_elfpmd's own; an option dh_elfpmd does not pass on is an
-# error naming it; the switch through DH_EXTRA_ADDONS without elfpmd in
+# error naming it, build-id=keep one that says why; the switch through DH_EXTRA_ADDONS without elfpmd in
 # DEB_BUILD_OPTIONS (which .buildinfo records) is warned about, with it
 # not.
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
@@ -23,6 +23,9 @@ if [ "$rc" -ne 0 ] && grep -q 'dh_elfpmd: error: DEB_BUILD_OPTIONS elfpmd=...: "
 else
 	fail "DEB_BUILD_OPTIONS elfpmd=output=...: exit $rc: $(head -3 "$work/badopt.out")"
 fi
+dh_elfpmd_run badbid DEB_BUILD_OPTIONS="elfpmd=madvise,build-id=keep" -- --no-act
+check "DEB_BUILD_OPTIONS elfpmd=build-id=keep: refused, with the reason (exit $rc)" \
+	test "$rc" -ne 0 -a "$(grep -c 'dh_elfpmd: error: .*"build-id=keep" is not passed on: dh_elfpmd runs before dh_strip' "$work/badbid.out")" = 1
 dh_elfpmd_run extra DH_EXTRA_ADDONS=elfpmd -- --no-act
 check "DH_EXTRA_ADDONS=elfpmd without elfpmd in DEB_BUILD_OPTIONS: warned" \
 	grep -q 'warning: enabled by DH_EXTRA_ADDONS, which .buildinfo does not record' "$work/extra.out"
