@@ -84,10 +84,9 @@
 # configuration) or the fixtures cannot be built.  Needs no root and no KVM:
 # KVM is used when a probe boot through /dev/kvm works, else TCG.
 #
-# Run time (TCG, 2 CPUs, kernel cached): about 54 s with the machine idle,
-# 84 s with other tests running (load 4), of which the copy rewrite,
-# thpoff and inv-pie's runs take 15 s and 31 s; the guest's share all but
-# 3-5 s; plus 20 s for the KVM probe where /dev/kvm exists but does not
+# Run time (TCG, 2 CPUs, kernel cached): about 124 s with the machine
+# idle (the guest 118 s, of which each run's watchdog, guest.sh's start,
+# about 10 s), 290 s with both CPUs loaded; plus 20 s for the KVM probe where /dev/kvm exists but does not
 # boot the kernel (once a day: the answer is cached; ELFPMD_VM_ACCEL=tcg
 # skips it), plus ~10 s for the first download.
 # Work files in $TESTS_BUILDDIR/vm-work, kept when something failed or
@@ -214,6 +213,8 @@ fi
 while read -r line; do
 	fail "guest: ${line#R error }"
 done < <(grep '^R error' "$W/results")
+# what a stuck run's processes and the kernel were doing (guest.sh, hang_report)
+grep '^R hang' "$W/results" | sed 's/^R hang /      /'
 probe=$(grep -m1 "^R probe fs=xfs " "$W/results")
 note "kernel $kernel offers: ${probe#R probe fs=xfs }; THP at boot: $(vm_field "$(grep -m1 '^R thp ' "$W/results")" default)"
 

@@ -167,11 +167,91 @@ anon_kb () {
 # gets, its stdout and "exit status N" into OUT, its smaps copy into SMAPS.
 # PATH may be preceded by a wrapper and its arguments, one word each
 # ("/bin/thp-off /mnt/ext4/copy/mad-pie").
+# A run that has not ended after HANG_LIMIT seconds (a run takes at most a
+# few here, even under TCG on a busy host) is reported as an error with
+# what its processes are doing (hang_report) and killed, so that one stuck
+# start costs HANG_LIMIT seconds and says why, not the guest's whole time.
+# One that SIGKILL does not end either (asleep in the kernel) is left
+# behind: the watchdog's SIGUSR1 ends this shell's wait, and the run's
+# status is "stuck".
 start () {
+	local pid w status
 	rm -f "$3"
 	# shellcheck disable=SC2086  # the wrapper's words
-	FIXTURE_SMAPS=$3 timeout 300 $1 alpha "beta gamma" >"$2" 2>"$2.err"
-	echo "exit status $?" >>"$2"
+	FIXTURE_SMAPS=$3 $1 alpha "beta gamma" >"$2" 2>"$2.err" &
+	pid=$!
+	watchdog "$pid" "$1" &
+	w=$!
+	trap 'stuck=yes' USR1
+	stuck=no
+	wait "$pid"
+	status=$?
+	[ $stuck = yes ] && status=stuck
+	trap - USR1
+	kill "$w" 2>/dev/null
+	wait "$w" 2>/dev/null
+	echo "exit status $status" >>"$2"
+}
+
+# watchdog PID WHAT: after HANG_LIMIT seconds with PID alive (not yet a
+# zombie), report the hang and kill PID's processes; if PID lives on 10 s
+# after that, say so and signal this shell (start) to stop waiting.
+watchdog () {
+	local n=0
+	while [ $n -lt "${HANG_LIMIT:-120}" ]; do
+		sleep 1
+		alive "$1" || exit 0
+		n=$((n + 1))
+	done
+	hang_report "$1" "$2"
+	for q in $(descendants "$1") "$1"; do kill -9 "$q" 2>/dev/null; done
+	n=0
+	while [ $n -lt 10 ]; do
+		sleep 1
+		alive "$1" || exit 0
+		n=$((n + 1))
+	done
+	r error "hang: $2 survives SIGKILL (state $(cut -d ')' -f 2 "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f 2)); left behind"
+	kill -USR1 $$
+}
+
+# alive PID: whether PID exists and has not exited.
+alive () {
+	local st
+	st=$(cut -d ')' -f 2 "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f 2)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# descendants PID: the processes below PID, one per line.
+descendants () {
+	local f pp
+	for f in /proc/[0-9]*/stat; do
+		pp=$(cut -d ')' -f 2 "$f" 2>/dev/null | cut -d ' ' -f 3)
+		if [ "$pp" = "$1" ]; then
+			f=${f#/proc/}
+			echo "${f%/stat}"
+			descendants "${f%/stat}"
+		fi
+	done
+}
+
+# hang_report PID WHAT: "R error hang" and, for PID and each process below
+# it, its state, wait channel, kernel stack and system call; then the
+# kernel's blocked tasks (sysrq w) from its log.
+hang_report () {
+	local q
+	r error "hang: $2 still running after ${HANG_LIMIT:-120} s; killed"
+	for q in "$1" $(descendants "$1"); do
+		r hang pid="$q" comm="$(cat "/proc/$q/comm" 2>/dev/null)" \
+			state="$(cut -d ')' -f 2 "/proc/$q/stat" 2>/dev/null | cut -d ' ' -f 2)" \
+			wchan="$(cat "/proc/$q/wchan" 2>/dev/null)" syscall="$(cat "/proc/$q/syscall" 2>/dev/null)"
+		sed 's/^/R hang stack: /' "/proc/$q/stack" 2>/dev/null | head -n 20
+		grep -E '^(VmRSS|Threads|SigBlk|SigPnd|ShdPnd)' "/proc/$q/status" 2>/dev/null | sed 's/^/R hang status: /'
+	done
+	dmesg -c >/dev/null 2>&1
+	{ echo w >/proc/sysrq-trigger; } 2>/dev/null
+	dmesg 2>/dev/null | tail -n 60 | sed 's/^/R hang dmesg: /'
+	grep -E '^(MemFree|Cached|AnonHugePages|FileHugePages)' /proc/meminfo | sed 's/^/R hang meminfo: /'
 }
 
 # record STATE PATH OUT SMAPS: the result line of one run.
@@ -580,6 +660,16 @@ if [ -n "$INV" ]; then
 	if [ -e /sys/kernel/tracing/uprobe_events ] \
 		|| { mount -t tracefs nodev /sys/kernel/tracing 2>/tmp/tracefs.err && [ -e /sys/kernel/tracing/uprobe_events ]; }; then
 		TRACEFS=/sys/kernel/tracing
+		# No recording of command names: it hooks sched_switch, and
+		# the kernel patches its own text (jump labels, text_poke_bp:
+		# int3, then an IPI to the other CPU) each time the first
+		# event is enabled or the last disabled.  Under TCG that
+		# cross-modifying code once left one vCPU in the int3 entry
+		# with interrupts off and the other waiting for its IPI
+		# (6.1, 2 vCPUs: an RCU stall, the guest hung until it was
+		# killed); the uprobe events themselves patch no kernel text.
+		echo 0 >"$TRACEFS/options/record-cmd" 2>/dev/null \
+			|| r note "cannot turn off tracefs options/record-cmd: enabling an event patches kernel text"
 	else
 		TRACEFS_WHY="no tracefs with uprobe_events ($(cat /tmp/tracefs.err 2>/dev/null))"
 	fi
