@@ -515,13 +515,16 @@ parse_pmd (const char *text)
 #define SHT_SYMTAB 2
 #define SHT_STRTAB 3
 #define SHT_HASH 5
+#define SHT_RELA 4
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
+#define SHT_REL 9
 #define SHT_DYNSYM 11
 #define SHT_SYMTAB_SHNDX 18
 #define SHT_GNU_HASH 0x6ffffff6
 #define SHF_ALLOC 2
 #define SHF_EXECINSTR 4
+#define SHF_INFO_LINK 0x40
 #define SHN_LORESERVE 0xff00
 #define SHN_XINDEX 0xffff
 #define ET_EXEC 2
@@ -1033,6 +1036,9 @@ static struct
   uint64_t code_off;		/* output offset of the stub's code: its
 				   section's, else head_end */
   uint64_t added;		/* sections OUT has more than IN */
+  /* OUT's section headers are read in IN's order, the new ones last
+     (canonical_sections): OUT's index of each, and back.  */
+  uint64_t *sh_pos, *sh_canon;
   uint64_t shstrndx;		/* the section name table, NONE if none */
   uint64_t code_sec, phdrs_sec;	/* OUT's new sections, NONE if none */
   uint64_t dd_sec;		/* the stub's MiniDebugInfo, NONE if none */
@@ -1383,6 +1389,57 @@ section_name (const struct image *out, uint64_t name)
   return memchr (p, 0, (size_t) (s[SH_SIZE] - name)) != NULL ? p : NULL;
 }
 
+/* OUT's section I in the canonical order.  */
+static uint64_t
+canon_index (const struct image *out, uint64_t i)
+{
+  return sv.sh_canon != NULL && i < out->h.shnum ? sv.sh_canon[i] : i;
+}
+
+/* Put OUT's section headers in IN's order, the new ones (named past the
+   end of IN's section name table, which OUT's extends) after them, as
+   elfpmd may put its new loaded sections' headers among IN's (after the
+   last loaded one); e_shstrndx, sh_link and sh_info where it names a
+   section follow.  Where the rest is not IN's sections in their order,
+   a problem, and OUT as it is.  */
+static void
+canonical_sections (const struct image *in, struct image *out)
+{
+  uint64_t n = out->h.shnum;
+  if (sv.shstrndx == NONE || n <= in->h.shnum || in->h.shnum == 0)
+    return;
+  uint64_t old_names = in->sh[sv.shstrndx][SH_SIZE], old = 0, added = in->h.shnum;
+  uint64_t *canon = xcalloc (&out->e, n, sizeof *canon), *pos = xcalloc (&out->e, n, sizeof *pos);
+  for (uint64_t j = 0; j < n; j++)
+    {
+      bool is_new = j != 0 && out->sh[j][SH_NAME] >= old_names;
+      if ((is_new && added == n) || (!is_new && old == in->h.shnum))
+	{
+	  problem ("OUT's sections are not IN's in their order with the new ones among them");
+	  free (canon);
+	  free (pos);
+	  return;
+	}
+      canon[j] = is_new ? added++ : old++;
+      pos[canon[j]] = j;
+    }
+  uint64_t (*sh)[SH_NFIELDS] = xcalloc (&out->e, n, sizeof *sh);
+  sv.sh_canon = canon;
+  for (uint64_t j = 0; j < n; j++)
+    {
+      uint64_t *s = sh[canon[j]];
+      memcpy (s, out->sh[j], sizeof *sh);
+      s[SH_LINK] = canon_index (out, s[SH_LINK]);
+      if ((s[SH_FLAGS] & SHF_INFO_LINK) != 0 || s[SH_TYPE] == SHT_REL || s[SH_TYPE] == SHT_RELA)
+	s[SH_INFO] = canon_index (out, s[SH_INFO]);
+    }
+  if (out->ehdr[E_SHSTRNDX] != SHN_XINDEX)
+    out->ehdr[E_SHSTRNDX] = canon_index (out, out->ehdr[E_SHSTRNDX]);
+  free (out->sh);
+  out->sh = sh;
+  sv.sh_pos = pos;
+}
+
 /* The sections OUT has after IN's: the stub's code and, where the table
    moved, the table copy.  */
 static void
@@ -1630,7 +1687,7 @@ check_grown_tables (const struct image *in, const struct image *out)
       if ((y.info >> 4) != 1 || (y.other & 3) != 2 || ((y.info & 15) != 1 && (y.info & 15) != 2))
 	problem ("added symbol %" PRIu64 ": st_info 0x%" PRIx64 ", st_other 0x%" PRIx64 ", not a "
 		 "global hidden function or object", k, y.info, y.other);
-      if (code == NULL || y.shndx != sv.code_sec || y.value < code[SH_ADDR]
+      if (code == NULL || canon_index (out, y.shndx) != sv.code_sec || y.value < code[SH_ADDR]
 	  || y.size > code[SH_SIZE] || y.value - code[SH_ADDR] > code[SH_SIZE] - y.size)
 	problem ("added symbol %" PRIu64 " (section %" PRIu64 ", 0x%" PRIx64 ", %" PRIu64
 		 " bytes) is not inside " STUB_SECTION, k, y.shndx, y.value, y.size);
@@ -2329,7 +2386,7 @@ stub_symbols (const struct image *in, const struct image *out)
 		     ", expected 0x%" PRIx64 "%s", k, t, x.value, y.value, want,
 		     moved ? " (its section moved)" : "");
 	  if (x.name != y.name || x.size != y.size || x.info != y.info || x.other != y.other
-	      || x.shndx != y.shndx)
+	      || x.shndx != (y.shndx < SHN_LORESERVE ? canon_index (out, y.shndx) : y.shndx))
 	    problem ("symbol %" PRIu64 " of section %" PRIu64 " changed other than in st_value", k, t);
 	}
       uint64_t rest = a[SH_SIZE] - n * ent;
@@ -2490,7 +2547,8 @@ compare_shdrs (const struct image *in, const struct image *out)
 		     elf_shdr_fields[f].name, a[f], b[f]);
 	}
       compare_entry_tail (what, in->buf + in->h.shoff + i * in->h.shentsize,
-			  out->buf + out->h.shoff + i * out->h.shentsize,
+			  out->buf + out->h.shoff
+			  + (sv.sh_pos != NULL ? sv.sh_pos[i] : i) * out->h.shentsize,
 			  in->shsize, in->h.shentsize);
       if (contents && !moved)
 	check_not_split (what, a[SH_OFFSET], a[SH_SIZE]);
@@ -2789,6 +2847,7 @@ bytemap (const char *in_name, const char *out_name)
 		    : in.ehdr[E_SHSTRNDX];
       if (sv.shstrndx == 0 || sv.shstrndx >= in.h.shnum)
 	sv.shstrndx = NONE;
+      canonical_sections (&in, &out);
       sv.dyn = NONE;
       for (uint64_t i = 0; i < in.h.phnum && sv.dyn == NONE; i++)
 	if (in.ph[i][P_TYPE] == PT_DYNAMIC && in.ph[i][P_FILESZ] != 0)

@@ -9,7 +9,8 @@
 # DT_GNU_HASH following, hooked through DT_INIT).  The stub's code is not in
 # the input, so a changed byte of it need not be caught; everything the
 # injection derives from the input must be, by phdr-dump --bytemap and by
-# elfpmd's read-back checker.
+# elfpmd's read-back checker, also the section indices that move up
+# past the stub's section headers.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -28,8 +29,9 @@ co_opts=--madvise
 # DT_GNU_HASH pointing into the last PT_LOAD), symbol (the st_value of a
 # .symtab symbol defined there, not one of the stub's own), stubsym (the
 # st_info of the first of the stub's symbols appended to .symtab, named
-# elfpmd.*), stubname (the first byte of its name).  A line is left out
-# when there is none.
+# elfpmd.*), stubname (the first byte of its name), symtab_shdr (the index
+# of .symtab's section header and its sh_link).  A line is left out when
+# there is none.
 stub_spots () {
 	python3 - "$@" <<'EOF_PY'
 import struct, sys
@@ -62,6 +64,9 @@ for p in ph:
             print("gnu_hash", p[2] + 16 * k + 8)
     break
 shdrs = [struct.unpack_from("<IIQQQQI", b, shoff + i * shentsize) for i in range(shnum if shoff else 0)]
+for i, (_, typ, _, _, soff, size, link) in enumerate(shdrs):
+    if typ == 2:
+        print("symtab_shdr", i, link)
 for _, typ, _, _, soff, size, link in shdrs:
     if typ != 2:
         continue
@@ -132,6 +137,15 @@ if madvise_good "$O/lld-pie"; then
 			byte "$(spot stubname)" 0x45
 	else
 		fail "bytemap self-test: no stub's symbol in lld-pie's .symtab"
+	fi
+	# The section indices that follow the non-loaded sections moving up
+	# past the stub's: e_shstrndx and .symtab's sh_link, one less.
+	damage "e_shstrndx not following the name table" "e_shstrndx|section name table" add 62 2 -1
+	read -r _ idx link < <(awk '$1 == "symtab_shdr"' <<<"$spots")
+	if [ -n "$idx" ]; then
+		damage ".symtab's sh_link not following its string table" "sh_link" shdr "$idx" link $((link - 1))
+	else
+		fail "bytemap self-test: no .symtab in lld-pie's --madvise output"
 	fi
 fi
 if build_fixture libbiglld && madvise_good "$O/libbiglld.so"; then

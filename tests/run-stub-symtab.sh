@@ -14,7 +14,9 @@
 # strip keeps .gnu_debugdata (eu-strip moves it into its debug file); gdb
 # names the start of .elfpmd.stub and a place inside elfpmd.populate_range
 # from the stripped file alone, and from the debug file alone (found by
-# build ID) once .gnu_debugdata is removed.  Checked with readelf, objcopy,
+# build ID) once .gnu_debugdata is removed; the stub's section header
+# comes right after the input's last loaded section's, so that it has the
+# same index in the stripped file and in the debug file.  Checked with readelf, objcopy,
 # xz and gdb, not elfpmd's code.  x86-64 hosts (the fixture is built here).
 . "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
 require_elfpmd
@@ -112,6 +114,15 @@ check "strip: no symbol table left, .gnu_debugdata kept" \
 	"$(readelf -SW "$work/stripped" | grep -c '\.gnu_debugdata')" = 1
 "$work/stripped"
 check "strip: the program runs (exit 7)" test $? = 7
+# gdb takes a debug file's symbol's section by its index in the stripped
+# file: the stub's section keeps its index in both, its header right
+# after the input's last loaded section's, before the ones strip removes.
+stub_index () { readelf -SW "$1" | sed -n 's/^ *\[ *\([0-9]*\)\] \.elfpmd\.stub .*/\1/p'; }
+last_loaded () { readelf -SW "$1" | awk '/^ *\[ *[0-9]+\]/ { sub(/^ *\[ */, ""); i = $1 + 0; if ($0 ~ / [WAXMSILOGTE]*A[WAXMSILOGTE]* /) last = i } END { print last }'; }
+check "the stub's section is the last loaded one ($(stub_index "$rw") of $(last_loaded "$rw")), after the input's ($(last_loaded "$work/full"))" \
+	test "$(stub_index "$rw")" = "$(last_loaded "$rw")" -a "$(stub_index "$rw")" = $(($(last_loaded "$work/full") + 1))
+check "its index is the same in the stripped file ($(stub_index "$work/stripped")) and the debug file ($(stub_index "$work/keep.debug"))" \
+	test -n "$(stub_index "$rw")" -a "$(stub_index "$work/stripped")" = "$(stub_index "$work/keep.debug")"
 if have eu-strip; then
 	eu-strip -f "$work/eu.debug" -o "$work/eu.stripped" "$rw"
 	check "eu-strip -f: the debug file names the stub's symbols" \

@@ -85,6 +85,14 @@ struct stub_plan
   bool add_section;
   size_t shstrndx;		/* the section name table */
   size_t new_shnum;
+  /* Where the stub's loaded sections' headers go: after the input's last
+     loaded one, so that a section keeps its index in the stripped file
+     and in the debug file that objcopy --only-keep-debug or eu-strip -f
+     make (gdb matches their symbols' sections by index); the input's
+     sections from there on move up.  The input's number of sections (the
+     new headers last) where a moved index would have to be rewritten in
+     a symbol or a group (shdr_insert_at).  */
+  size_t shdr_insert;
   uint64_t shstrtab_offset, shstrtab_size; /* the new name table */
   uint64_t shdr_offset;		/* the new section header table */
   /* In a file without MiniDebugInfo, a new section .gnu_debugdata naming

@@ -485,6 +485,62 @@ has_debugdata (const struct elf_file *file, size_t shstrndx)
   return false;
 }
 
+/* Whether a symbol of symbol table INDEX of FILE lies in a section from
+   FIRST on (below SHN_LORESERVE); true also where it cannot be read.  */
+static bool
+symbols_from (const struct elf_file *file, size_t index, size_t first)
+{
+  Elf_Data *data = elf_file_section_data (file, index, ELF_T_SYM);
+  if (data == NULL)
+    return true;
+  size_t entsize = gelf_fsize (file->elf, ELF_T_SYM, 1, EV_CURRENT);
+  size_t count = entsize != 0 ? data->d_size / entsize : 0;
+  for (size_t k = 0; k < count; k++)
+    {
+      GElf_Sym sym;
+      if (gelf_getsym (data, (int) k, &sym) == NULL)
+	return true;
+      if (sym.st_shndx >= first && sym.st_shndx < SHN_LORESERVE)
+	return true;
+    }
+  return false;
+}
+
+/* Where the stub's loaded sections' headers go in FILE (struct stub_plan,
+   shdr_insert): after the last loaded section, unless a symbol (of the
+   symbol table or the dynamic one) lies in a section after it, or the file
+   has section groups or extended section indices, whose indices would
+   have to move too (linkers put every loaded section first, and no
+   symbol in a later one); else after every section.  */
+static size_t
+shdr_insert_at (const struct elf_file *file)
+{
+  size_t at = 1;
+  for (size_t i = 1; i < file->shnum; i++)
+    if (file->shdrs[i].sh_flags & SHF_ALLOC)
+      at = i + 1;
+  if (at >= file->shnum)
+    return file->shnum;
+  for (size_t i = 1; i < file->shnum; i++)
+    {
+      GElf_Word type = file->shdrs[i].sh_type;
+      if (type == SHT_GROUP || type == SHT_SYMTAB_SHNDX
+	  || ((type == SHT_SYMTAB || type == SHT_DYNSYM) && symbols_from (file, i, at)))
+	return file->shnum;
+    }
+  return at;
+}
+
+/* The index in the output of FILE's section I, the stub's loaded sections
+   inserted at SP->shdr_insert.  */
+static size_t
+new_section_index (const struct stub_plan *sp, const struct elf_file *file, size_t i)
+{
+  if (i < sp->shdr_insert || i >= file->shnum)
+    return i;
+  return i + (sp->room.kind == ROOM_MOVED ? 2 : 1);
+}
+
 /* Whether the file can take the stub at all: a stub for its machine, none
    already, no text relocations, congruent segments, readable text with
    whole chunks (their ranges into SP).  A refusal in SP->refusal.  */
@@ -679,6 +735,7 @@ section_pass (struct stub_plan *sp, const struct elf_file *file, struct diag *er
 		   && stub_symtab_plan (&sp->symtab, file, shstrndx, sp->stub);
   sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
 		  + (sp->add_debugdata ? 1 : 0);
+  sp->shdr_insert = shdr_insert_at (file);
   sp->shstrtab_offset = file_end;
   sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
 		      + (sp->add_debugdata ? sizeof STUB_DEBUGDATA_NAME : 0);
@@ -832,24 +889,30 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
 {
   for (size_t i = 0; i < file->shnum; i++)
     {
-      out[i] = in[i];
+      GElf_Shdr *o = &out[new_section_index (sp, file, i)];
+      *o = in[i];
       const GElf_Shdr *old = &file->shdrs[i];
       if (i == sp->shstrndx)
 	{
-	  out[i].sh_offset = sp->shstrtab_offset;
-	  out[i].sh_size = sp->shstrtab_size;
+	  o->sh_offset = sp->shstrtab_offset;
+	  o->sh_size = sp->shstrtab_size;
 	}
       else if (room_section_moved (&sp->room, file, i))
 	{
-	  out[i].sh_offset = sp->room.moved_offset + (old->sh_offset - sp->room.moved_start);
-	  out[i].sh_addr = sp->room.moved_vaddr + (old->sh_offset - sp->room.moved_start);
+	  o->sh_offset = sp->room.moved_offset + (old->sh_offset - sp->room.moved_start);
+	  o->sh_addr = sp->room.moved_vaddr + (old->sh_offset - sp->room.moved_start);
 	}
+      /* The indices that name a section: sh_link, and sh_info where the
+	 flag or a relocation section's type says it is one.  */
+      o->sh_link = (GElf_Word) new_section_index (sp, file, o->sh_link);
+      if ((o->sh_flags & SHF_INFO_LINK) != 0 || o->sh_type == SHT_REL || o->sh_type == SHT_RELA)
+	o->sh_info = (GElf_Word) new_section_index (sp, file, o->sh_info);
     }
   /* Every byte of the new segment belongs to a section, so that strip and
      eu-strip, which lay files out by sections, keep it as it is (but for
      padding between moved objects).  */
   GElf_Word name = (GElf_Word) file->shdrs[sp->shstrndx].sh_size;
-  size_t k = file->shnum;
+  size_t k = sp->shdr_insert;
   if (sp->room.kind == ROOM_MOVED)
     out[k++] = (GElf_Shdr) {
       .sh_name = name + (GElf_Word) sizeof STUB_SECTION_NAME, .sh_type = SHT_PROGBITS,
@@ -863,13 +926,15 @@ new_shdrs (const struct stub_plan *sp, const struct elf_file *file, const GElf_S
   };
   if (sp->add_symtab)
     {
-      out[sp->symtab.strtab].sh_offset = sp->strtab_offset;
-      out[sp->symtab.strtab].sh_size = sp->symtab.old_strtab_size + sp->symtab.names_size;
-      out[sp->symtab.symtab].sh_offset = sp->symtab_offset;
-      out[sp->symtab.symtab].sh_size = sp->symtab.old_symtab_size + sp->symtab.syms_size;
+      GElf_Shdr *str = &out[new_section_index (sp, file, sp->symtab.strtab)];
+      GElf_Shdr *sym = &out[new_section_index (sp, file, sp->symtab.symtab)];
+      str->sh_offset = sp->strtab_offset;
+      str->sh_size = sp->symtab.old_strtab_size + sp->symtab.names_size;
+      sym->sh_offset = sp->symtab_offset;
+      sym->sh_size = sp->symtab.old_symtab_size + sp->symtab.syms_size;
     }
   if (sp->add_debugdata)
-    out[k + 1] = (GElf_Shdr) {
+    out[sp->new_shnum - 1] = (GElf_Shdr) {
       .sh_name = name + (GElf_Word) (sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME),
       .sh_type = SHT_PROGBITS, .sh_offset = sp->debugdata_offset, .sh_size = sp->debugdata_size,
       .sh_addralign = 1,
@@ -1035,7 +1100,7 @@ patch_symtab (const struct stub_plan *sp, const struct elf_file *file,
 {
   const struct stub_symtab *st = &sp->symtab;
   unsigned char *names, *syms;
-  size_t section = file->shnum + (sp->room.kind == ROOM_MOVED ? 1 : 0);
+  size_t section = sp->shdr_insert + (sp->room.kind == ROOM_MOVED ? 1 : 0);
   if (stub_symtab_encode (st, file, sp->stub, section, sp->code_vaddr, &names, &syms, err) != 0)
     return -1;
   if (pieces_add_patch (pieces, PATCH_STUB_NAMES, sp->strtab_offset + st->old_strtab_size, names,
@@ -1097,6 +1162,7 @@ stub_compose (const struct stub_plan *sp, const struct layout_plan *layout,
       tables->shdrs = shdrs;
       tables->shnum = sp->new_shnum;
       tables->ehdr.e_shoff = sp->shdr_offset;
+      tables->ehdr.e_shstrndx = (GElf_Half) new_section_index (sp, file, sp->shstrndx);
     }
   if (sp->room.kind == ROOM_MOVED)
     tables->ehdr.e_phoff = sp->seg_offset;

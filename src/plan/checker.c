@@ -32,7 +32,8 @@ struct view
 struct checker
 {
   const struct elf_file *in;
-  struct view out;
+  struct view out;		/* its sections in the input's order (canonical) */
+  size_t *out_index;		/* the output's section index -> canonical */
   const struct plan_pieces *pieces;
   uint64_t pmd, page;
   const GElf_Phdr *extra;	/* the output's PT_LOAD the input does not have */
@@ -53,6 +54,17 @@ struct checker
 #endif
 
 #define FAIL(c, ...) diag_set ((c)->err, "internal error: " __VA_ARGS__)
+
+/* The output's section I in the canonical order of C->out: the output
+   holds the input's sections in their order, with the new ones (named
+   past the end of the input's section name table, whose extension names
+   them) anywhere among them; canonically those come after the input's.  */
+static size_t
+canonical_index (const struct checker *c, size_t i)
+{
+  return c->out_index != NULL && i < c->out.shnum ? c->out_index[i] : i;
+}
+
 
 static bool
 section_has_bytes (const GElf_Shdr *sh)
@@ -1160,8 +1172,9 @@ check_stub_symbols (const struct checker *c, const struct plan_patch *p)
       GElf_Sym y;
       if (!decode (in, ELF_T_SYM, p->bytes + k * entsize, entsize, &y))
 	return FAIL (c, "the stub's symbol %zu cannot be decoded", k);
-      const GElf_Shdr *sec = y.st_shndx >= in->shnum && y.st_shndx < c->out.shnum
-			     && y.st_shndx < SHN_LORESERVE ? &c->out.sh[y.st_shndx] : NULL;
+      size_t at = canonical_index (c, y.st_shndx);
+      const GElf_Shdr *sec = at >= in->shnum && at < c->out.shnum
+			     && y.st_shndx < SHN_LORESERVE ? &c->out.sh[at] : NULL;
       uint64_t name = y.st_name;
       if (GELF_ST_BIND (y.st_info) == STB_LOCAL || GELF_ST_VISIBILITY (y.st_other) != STV_HIDDEN
 	  || (GELF_ST_TYPE (y.st_info) != STT_FUNC && GELF_ST_TYPE (y.st_info) != STT_OBJECT))
@@ -1423,8 +1436,69 @@ check_copies (const struct checker *c)
   return 0;
 }
 
+static int check_view_canonical (struct checker *c);
+
+/* Put C->out's section headers (and e_shstrndx, sh_link, and sh_info
+   where it names a section) in the canonical order, into *SH and *EH,
+   which C->out then points at.  Return 0, or -1.  */
+static int
+canonical_sections (struct checker *c, GElf_Shdr **sh, GElf_Ehdr *eh)
+{
+  const struct elf_file *in = c->in;
+  size_t n = c->out.shnum;
+  *sh = NULL;
+  if (n == 0 || in->shnum == 0 || n < in->shnum || in->shstrndx == 0 || in->shstrndx >= in->shnum)
+    return 0;
+  uint64_t old_names = in->shdrs[in->shstrndx].sh_size;
+  *sh = calloc (n, sizeof **sh);
+  c->out_index = calloc (n, sizeof *c->out_index);
+  if (*sh == NULL || c->out_index == NULL)
+    return diag_set (c->err, "out of memory");
+  size_t old = 0, added = in->shnum;
+  for (size_t j = 0; j < n; j++)
+    {
+      bool is_new = j != 0 && c->out.sh[j].sh_name >= old_names;
+      if (!is_new && old == in->shnum)
+	return FAIL (c, "the output has more sections named in the old name table than the input");
+      if (is_new && added == n)
+	return FAIL (c, "the output's new sections number more than its sections less the input's");
+      c->out_index[j] = is_new ? added++ : old++;
+    }
+  if (old != in->shnum)
+    return FAIL (c, "the output has %zu of the input's %zu sections", old, (size_t) in->shnum);
+  for (size_t j = 0; j < n; j++)
+    {
+      GElf_Shdr s = c->out.sh[j];
+      s.sh_link = (GElf_Word) canonical_index (c, s.sh_link);
+      if ((s.sh_flags & SHF_INFO_LINK) != 0 || s.sh_type == SHT_REL || s.sh_type == SHT_RELA)
+	s.sh_info = (GElf_Word) canonical_index (c, s.sh_info);
+      (*sh)[c->out_index[j]] = s;
+    }
+  *eh = *c->out.eh;
+  eh->e_shstrndx = (GElf_Half) canonical_index (c, eh->e_shstrndx);
+  c->out.sh = *sh;
+  c->out.eh = eh;
+  return 0;
+}
+
 static int
 check_view (struct checker *c)
+{
+  GElf_Shdr *sh;
+  GElf_Ehdr eh;
+  const struct view real = c->out;
+  int ret = canonical_sections (c, &sh, &eh);
+  if (ret == 0)
+    ret = check_view_canonical (c);
+  free (sh);
+  free (c->out_index);
+  c->out_index = NULL;
+  c->out = real;
+  return ret;
+}
+
+static int
+check_view_canonical (struct checker *c)
 {
   if (check_copies (c) != 0 || check_loads (c) != 0 || check_ehdr (c) != 0
       || check_ranges (c) != 0 || check_other_segments (c) != 0 || check_at_phdr (c) != 0
