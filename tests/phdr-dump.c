@@ -1396,12 +1396,13 @@ canon_index (const struct image *out, uint64_t i)
   return sv.sh_canon != NULL && i < out->h.shnum ? sv.sh_canon[i] : i;
 }
 
-/* Put OUT's section headers in IN's order, the new ones (named past the
-   end of IN's section name table, which OUT's extends) after them, as
+/* Put OUT's section headers in IN's order, the new ones after them, as
    elfpmd may put its new loaded sections' headers among IN's (after the
    last loaded one); e_shstrndx, sh_link and sh_info where it names a
-   section follow.  Where the rest is not IN's sections in their order,
-   a problem, and OUT as it is.  */
+   section follow.  A header of OUT is the next one of IN where the fields
+   elfpmd never changes are the same, else a new one, named past the end
+   of IN's section name table (which OUT's extends).  Where the rest is
+   not IN's sections in their order, a problem, and OUT as it is.  */
 static void
 canonical_sections (const struct image *in, struct image *out)
 {
@@ -1412,8 +1413,11 @@ canonical_sections (const struct image *in, struct image *out)
   uint64_t *canon = xcalloc (&out->e, n, sizeof *canon), *pos = xcalloc (&out->e, n, sizeof *pos);
   for (uint64_t j = 0; j < n; j++)
     {
-      bool is_new = j != 0 && out->sh[j][SH_NAME] >= old_names;
-      if ((is_new && added == n) || (!is_new && old == in->h.shnum))
+      const uint64_t *a = old < in->h.shnum ? in->sh[old] : NULL, *b = out->sh[j];
+      bool is_new = a == NULL || a[SH_NAME] != b[SH_NAME] || a[SH_TYPE] != b[SH_TYPE]
+		    || a[SH_FLAGS] != b[SH_FLAGS] || a[SH_ADDRALIGN] != b[SH_ADDRALIGN]
+		    || a[SH_ENTSIZE] != b[SH_ENTSIZE];
+      if (is_new && (j == 0 || b[SH_NAME] < old_names || added == n))
 	{
 	  problem ("OUT's sections are not IN's in their order with the new ones among them");
 	  free (canon);

@@ -511,10 +511,15 @@ symbols_from (const struct elf_file *file, size_t index, size_t first)
    symbol table or the dynamic one) lies in a section after it, or the file
    has section groups or extended section indices, whose indices would
    have to move too (linkers put every loaded section first, and no
-   symbol in a later one); else after every section.  */
+   symbol in a later one), or a section named past the end of the name
+   table SHSTRNDX (where the checker tells the new sections, named there,
+   from the input's); else after every section.  */
 static size_t
-shdr_insert_at (const struct elf_file *file)
+shdr_insert_at (const struct elf_file *file, size_t shstrndx)
 {
+  for (size_t i = 1; i < file->shnum; i++)
+    if (file->shdrs[i].sh_name >= file->shdrs[shstrndx].sh_size)
+      return file->shnum;
   size_t at = 1;
   for (size_t i = 1; i < file->shnum; i++)
     if (file->shdrs[i].sh_flags & SHF_ALLOC)
@@ -735,7 +740,7 @@ section_pass (struct stub_plan *sp, const struct elf_file *file, struct diag *er
 		   && stub_symtab_plan (&sp->symtab, file, shstrndx, sp->stub);
   sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
 		  + (sp->add_debugdata ? 1 : 0);
-  sp->shdr_insert = shdr_insert_at (file);
+  sp->shdr_insert = shdr_insert_at (file, shstrndx);
   sp->shstrtab_offset = file_end;
   sp->shstrtab_size = names->sh_size + sizeof STUB_SECTION_NAME + sizeof STUB_PHDR_SECTION_NAME
 		      + (sp->add_debugdata ? sizeof STUB_DEBUGDATA_NAME : 0);

@@ -1438,9 +1438,20 @@ check_copies (const struct checker *c)
 
 static int check_view_canonical (struct checker *c);
 
+/* Whether output section header B can be input section header A, moved
+   or grown: the fields elfpmd never changes are the same.  */
+static bool
+same_section (const GElf_Shdr *a, const GElf_Shdr *b)
+{
+  return a->sh_name == b->sh_name && a->sh_type == b->sh_type && a->sh_flags == b->sh_flags
+	 && a->sh_addralign == b->sh_addralign && a->sh_entsize == b->sh_entsize;
+}
+
 /* Put C->out's section headers (and e_shstrndx, sh_link, and sh_info
    where it names a section) in the canonical order, into *SH and *EH,
-   which C->out then points at.  Return 0, or -1.  */
+   which C->out then points at: an output header is the next input
+   section's where it can be, else a new one, named past the end of the
+   input's section name table.  Return 0, or -1.  */
 static int
 canonical_sections (struct checker *c, GElf_Shdr **sh, GElf_Ehdr *eh)
 {
@@ -1457,11 +1468,10 @@ canonical_sections (struct checker *c, GElf_Shdr **sh, GElf_Ehdr *eh)
   size_t old = 0, added = in->shnum;
   for (size_t j = 0; j < n; j++)
     {
-      bool is_new = j != 0 && c->out.sh[j].sh_name >= old_names;
-      if (!is_new && old == in->shnum)
-	return FAIL (c, "the output has more sections named in the old name table than the input");
-      if (is_new && added == n)
-	return FAIL (c, "the output's new sections number more than its sections less the input's");
+      bool is_new = old == in->shnum || !same_section (&in->shdrs[old], &c->out.sh[j]);
+      if (is_new && (j == 0 || c->out.sh[j].sh_name < old_names || added == n))
+	return FAIL (c, "output section %zu is neither the input's section %zu nor a new one", j,
+		     old);
       c->out_index[j] = is_new ? added++ : old++;
     }
   if (old != in->shnum)
