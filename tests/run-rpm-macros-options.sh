@@ -27,6 +27,13 @@ rpm --macros "$etc_path" --undefine '__debug_package' --eval '%__spec_install_po
 order=$(grep -e 'find-debuginfo' -e 'brp-strip ' -e 'brp-elfpmd' "$work/spec_install_post" \
 	| sed 's/.*\(find-debuginfo\|brp-strip\|brp-elfpmd\).*/\1/' | tr '\n' ' ')
 check "without a debuginfo package: $order" test "$order" = "brp-strip brp-elfpmd "
+# rpmbuild builds several specs in one process: one with a debuginfo
+# package, then one without, each gets elfpmd once
+order=$(rpm --macros "$etc_path" --define '__debug_package 1' --eval '%__spec_install_post' \
+	--undefine __debug_package --eval '%__spec_install_post' 2>&1 \
+	| grep -o -e 'find-debuginfo' -e 'brp-strip ' -e 'brp-elfpmd' | tr '\n' ' ')
+check "a spec with a debuginfo package, then one without, in one process: $order" \
+	test "$order" = "brp-elfpmd find-debuginfo brp-strip  brp-strip  brp-elfpmd "
 rpm --macros "$dotd_path" --define '__debug_package 1' --eval '%__spec_install_post' > "$work/spec_install_post" 2>&1
 check "the file in %{_rpmmacrodir} alone: no brp-elfpmd in %__spec_install_post" \
 	sh -c '! grep -q brp-elfpmd "$1"' - "$work/spec_install_post"
