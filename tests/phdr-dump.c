@@ -514,8 +514,8 @@ parse_pmd (const char *text)
 #define SHT_PROGBITS 1
 #define SHT_SYMTAB 2
 #define SHT_STRTAB 3
-#define SHT_HASH 5
 #define SHT_RELA 4
+#define SHT_HASH 5
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
 #define SHT_REL 9

@@ -536,6 +536,14 @@ shdr_insert_at (const struct elf_file *file, size_t shstrndx)
   return at;
 }
 
+/* How many loaded sections the stub adds: its code, and the program
+   header table where that moved into its segment (before the code).  */
+static size_t
+loaded_sections (const struct stub_plan *sp)
+{
+  return sp->room.kind == ROOM_MOVED ? 2 : 1;
+}
+
 /* The index in the output of FILE's section I, the stub's loaded sections
    inserted at SP->shdr_insert.  */
 static size_t
@@ -543,7 +551,7 @@ new_section_index (const struct stub_plan *sp, const struct elf_file *file, size
 {
   if (i < sp->shdr_insert || i >= file->shnum)
     return i;
-  return i + (sp->room.kind == ROOM_MOVED ? 2 : 1);
+  return i + loaded_sections (sp);
 }
 
 /* Whether the file can take the stub at all: a stub for its machine, none
@@ -738,7 +746,7 @@ section_pass (struct stub_plan *sp, const struct elf_file *file, struct diag *er
   sp->add_debugdata = !has_debugdata (file, shstrndx) && file->shnum + 6 < SHN_LORESERVE;
   sp->add_symtab = file->shnum + 6 < SHN_LORESERVE
 		   && stub_symtab_plan (&sp->symtab, file, shstrndx, sp->stub);
-  sp->new_shnum = file->shnum + (sp->room.kind == ROOM_MOVED ? 2 : 1)
+  sp->new_shnum = file->shnum + loaded_sections (sp)
 		  + (sp->add_debugdata ? 1 : 0);
   sp->shdr_insert = shdr_insert_at (file, shstrndx);
   sp->shstrtab_offset = file_end;
@@ -1105,7 +1113,7 @@ patch_symtab (const struct stub_plan *sp, const struct elf_file *file,
 {
   const struct stub_symtab *st = &sp->symtab;
   unsigned char *names, *syms;
-  size_t section = sp->shdr_insert + (sp->room.kind == ROOM_MOVED ? 1 : 0);
+  size_t section = sp->shdr_insert + loaded_sections (sp) - 1;
   if (stub_symtab_encode (st, file, sp->stub, section, sp->code_vaddr, &names, &syms, err) != 0)
     return -1;
   if (pieces_add_patch (pieces, PATCH_STUB_NAMES, sp->strtab_offset + st->old_strtab_size, names,

@@ -56,15 +56,14 @@ struct checker
 #define FAIL(c, ...) diag_set ((c)->err, "internal error: " __VA_ARGS__)
 
 /* The output's section I in the canonical order of C->out: the output
-   holds the input's sections in their order, with the new ones (named
-   past the end of the input's section name table, whose extension names
-   them) anywhere among them; canonically those come after the input's.  */
+   holds the input's sections in their order, with the new ones anywhere
+   among them; canonically those come after the input's
+   (canonical_sections).  */
 static size_t
 canonical_index (const struct checker *c, size_t i)
 {
   return c->out_index != NULL && i < c->out.shnum ? c->out_index[i] : i;
 }
-
 
 static bool
 section_has_bytes (const GElf_Shdr *sh)
@@ -1436,8 +1435,6 @@ check_copies (const struct checker *c)
   return 0;
 }
 
-static int check_view_canonical (struct checker *c);
-
 /* Whether output section header B can be input section header A, moved
    or grown: the fields elfpmd never changes are the same.  */
 static bool
@@ -1492,6 +1489,16 @@ canonical_sections (struct checker *c, GElf_Shdr **sh, GElf_Ehdr *eh)
 }
 
 static int
+check_view_canonical (struct checker *c)
+{
+  if (check_copies (c) != 0 || check_loads (c) != 0 || check_ehdr (c) != 0
+      || check_ranges (c) != 0 || check_other_segments (c) != 0 || check_at_phdr (c) != 0
+      || check_sections (c) != 0 || check_growth (c) != 0 || check_patches (c) != 0)
+    return -1;
+  return 0;
+}
+
+static int
 check_view (struct checker *c)
 {
   GElf_Shdr *sh;
@@ -1505,16 +1512,6 @@ check_view (struct checker *c)
   c->out_index = NULL;
   c->out = real;
   return ret;
-}
-
-static int
-check_view_canonical (struct checker *c)
-{
-  if (check_copies (c) != 0 || check_loads (c) != 0 || check_ehdr (c) != 0
-      || check_ranges (c) != 0 || check_other_segments (c) != 0 || check_at_phdr (c) != 0
-      || check_sections (c) != 0 || check_growth (c) != 0 || check_patches (c) != 0)
-    return -1;
-  return 0;
 }
 
 int

@@ -197,38 +197,44 @@ start () {
 # zombie), report the hang and kill PID's processes; if PID lives on 10 s
 # after that, say so and signal this shell (start) to stop waiting.
 watchdog () {
-	local n=0
-	while [ $n -lt "${HANG_LIMIT:-120}" ]; do
-		sleep 1
-		alive "$1" || exit 0
-		n=$((n + 1))
-	done
+	gone_within "$1" "${HANG_LIMIT:-120}" && exit 0
 	hang_report "$1" "$2"
 	for q in $(descendants "$1") "$1"; do kill -9 "$q" 2>/dev/null; done
-	n=0
-	while [ $n -lt 10 ]; do
-		sleep 1
-		alive "$1" || exit 0
-		n=$((n + 1))
-	done
-	r error "hang: $2 survives SIGKILL (state $(cut -d ')' -f 2 "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f 2)); left behind"
+	gone_within "$1" 10 && exit 0
+	r error "hang: $2 survives SIGKILL (state $(proc_field "$1" 2)); left behind"
 	kill -USR1 $$
 }
+
+# proc_field PID N: field N of /proc/PID/stat counted from the state (2)
+# on, after the command name, which may hold spaces: 3 is the parent.
+proc_field () { cut -d ')' -f 2 "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f "$2"; }
 
 # alive PID: whether PID exists and has not exited.
 alive () {
 	local st
-	st=$(cut -d ')' -f 2 "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f 2)
+	st=$(proc_field "$1" 2)
 	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# gone_within PID SECONDS: whether PID ends (or is a zombie) within
+# SECONDS, looked at once a second.
+gone_within () {
+	local n=0
+	while [ $n -lt "$2" ]; do
+		sleep 1
+		alive "$1" || return 0
+		n=$((n + 1))
+	done
+	return 1
 }
 
 # descendants PID: the processes below PID, one per line.
 descendants () {
 	local f pp
 	for f in /proc/[0-9]*/stat; do
-		pp=$(cut -d ')' -f 2 "$f" 2>/dev/null | cut -d ' ' -f 3)
+		f=${f#/proc/}
+		pp=$(proc_field "${f%/stat}" 3)
 		if [ "$pp" = "$1" ]; then
-			f=${f#/proc/}
 			echo "${f%/stat}"
 			descendants "${f%/stat}"
 		fi
@@ -243,7 +249,7 @@ hang_report () {
 	r error "hang: $2 still running after ${HANG_LIMIT:-120} s; killed"
 	for q in "$1" $(descendants "$1"); do
 		r hang pid="$q" comm="$(cat "/proc/$q/comm" 2>/dev/null)" \
-			state="$(cut -d ')' -f 2 "/proc/$q/stat" 2>/dev/null | cut -d ' ' -f 2)" \
+			state="$(proc_field "$q" 2)" \
 			wchan="$(cat "/proc/$q/wchan" 2>/dev/null)" syscall="$(cat "/proc/$q/syscall" 2>/dev/null)"
 		sed 's/^/R hang stack: /' "/proc/$q/stack" 2>/dev/null | head -n 20
 		grep -E '^(VmRSS|Threads|SigBlk|SigPnd|ShdPnd)' "/proc/$q/status" 2>/dev/null | sed 's/^/R hang status: /'
