@@ -640,20 +640,29 @@ static          static          static           static           no   -
 # w, orig ($w/orig/FILE, a copy of the fixture) and new (where a rewrite
 # goes, $w/new/FILE), run COMMAND..., and remove w unless something failed.
 # Exits 77 when none builds.
+# in_fixture_dir NAME FILE COMMAND...: for the built FILE of fixture NAME,
+# set w ($WORK/NAME), orig (a copy of it there) and new (where a rewrite
+# goes), run COMMAND..., and remove w unless something failed.
+in_fixture_dir () {
+	local name=$1 file=$2 before
+	shift 2
+	w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
+	mkdir -p "$w/orig" "$w/new"
+	cp -p "$O/$file" "$orig"
+	before=$n_fail
+	"$@"
+	[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+	return 0
+}
+
 for_each_padding_fixture () {
-	local before
 	built_any=false
 	while read -r name target file prog padded gdbmode <&3; do
 		[ -n "$name" ] || continue
 		echo "# fixture $name"
 		build_or_skip "$name" "$target" || continue
 		built_any=true
-		w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
-		mkdir -p "$w/orig" "$w/new"
-		cp -p "$O/$file" "$orig"
-		before=$n_fail
-		"$@"
-		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+		in_fixture_dir "$name" "$file" "$@"
 	done 3<<<"$PADDING_FIXTURES" </dev/null
 	stop_unless_built
 }
@@ -947,7 +956,7 @@ bolt-pie         bolt-pie           bolt-pie        exe
 # BOLT_FIXTURES of KIND (dso, exe or all), with kind set; run_fixture and
 # check_original work for them.
 for_each_bolt_fixture () {
-	local want=$1 before
+	local want=$1
 	shift
 	have python3 || skip_all "python3 not found: it reads the reports"
 	built_any=false
@@ -956,12 +965,7 @@ for_each_bolt_fixture () {
 		echo "# bolt fixture $name"
 		build_or_skip "$name" "$name" || continue
 		built_any=true
-		w=$WORK/$name orig=$WORK/$name/orig/$file new=$WORK/$name/new/$file
-		mkdir -p "$w/orig" "$w/new"
-		cp -p "$O/$file" "$orig"
-		before=$n_fail
-		"$@"
-		[ "$n_fail" -eq "$before" ] && rm -rf "$w"
+		in_fixture_dir "$name" "$file" "$@"
 	done 3<<<"$BOLT_FIXTURES" </dev/null
 	stop_unless_built
 }
