@@ -170,3 +170,22 @@ locate () {
 
 # in_dir DIR COMMAND...: run COMMAND in DIR.
 in_dir () { (cd "$1" && shift && exec "$@"); }
+
+# pipeline_linkers: set linkers to the linkers the post-link pipeline
+# scripts link with: bfd, and lld where clang and ld.lld are (a SKIP says
+# so where not).
+pipeline_linkers () {
+	linkers=bfd
+	if have clang && have ld.lld; then linkers="bfd lld"; else skip "pipeline: clang or ld.lld missing: the lld layout skipped"; fi
+}
+
+# pipeline_link LD OUT: the pipeline's program (src/prog.c, src/bigtext.S,
+# -lbig of $REF) linked at OUT with LD (bfd: cc; lld: clang -fuse-ld=lld),
+# -O2 -g with a build-id; SKIP and return 1 where it cannot be linked.
+pipeline_link () {
+	local cc=(cc)
+	[ "$1" = lld ] && cc=(clang -fuse-ld=lld)
+	"${cc[@]}" -O2 -g -Wl,--build-id -o "$2" "$BS/src/prog.c" "$BS/src/bigtext.S" -L"$REF" -lbig >"$2.log" 2>&1 && return 0
+	skip "pipeline: $1: cannot link ($(tail -1 "$2.log"))"
+	return 1
+}

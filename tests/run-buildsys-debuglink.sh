@@ -19,16 +19,11 @@ P=$O/pipeline
 
 # section FILE NAME: the bytes of section NAME of FILE, in hex.
 section () { objcopy --dump-section "$2=$P/section.bin" "$1" "$P/section.out" 2>/dev/null && od -An -tx1 "$P/section.bin" | tr -d ' \n'; }
-linkers="bfd"
-if have clang && have ld.lld; then linkers="bfd lld"; else skip "$L: clang or ld.lld missing: the lld layout skipped"; fi
+pipeline_linkers
 for ld in $linkers; do
 	W=$P/$ld
 	mkdir -p "$W"
-	cc=(cc)
-	[ "$ld" = lld ] && cc=(clang -fuse-ld=lld)
-	if ! "${cc[@]}" -O2 -g -Wl,--build-id -o "$W/prog" "$BS/src/prog.c" "$BS/src/bigtext.S" -L"$REF" -lbig >"$W/log" 2>&1; then
-		skip "$L: $ld: cannot link ($(tail -1 "$W/log"))"; continue
-	fi
+	pipeline_link "$ld" "$W/prog" || continue
 	cp "$W/prog" "$W/prog.orig"
 	unaligned "$L: $ld" "$W/prog.orig" "linked without elfpmd"
 	objcopy --only-keep-debug "$W/prog" "$W/prog.debug" && objcopy --strip-debug "$W/prog" \

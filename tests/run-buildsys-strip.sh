@@ -13,16 +13,11 @@ buildsys_ref
 L=pipeline
 P=$O/pipeline
 
-linkers="bfd"
-if have clang && have ld.lld; then linkers="bfd lld"; else skip "$L: clang or ld.lld missing: the lld layout skipped"; fi
+pipeline_linkers
 for ld in $linkers; do
 	W=$P/$ld
 	mkdir -p "$W"
-	cc=(cc)
-	[ "$ld" = lld ] && cc=(clang -fuse-ld=lld)
-	if ! "${cc[@]}" -O2 -g -Wl,--build-id -o "$W/prog.g" "$BS/src/prog.c" "$BS/src/bigtext.S" -L"$REF" -lbig >"$W/log" 2>&1; then
-		skip "$L: $ld: cannot link ($(tail -1 "$W/log"))"; continue
-	fi
+	pipeline_link "$ld" "$W/prog.g" || continue
 	cp "$W/prog.g" "$W/prog.orig"
 	"$ELFPMD" -q "$W/prog.g" || fail "$L: $ld: elfpmd failed"
 	for tool in strip eu-strip dwz; do
