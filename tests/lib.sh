@@ -3140,19 +3140,21 @@ cross_check_layout () {
 	fi
 }
 
-# cross_check_bytemap OUT: phdr-dump --bytemap accepts OUT as the original
-# with the stub injected, hooked through $hook.
-cross_check_bytemap () {
+# check_bytemap IN OUT HOOK: phdr-dump --bytemap accepts OUT as IN with the
+# stub injected, hooked as HOOK says (e_entry, DT_INIT, ...); a refusal, for
+# whatever reason, is a failure.
+check_bytemap () {
 	local msg first
-	if ! msg=$("$PHDR_DUMP" --bytemap "$w/orig/$file" "$1" 2>&1); then
+	if ! msg=$("$PHDR_DUMP" --bytemap "$1" "$2" 2>&1); then
 		fail "$name: phdr-dump --bytemap: the rewritten file is not the original with the stub injected"
-		printf '%s\n' "$msg" | head -5 | sed 's/^/      /'
+		printf '%s\n' "$msg" | head -10 | sed 's/^/      /'
 		return
 	fi
 	first=$(printf '%s\n' "$msg" | grep -m1 '^bytemap ok')
 	case $first in
-	*"; stub: "*", hook $hook "*) pass "$name: phdr-dump --bytemap: the original with the stub, hooked through $hook" ;;
-	*) fail "$name: phdr-dump --bytemap: not hooked through $hook: $first" ;;
+	*"; stub: "*", hook $3 "*) pass "$name: phdr-dump --bytemap: the original with the stub, hooked through $3: $first" ;;
+	*"; stub: "*) fail "$name: phdr-dump --bytemap: the stub is not hooked through $3: $first" ;;
+	*) fail "$name: phdr-dump --bytemap finds no stub in the rewritten file: $first" ;;
 	esac
 }
 
@@ -3290,7 +3292,7 @@ cross_fixture () {
 	if "$ELFPMD" -q --madvise "${opts[@]}" -o "$w/mad/$file" "$w/orig/$file" 2>"$w/mad.err"; then
 		check_elflint "$w/mad/$file" "--madvise"
 		cross_check_layout "$w/mad/$file" "--madvise" yes
-		cross_check_bytemap "$w/mad/$file"
+		check_bytemap "$w/orig/$file" "$w/mad/$file" "$hook"
 		if $can_run; then
 			cross_qemu "$w/mad.out" "$w/mad" "${qemu_opts[@]}" -strace
 			# qemu -strace writes to stderr, and so would the program

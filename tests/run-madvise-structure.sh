@@ -197,24 +197,6 @@ print("stub PT_LOAD %s at %#x (%#x bytes), other segments and their bytes as bef
 EOF_PY
 }
 
-# check_bytemap IN OUT HOOK: phdr-dump --bytemap accepts OUT as IN with the
-# stub injected, hooked as HOOK says (e_entry or DT_INIT); a refusal, for
-# whatever reason, is a failure.
-check_bytemap () {
-	local msg first
-	if ! msg=$("$PHDR_DUMP" --bytemap "$1" "$2" 2>&1); then
-		fail "$name: phdr-dump --bytemap: the rewritten file is not the original with the stub injected"
-		printf '%s\n' "$msg" | head -10 | sed 's/^/      /'
-		return
-	fi
-	first=$(printf '%s\n' "$msg" | grep -m1 '^bytemap ok')
-	case $first in
-	*"; stub: "*", hook $3"*) pass "$name: phdr-dump --bytemap: $first" ;;
-	*"; stub: "*) fail "$name: phdr-dump --bytemap: the stub is not hooked through $3: $first" ;;
-	*) fail "$name: phdr-dump --bytemap finds no stub in the rewritten file: $first" ;;
-	esac
-}
-
 structure () {
 	local msg
 	mad_rewrite || return
